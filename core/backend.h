@@ -1,0 +1,93 @@
+#ifndef SWITCHYARD_CORE_BACKEND_H_
+#define SWITCHYARD_CORE_BACKEND_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/buffer.h"
+#include "core/device.h"
+
+namespace switchyard {
+
+class Graph;
+struct Node;
+class Tensor;
+
+// What `switchyard devices` prints about one device.
+struct DeviceInfo {
+  Device device = Device::Cpu();
+  std::string name;                 // e.g. "Intel Xeon (2 threads)"
+  int64_t total_memory_bytes = -1;  // -1 when unknown
+  int64_t free_memory_bytes = -1;
+  // Backend-specific facts in display order ("threads", "compute capability").
+  std::vector<std::pair<std::string, std::string>> properties;
+};
+
+// One node bound to one device, ready to run. Created once at lowering and
+// run many times; inputs and outputs are on the kernel's device and outputs
+// are allocated by the executor with the shapes shape inference gave.
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual absl::Status Run(absl::Span<const Tensor* const> inputs,
+                           absl::Span<Tensor* const> outputs) = 0;
+};
+
+// One device of a backend: allocates, copies, runs kernels, synchronizes.
+// Owned by its Backend and valid as long as the Backend is.
+class BackendDevice {
+ public:
+  virtual ~BackendDevice() = default;
+
+  virtual const Device& device() const = 0;
+  virtual DeviceInfo Info() const = 0;
+
+  virtual absl::StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) = 0;
+  // Copies `bytes` from host memory into the start of `dst`.
+  virtual absl::Status CopyFromHost(const void* src, Buffer& dst,
+                                    size_t bytes) = 0;
+  // Copies `bytes` from the start of `src` into host memory.
+  virtual absl::Status CopyToHost(const Buffer& src, void* dst,
+                                  size_t bytes) = 0;
+  // Waits until all work queued on this device has finished.
+  virtual absl::Status Synchronize() { return absl::OkStatus(); }
+
+  // Optional direct copy to another device (peer access). The default says
+  // it is not available and core stages the copy through host memory.
+  virtual absl::Status CopyToDevice(const Buffer& src, BackendDevice& dst_device,
+                                    Buffer& dst, size_t bytes) {
+    return absl::UnimplementedError("no direct device-to-device copy");
+  }
+
+  // Capability before execution: OK when this device can run `node` (whose
+  // input shapes are known), else Unimplemented with the reason.
+  virtual absl::Status Supports(const Node& node, const Graph& graph) const = 0;
+  virtual absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(
+      const Node& node, const Graph& graph) = 0;
+};
+
+// The factory of one device type ("cpu", "cuda", a plugin's own type): it
+// enumerates its devices and, when it has none, says why.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // The device type this backend owns; a valid Device type name.
+  virtual std::string type() const = 0;
+  virtual int DeviceCount() const = 0;
+  // Why DeviceCount() is zero (no driver, no GPU, ...); empty otherwise.
+  virtual std::string UnavailableReason() const { return ""; }
+  // index is in [0, DeviceCount()); the registry checks that first.
+  virtual BackendDevice& GetDevice(int index) = 0;
+};
+
+}  // namespace switchyard
+
+#endif  // SWITCHYARD_CORE_BACKEND_H_

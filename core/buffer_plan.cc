@@ -1,0 +1,72 @@
+#include "core/buffer_plan.h"
+
+#include <algorithm>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace switchyard {
+
+absl::StatusOr<BufferPlan> PlanBuffers(const Graph& graph) {
+  const int num_values = static_cast<int>(graph.values().size());
+  std::vector<bool> is_output(num_values, false);
+  for (ValueId id : graph.outputs()) is_output[id] = true;
+  std::vector<NodeId> last_use(num_values, -1);
+  for (const Node& node : graph.nodes()) {
+    for (ValueId id : node.inputs) last_use[id] = node.id;
+  }
+
+  BufferPlan plan;
+  plan.value_slot.assign(num_values, -1);
+  std::vector<int> free_slots;
+  for (const Node& node : graph.nodes()) {
+    for (ValueId id : node.outputs) {
+      const Value& v = graph.value(id);
+      if (is_output[id]) continue;
+      if (!v.shape || !v.device) {
+        return absl::InternalError(absl::StrCat(
+            "value '", v.name, "' has no shape or device; run shape "
+            "inference and placement before planning buffers"));
+      }
+      const size_t bytes = v.shape->num_elements() * DTypeSize(v.dtype);
+      plan.unplanned_bytes += bytes;
+      // Best fit among free slots of this device; else grow the largest
+      // free one; else open a new slot.
+      int best = -1;
+      int largest = -1;
+      for (int s : free_slots) {
+        const BufferPlan::Slot& slot = plan.slots[s];
+        if (slot.device != *v.device) continue;
+        if (slot.bytes >= bytes &&
+            (best < 0 || slot.bytes < plan.slots[best].bytes)) {
+          best = s;
+        }
+        if (largest < 0 || slot.bytes > plan.slots[largest].bytes) largest = s;
+      }
+      int chosen = best >= 0 ? best : largest;
+      if (chosen < 0) {
+        plan.slots.push_back({*v.device, bytes});
+        chosen = static_cast<int>(plan.slots.size()) - 1;
+      } else {
+        plan.slots[chosen].bytes = std::max(plan.slots[chosen].bytes, bytes);
+        free_slots.erase(std::find(free_slots.begin(), free_slots.end(), chosen));
+      }
+      plan.value_slot[id] = chosen;
+      // A value nobody reads frees its slot right after its node.
+      if (last_use[id] < 0) free_slots.push_back(chosen);
+    }
+    // Inputs are released only after the outputs took their slots, so a
+    // kernel never writes over its own operands.
+    for (ValueId id : node.inputs) {
+      if (last_use[id] == node.id && plan.value_slot[id] >= 0 &&
+          std::find(free_slots.begin(), free_slots.end(),
+                    plan.value_slot[id]) == free_slots.end()) {
+        free_slots.push_back(plan.value_slot[id]);
+      }
+    }
+  }
+  for (const BufferPlan::Slot& slot : plan.slots) plan.planned_bytes += slot.bytes;
+  return plan;
+}
+
+}  // namespace switchyard

@@ -1,0 +1,36 @@
+#ifndef SWITCHYARD_CORE_BUFFER_PLAN_H_
+#define SWITCHYARD_CORE_BUFFER_PLAN_H_
+
+#include <cstddef>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/device.h"
+#include "core/graph.h"
+
+namespace switchyard {
+
+// Which reusable buffer ("slot") holds each intermediate value. Two values
+// share a slot when their lifetimes (from the producing node to the last
+// node that reads it) do not overlap and they live on the same device. Graph
+// inputs, constants and graph outputs get no slot: inputs and constants are
+// the caller's tensors, and outputs are fresh per run so callers may keep them.
+//
+//   BufferPlan plan = *PlanBuffers(graph);  // after shape inference and placement
+//   plan.value_slot[v] == -1 or an index into plan.slots
+struct BufferPlan {
+  struct Slot {
+    Device device;
+    size_t bytes;
+  };
+  std::vector<Slot> slots;
+  std::vector<int> value_slot;  // by ValueId
+  size_t planned_bytes = 0;     // sum of slot sizes
+  size_t unplanned_bytes = 0;   // what one buffer per value would take
+};
+
+absl::StatusOr<BufferPlan> PlanBuffers(const Graph& graph);
+
+}  // namespace switchyard
+
+#endif  // SWITCHYARD_CORE_BUFFER_PLAN_H_

@@ -1,0 +1,66 @@
+#ifndef SWITCHYARD_CORE_EXECUTABLE_PLAN_H_
+#define SWITCHYARD_CORE_EXECUTABLE_PLAN_H_
+
+#include <memory>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
+#include "core/backend.h"
+#include "core/backend_registry.h"
+#include "core/buffer_plan.h"
+#include "core/graph.h"
+#include "core/tensor.h"
+
+namespace switchyard {
+
+// A placed graph lowered onto backend kernels, with its intermediate buffers
+// allocated once from the buffer plan. Run it as often as you like with
+// inputs of the signature it was compiled for; each run returns fresh output
+// tensors. Runs of one plan are serialized (they share the intermediates).
+//
+//   absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan =
+//       ExecutablePlan::Lower(std::move(placed_graph), registry);
+//   absl::StatusOr<std::vector<Tensor>> outputs = (*plan)->Run({x});
+class ExecutablePlan {
+ public:
+  // Lowering: binds each node to a kernel of the backend that owns its
+  // device (after asking the device whether it supports the node) and
+  // allocates the planned buffers. The graph must be shape-inferred and placed.
+  static absl::StatusOr<std::unique_ptr<ExecutablePlan>> Lower(
+      Graph graph, BackendRegistry& registry);
+
+  // Inputs in graph input order, each with the compiled shape, dtype and
+  // device; InvalidArgument naming the input otherwise.
+  absl::StatusOr<std::vector<Tensor>> Run(absl::Span<const Tensor> inputs);
+
+  const Graph& graph() const { return graph_; }
+  const BufferPlan& buffer_plan() const { return buffer_plan_; }
+
+ private:
+  struct Step {
+    const Node* node;
+    BackendDevice* device;
+    std::unique_ptr<Kernel> kernel;
+  };
+
+  ExecutablePlan(Graph graph, BackendRegistry& registry)
+      : graph_(std::move(graph)), registry_(registry) {}
+
+  Graph graph_;
+  BackendRegistry& registry_;
+  BufferPlan buffer_plan_;
+  std::vector<Step> steps_;
+  std::vector<std::shared_ptr<Buffer>> slot_buffers_;
+  std::vector<BackendDevice*> devices_used_;
+
+  absl::Mutex run_mu_;
+  // Tensors by ValueId: constants bound at lowering, the rest per run.
+  std::vector<Tensor> values_ ABSL_GUARDED_BY(run_mu_);
+};
+
+}  // namespace switchyard
+
+#endif  // SWITCHYARD_CORE_EXECUTABLE_PLAN_H_

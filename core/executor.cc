@@ -1,0 +1,74 @@
+// ExecutablePlan::Run: binds inputs, runs the kernels in order, returns outputs.
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "core/executable_plan.h"
+#include "core/passes/shape_inference.h"
+#include "core/status_macros.h"
+
+namespace switchyard {
+
+absl::StatusOr<std::vector<Tensor>> ExecutablePlan::Run(
+    absl::Span<const Tensor> inputs) {
+  const std::vector<ValueId>& input_ids = graph_.inputs();
+  if (inputs.size() != input_ids.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the plan takes ", input_ids.size(), " input(s), got ", inputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& expected = graph_.value(input_ids[i]);
+    const Tensor& given = inputs[i];
+    if (!given.defined() || given.shape() != *expected.shape ||
+        given.dtype() != expected.dtype || given.device() != *expected.device) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input '", expected.name, "' must be ", DTypeName(expected.dtype),
+          expected.shape->ToString(), " on ", expected.device->ToString(),
+          ", got ",
+          given.defined() ? absl::StrCat(DTypeName(given.dtype()),
+                                         given.shape().ToString(), " on ",
+                                         given.device().ToString())
+                          : "an undefined tensor",
+          "; compile a plan for this signature"));
+    }
+  }
+
+  absl::MutexLock lock(&run_mu_);
+  for (size_t i = 0; i < inputs.size(); ++i) values_[input_ids[i]] = inputs[i];
+
+  std::vector<const Tensor*> operand_ptrs;
+  std::vector<Tensor*> output_ptrs;
+  for (const Step& step : steps_) {
+    const Node& node = *step.node;
+    for (ValueId id : node.outputs) {
+      const Value& v = graph_.value(id);
+      const int slot = buffer_plan_.value_slot[id];
+      if (slot >= 0) {
+        values_[id] = Tensor(*v.shape, v.dtype, slot_buffers_[slot]);
+      } else {
+        SY_ASSIGN_OR_RETURN(
+            values_[id], Tensor::Empty(*v.shape, v.dtype, *v.device, registry_));
+      }
+    }
+    operand_ptrs.clear();
+    output_ptrs.clear();
+    for (ValueId id : node.inputs) operand_ptrs.push_back(&values_[id]);
+    for (ValueId id : node.outputs) output_ptrs.push_back(&values_[id]);
+    absl::Status status = step.kernel->Run(operand_ptrs, output_ptrs);
+    if (!status.ok()) {
+      return absl::Status(status.code(),
+                          absl::StrCat(DescribeNode(node), " on ",
+                                       node.device->ToString(), " failed: ",
+                                       status.message()));
+    }
+  }
+  for (BackendDevice* device : devices_used_) {
+    SY_RETURN_IF_ERROR(device->Synchronize());
+  }
+  std::vector<Tensor> outputs;
+  for (ValueId id : graph_.outputs()) outputs.push_back(values_[id]);
+  // Drop references to the caller's inputs until the next run.
+  for (ValueId id : input_ids) values_[id] = Tensor();
+  return outputs;
+}
+
+}  // namespace switchyard

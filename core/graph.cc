@@ -1,0 +1,144 @@
+#include "core/graph.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+
+namespace switchyard {
+
+ValueId Graph::AddInput(const std::string& name, const Shape& shape,
+                        const Device& device, DType dtype) {
+  Value v;
+  v.id = static_cast<ValueId>(values_.size());
+  v.name = name;
+  v.shape = shape;
+  v.dtype = dtype;
+  v.device = device;
+  values_.push_back(std::move(v));
+  inputs_.push_back(values_.back().id);
+  return values_.back().id;
+}
+
+ValueId Graph::AddConstant(const std::string& name, const Tensor& tensor) {
+  Value v;
+  v.id = static_cast<ValueId>(values_.size());
+  v.name = name;
+  v.shape = tensor.shape();
+  v.dtype = tensor.dtype();
+  v.device = tensor.device();
+  v.constant = tensor;
+  values_.push_back(std::move(v));
+  return values_.back().id;
+}
+
+ValueId Graph::AddNode(const std::string& op, const std::string& layer,
+                       std::vector<ValueId> inputs, AttrMap attrs) {
+  Node n;
+  n.id = static_cast<NodeId>(nodes_.size());
+  n.name = layer.empty() ? absl::StrCat(op, "_", n.id)
+                         : absl::StrCat(layer, "/", op);
+  n.op = op;
+  n.layer = layer;
+  n.inputs = std::move(inputs);
+  n.attrs = std::move(attrs);
+  Value out;
+  out.id = static_cast<ValueId>(values_.size());
+  out.name = absl::StrCat(n.name, ":0");
+  out.producer = n.id;
+  n.outputs.push_back(out.id);
+  values_.push_back(std::move(out));
+  nodes_.push_back(std::move(n));
+  return values_.back().id;
+}
+
+ValueId Graph::InsertNodeBefore(NodeId before, const std::string& op,
+                                const std::string& layer,
+                                std::vector<ValueId> inputs, AttrMap attrs) {
+  const ValueId out = AddNode(op, layer, std::move(inputs), std::move(attrs));
+  Node moved = std::move(nodes_.back());
+  nodes_.pop_back();
+  nodes_.insert(nodes_.begin() + before, std::move(moved));
+  for (NodeId i = 0; i < static_cast<NodeId>(nodes_.size()); ++i) {
+    nodes_[i].id = i;
+    for (ValueId o : nodes_[i].outputs) values_[o].producer = i;
+  }
+  return out;
+}
+
+std::vector<Shape> Graph::InputShapes(const Node& node) const {
+  std::vector<Shape> shapes;
+  for (ValueId v : node.inputs) shapes.push_back(values_[v].shape.value());
+  return shapes;
+}
+
+std::string ShapeOrUnknown(const Value& value) {
+  return value.shape ? value.shape->ToString() : "?";
+}
+
+std::string DeviceOrUnknown(const Value& value) {
+  return value.device ? value.device->ToString() : "?";
+}
+
+std::string Graph::ToText() const {
+  std::string out;
+  for (ValueId id : inputs_) {
+    const Value& v = values_[id];
+    absl::StrAppend(&out, "input ", v.name, " ", ShapeOrUnknown(v), " on ",
+                    DeviceOrUnknown(v), "\n");
+  }
+  for (const Node& n : nodes_) {
+    std::vector<std::string> operands;
+    for (ValueId id : n.inputs) operands.push_back(ShapeOrUnknown(values_[id]));
+    absl::StrAppend(&out, n.name, "  ", n.op, "(", absl::StrJoin(operands, ", "),
+                    ") -> ", ShapeOrUnknown(values_[n.outputs[0]]), "  on ",
+                    n.device ? n.device->ToString() : "?");
+    if (!n.attrs.values().empty()) absl::StrAppend(&out, "  {", n.attrs.ToString(), "}");
+    out.append("\n");
+  }
+  std::vector<std::string> outs;
+  for (ValueId id : outputs_) outs.push_back(values_[id].name);
+  absl::StrAppend(&out, "output ", absl::StrJoin(outs, ", "), "\n");
+  return out;
+}
+
+std::string Graph::ToDot() const {
+  auto quote = [](const std::string& s) {
+    return absl::StrCat("\"", absl::StrReplaceAll(s, {{"\"", "\\\""}}), "\"");
+  };
+  std::string out = "digraph switchyard {\n  rankdir=TB;\n  node [shape=box];\n";
+  for (ValueId id : inputs_) {
+    const Value& v = values_[id];
+    absl::StrAppend(&out, "  v", id, " [shape=ellipse,label=",
+                    quote(absl::StrCat(v.name, "\\n", ShapeOrUnknown(v), "\\n",
+                                       DeviceOrUnknown(v))),
+                    "];\n");
+  }
+  for (const Node& n : nodes_) {
+    absl::StrAppend(&out, "  n", n.id, " [label=",
+                    quote(absl::StrCat(n.name, "\\n", n.op, " -> ",
+                                       ShapeOrUnknown(values_[n.outputs[0]]),
+                                       "\\n",
+                                       n.device ? n.device->ToString() : "?")),
+                    "];\n");
+    for (ValueId in : n.inputs) {
+      const Value& v = values_[in];
+      if (v.constant) continue;  // parameters would clutter the picture
+      absl::StrAppend(&out, "  ",
+                      v.producer >= 0 ? absl::StrCat("n", v.producer)
+                                      : absl::StrCat("v", in),
+                      " -> n", n.id, ";\n");
+    }
+  }
+  for (ValueId id : outputs_) {
+    absl::StrAppend(&out, "  out", id, " [shape=ellipse,label=",
+                    quote(values_[id].name), "];\n  ",
+                    values_[id].producer >= 0
+                        ? absl::StrCat("n", values_[id].producer)
+                        : absl::StrCat("v", id),
+                    " -> out", id, ";\n");
+  }
+  out.append("}\n");
+  return out;
+}
+
+}  // namespace switchyard

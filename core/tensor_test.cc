@@ -1,0 +1,97 @@
+#include "core/tensor.h"
+
+#include "core/testing/host_backend.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace switchyard {
+namespace {
+
+using ::testing::HasSubstr;
+
+class TensorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(registry_
+                    .Register("host", [] { return testing::MakeHostBackend("host", 2); })
+                    .ok());
+  }
+  Device Host(int i) { return *Device::Create("host", i); }
+  BackendRegistry registry_;
+};
+
+TEST_F(TensorTest, FromVectorToVectorRoundTrip) {
+  absl::StatusOr<Tensor> t =
+      Tensor::FromVector({2, 3}, {1, 2, 3, 4, 5, 6}, Host(0), registry_);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->shape(), Shape({2, 3}));
+  EXPECT_EQ(t->device(), Host(0));
+  EXPECT_EQ(*t->ToVector(registry_), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+}
+
+TEST_F(TensorTest, ToAnotherDeviceCopiesAndSameDeviceShares) {
+  Tensor t = *Tensor::FromVector({3}, {1, -2, 3}, Host(0), registry_);
+  Tensor same = *t.To(Host(0), registry_);
+  EXPECT_EQ(same.buffer(), t.buffer());
+  Tensor moved = *t.To(Host(1), registry_);
+  EXPECT_EQ(moved.device(), Host(1));
+  EXPECT_NE(moved.buffer(), t.buffer());
+  EXPECT_EQ(*moved.ToVector(registry_), (std::vector<float>{1, -2, 3}));
+}
+
+TEST_F(TensorTest, PrintsLikePyTorch) {
+  Tensor t = *Tensor::FromVector({2, 2}, {1, 2, -3, 0.5f}, Host(1), registry_);
+  EXPECT_EQ(t.ToString(registry_),
+            "tensor([[1.0000, 2.0000],\n"
+            "        [-3.0000, 0.5000]], device='host:1')");
+  Tensor big = *Tensor::FromVector(
+      {2000}, std::vector<float>(2000, 1.0f), Host(0), registry_);
+  EXPECT_EQ(big.ToString(registry_),
+            "tensor([1.0000, 1.0000, 1.0000, ..., 1.0000, 1.0000, 1.0000], "
+            "device='host:0')");
+}
+
+TEST_F(TensorTest, ErrorsNameTheProblem) {
+  absl::StatusOr<Tensor> wrong_count =
+      Tensor::FromVector({2, 2}, {1, 2, 3}, Host(0), registry_);
+  EXPECT_EQ(wrong_count.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(wrong_count.status().message()),
+              HasSubstr("holds 4 elements but 3 values"));
+
+  absl::StatusOr<Tensor> no_device =
+      Tensor::FromVector({1}, {1}, Host(2), registry_);
+  EXPECT_EQ(no_device.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(no_device.status().message()),
+              HasSubstr("device host:2 is not available: backend 'host' has 2 "
+                        "devices; use host:0 to host:1"));
+
+  absl::StatusOr<Tensor> no_backend =
+      Tensor::FromVector({1}, {1}, *Device::Parse("cuda:0"), registry_);
+  EXPECT_EQ(no_backend.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(no_backend.status().message()),
+              HasSubstr("no backend is registered for device type 'cuda'; "
+                        "registered types: [host]"));
+}
+
+TEST(BackendRegistryTest, RejectsDuplicatesAndReportsFailedStart) {
+  BackendRegistry registry;
+  ASSERT_TRUE(registry.Register("a", [] { return testing::MakeHostBackend("a", 1); }).ok());
+  EXPECT_EQ(registry.Register("a", [] { return testing::MakeHostBackend("a", 1); }).code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(registry.Register("Bad", nullptr).code(),
+            absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(registry
+                  .Register("broken",
+                            []() -> absl::StatusOr<std::unique_ptr<Backend>> {
+                              return absl::InternalError("driver exploded");
+                            })
+                  .ok());
+  absl::StatusOr<Backend*> broken = registry.GetBackend("broken");
+  EXPECT_EQ(broken.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(broken.status().message()), HasSubstr("driver exploded"));
+  // The others keep working.
+  EXPECT_EQ(registry.AvailableDevices(), std::vector<Device>{*Device::Parse("a:0")});
+}
+
+}  // namespace
+}  // namespace switchyard

@@ -1,0 +1,35 @@
+#ifndef SWITCHYARD_CORE_TESTING_HOST_BACKEND_H_
+#define SWITCHYARD_CORE_TESTING_HOST_BACKEND_H_
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "core/backend.h"
+
+namespace switchyard {
+namespace testing {
+
+// Counts what a test backend was asked to do, so tests can prove that an
+// error came before any allocation or kernel.
+struct HostBackendCounters {
+  std::atomic<int> allocations{0};
+  std::atomic<int> kernels_created{0};
+  std::atomic<int> kernels_run{0};
+};
+
+// A backend for core tests: any type name, `device_count` devices, host
+// memory, and kernels for "relu" and "add" only (enough to run small graphs).
+//
+//   BackendRegistry registry;
+//   auto counters = std::make_shared<HostBackendCounters>();
+//   registry.Register("fake", [=] { return MakeHostBackend("fake", 2, counters); });
+std::unique_ptr<Backend> MakeHostBackend(
+    const std::string& type, int device_count,
+    std::shared_ptr<HostBackendCounters> counters =
+        std::make_shared<HostBackendCounters>());
+
+}  // namespace testing
+}  // namespace switchyard
+
+#endif  // SWITCHYARD_CORE_TESTING_HOST_BACKEND_H_
