@@ -1,0 +1,178 @@
+// Conv2d as im2col + GEMM (Eigen), NCHW.
+//
+// For image n and group g the output block is W_g (Og x K) times the column
+// matrix (K x P), K = Cg*kh*kw and P = Ho*Wo: already NCHW, no transpose.
+// Work is split into column tiles; each thread unfolds a tile into its own
+// scratch and multiplies it, so im2col and GEMM both run in parallel and the
+// scratch stays small (K x tile floats per thread).
+
+#include <algorithm>
+#include <atomic>
+#include <vector>
+
+#include "Eigen/Core"
+#include "backends/cpu/cpu_kernel_registry.h"
+#include "core/tensor.h"
+#include "ops/conv_attrs.h"
+
+namespace switchyard {
+namespace cpu {
+namespace {
+
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using StridedMap = Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>>;
+using ConstStridedMap = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
+
+// Wider tiles keep the GEMM efficient; this bound keeps scratch in cache-ish
+// sizes (K * 2048 floats: 4.7 MB at K = 576).
+constexpr int64_t kMaxTileColumns = 2048;
+
+struct Geometry {
+  int64_t n, c, h, w;      // input
+  int64_t o, kh, kw;       // weight (per group: c / groups input channels)
+  int64_t ho, wo;          // output
+  int64_t groups, cg, og;  // channels per group in and out
+  int64_t k, p;            // GEMM inner size and columns per image
+};
+
+class Conv2dKernel : public Kernel {
+ public:
+  Conv2dKernel(Conv2dAttrs attrs, Geometry geo, bool has_bias,
+               std::shared_ptr<const CpuContext> context)
+      : attrs_(attrs), geo_(geo), has_bias_(has_bias), context_(std::move(context)) {
+    pointwise_ = geo_.kh == 1 && geo_.kw == 1 && attrs_.stride_h == 1 &&
+                 attrs_.stride_w == 1 && attrs_.pad_h == 0 && attrs_.pad_w == 0;
+    const int64_t items = geo_.n * geo_.groups;
+    tiles_per_item_ = (geo_.p + kMaxTileColumns - 1) / kMaxTileColumns;
+    // Few images and groups: cut each into more tiles so every thread works.
+    const int64_t threads = context_->threads();
+    if (items * tiles_per_item_ < 4 * threads) {
+      tiles_per_item_ = (tiles_per_item_ + threads - 1) / threads * threads;
+    }
+    tiles_per_item_ = std::min(tiles_per_item_, geo_.p);
+    tile_columns_ = (geo_.p + tiles_per_item_ - 1) / tiles_per_item_;
+    if (!pointwise_) {
+      scratch_.resize(threads);
+      for (auto& s : scratch_) s.resize(geo_.k * tile_columns_);
+    }
+  }
+
+  absl::Status Run(absl::Span<const Tensor* const> inputs,
+                   absl::Span<Tensor* const> outputs) override {
+    const float* input = inputs[0]->data<float>();
+    const float* weight = inputs[1]->data<float>();
+    const float* bias = has_bias_ ? inputs[2]->data<float>() : nullptr;
+    float* output = outputs[0]->data<float>();
+    const int64_t tasks = geo_.n * geo_.groups * tiles_per_item_;
+    std::atomic<int64_t> next{0};
+    context_->ParallelFor(context_->threads(), [&](int64_t thread) {
+      for (int64_t t = next++; t < tasks; t = next++) {
+        RunTile(t, thread, input, weight, bias, output);
+      }
+    });
+    return absl::OkStatus();
+  }
+
+ private:
+  void RunTile(int64_t task, int64_t thread, const float* input,
+               const float* weight, const float* bias, float* output) {
+    const int64_t tile = task % tiles_per_item_;
+    const int64_t item = task / tiles_per_item_;
+    const int64_t g = item % geo_.groups;
+    const int64_t n = item / geo_.groups;
+    const int64_t p0 = tile * tile_columns_;
+    const int64_t cols = std::min(geo_.p, p0 + tile_columns_) - p0;
+    if (cols <= 0) return;
+
+    const float* image = input + (n * geo_.c + g * geo_.cg) * geo_.h * geo_.w;
+    Eigen::Map<const RowMatrix> w(weight + g * geo_.og * geo_.k, geo_.og, geo_.k);
+    StridedMap out(output + (n * geo_.o + g * geo_.og) * geo_.p + p0, geo_.og,
+                   cols, Eigen::OuterStride<>(geo_.p));
+    if (pointwise_) {
+      // A 1x1 stride-1 convolution's column matrix is the input itself.
+      ConstStridedMap col(image + p0, geo_.k, cols, Eigen::OuterStride<>(geo_.p));
+      out.noalias() = w * col;
+    } else {
+      float* col = scratch_[thread].data();
+      Im2Col(image, p0, cols, col);
+      out.noalias() = w * Eigen::Map<const RowMatrix>(col, geo_.k, cols);
+    }
+    if (bias != nullptr) {
+      out.colwise() += Eigen::Map<const Eigen::VectorXf>(bias + g * geo_.og, geo_.og);
+    }
+  }
+
+  // Unfolds output columns [p0, p0 + cols) of one image and group into
+  // `col` (K rows of `cols` values), zero where the window is in padding.
+  void Im2Col(const float* image, int64_t p0, int64_t cols, float* col) const {
+    for (int64_t c = 0; c < geo_.cg; ++c) {
+      const float* plane = image + c * geo_.h * geo_.w;
+      for (int64_t i = 0; i < geo_.kh; ++i) {
+        for (int64_t j = 0; j < geo_.kw; ++j) {
+          float* row = col + ((c * geo_.kh + i) * geo_.kw + j) * cols;
+          int64_t oh = p0 / geo_.wo;
+          int64_t ow = p0 % geo_.wo;
+          for (int64_t q = 0; q < cols;) {
+            const int64_t ih = oh * attrs_.stride_h - attrs_.pad_h + i * attrs_.dilation_h;
+            // The rest of this output row, at most what the tile still needs.
+            const int64_t run = std::min(geo_.wo - ow, cols - q);
+            if (ih < 0 || ih >= geo_.h) {
+              std::fill(row + q, row + q + run, 0.0f);
+            } else {
+              const float* src = plane + ih * geo_.w;
+              const int64_t iw0 = ow * attrs_.stride_w - attrs_.pad_w + j * attrs_.dilation_w;
+              for (int64_t r = 0; r < run; ++r) {
+                const int64_t iw = iw0 + r * attrs_.stride_w;
+                row[q + r] = (iw >= 0 && iw < geo_.w) ? src[iw] : 0.0f;
+              }
+            }
+            q += run;
+            ow = 0;
+            ++oh;
+          }
+        }
+      }
+    }
+  }
+
+  Conv2dAttrs attrs_;
+  Geometry geo_;
+  bool has_bias_;
+  std::shared_ptr<const CpuContext> context_;
+  bool pointwise_ = false;
+  int64_t tiles_per_item_ = 1;
+  int64_t tile_columns_ = 1;
+  std::vector<std::vector<float>> scratch_;  // one per thread
+};
+
+absl::StatusOr<std::unique_ptr<Kernel>> MakeConv2dKernel(
+    const Node& node, const Graph& graph, std::shared_ptr<const CpuContext> context) {
+  absl::StatusOr<Conv2dAttrs> attrs = ParseConv2dAttrs(node.attrs);
+  if (!attrs.ok()) return attrs.status();
+  const Shape& in = *graph.value(node.inputs[0]).shape;
+  const Shape& wt = *graph.value(node.inputs[1]).shape;
+  const Shape& out = *graph.value(node.outputs[0]).shape;
+  Geometry geo;
+  geo.n = in.dim(0);
+  geo.c = in.dim(1);
+  geo.h = in.dim(2);
+  geo.w = in.dim(3);
+  geo.o = wt.dim(0);
+  geo.kh = wt.dim(2);
+  geo.kw = wt.dim(3);
+  geo.ho = out.dim(2);
+  geo.wo = out.dim(3);
+  geo.groups = attrs->groups;
+  geo.cg = geo.c / geo.groups;
+  geo.og = geo.o / geo.groups;
+  geo.k = geo.cg * geo.kh * geo.kw;
+  geo.p = geo.ho * geo.wo;
+  return std::make_unique<Conv2dKernel>(*attrs, geo, node.inputs.size() > 2,
+                                        std::move(context));
+}
+
+[[maybe_unused]] const bool kRegistered = RegisterCpuKernel("conv2d", &MakeConv2dKernel);
+
+}  // namespace
+}  // namespace cpu
+}  // namespace switchyard

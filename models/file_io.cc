@@ -1,0 +1,106 @@
+#include "models/file_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+
+namespace switchyard {
+namespace file_io_internal {
+namespace {
+
+// Status for a failed system call: the code follows errno (ENOENT ->
+// NotFound, EACCES -> PermissionDenied, ...) and the message ends with
+// strerror.
+absl::Status SystemError(int error_number, absl::string_view what,
+                         const std::string& path) {
+  return absl::ErrnoToStatus(error_number, absl::StrCat(what, " '", path, "'"));
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
+  int fd;
+  do {
+    fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return SystemError(errno, "cannot open", path);
+
+  std::string contents;
+  struct stat info;
+  if (fstat(fd, &info) == 0) {
+    if (S_ISDIR(info.st_mode)) {
+      close(fd);
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot read '", path, "': it is a directory"));
+    }
+    // A hint only: the loop below reads until end of file either way.
+    if (S_ISREG(info.st_mode) && info.st_size > 0) {
+      contents.reserve(static_cast<size_t>(info.st_size));
+    }
+  }
+
+  char buffer[1 << 16];
+  while (true) {
+    const ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int error_number = errno;
+      close(fd);
+      return SystemError(error_number, "cannot read", path);
+    }
+    contents.append(buffer, static_cast<size_t>(n));
+  }
+  close(fd);
+  return contents;
+}
+
+absl::Status WriteFileAtomically(const std::string& path,
+                                 absl::string_view contents) {
+  const std::string temp_path = path + ".tmp";
+  int fd;
+  do {
+    fd =
+        open(temp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return SystemError(errno, "cannot create", temp_path);
+
+  // On failure after this point: close, remove the partial temporary file,
+  // and report the first error.
+  auto fail = [&](int error_number, absl::string_view what,
+                  const std::string& failed_path) {
+    if (fd >= 0) close(fd);
+    unlink(temp_path.c_str());
+    return SystemError(error_number, what, failed_path);
+  };
+
+  size_t written = 0;
+  while (written < contents.size()) {
+    const ssize_t n =
+        write(fd, contents.data() + written, contents.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail(errno, "cannot write", temp_path);
+    }
+    written += static_cast<size_t>(n);
+  }
+  // Without fsync a crash soon after the rename can leave `path` empty on
+  // some file systems, which is the corruption the temporary file avoids.
+  if (fsync(fd) != 0) return fail(errno, "cannot flush", temp_path);
+  const int close_result = close(fd);
+  fd = -1;
+  if (close_result != 0) return fail(errno, "cannot close", temp_path);
+  if (rename(temp_path.c_str(), path.c_str()) != 0) {
+    return fail(errno, absl::StrCat("cannot rename '", temp_path, "' to"),
+                path);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace file_io_internal
+}  // namespace switchyard

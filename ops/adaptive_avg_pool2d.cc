@@ -1,0 +1,65 @@
+// adaptive_avg_pool2d: average pooling to a fixed output size, as
+// torch.nn.functional.adaptive_avg_pool2d; windows from AdaptiveStart and
+// AdaptiveEnd (ops/pool_geometry.h).
+//   operands:   input [N, C, H, W]
+//   attributes: output_size [2] (required, each >= 1)
+//   output:     [N, C, output_size[0], output_size[1]]
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/op_def.h"
+#include "core/status_macros.h"
+#include "ops/op_util.h"
+#include "ops/pool_attrs.h"
+#include "ops/pool_geometry.h"
+
+namespace switchyard {
+namespace {
+
+// Sum of the window lengths along one dimension.
+int64_t WindowTotal(int64_t in, int64_t out) {
+  int64_t total = 0;
+  for (int64_t i = 0; i < out; ++i) {
+    total += AdaptiveEnd(i, in, out) - AdaptiveStart(i, in, out);
+  }
+  return total;
+}
+
+class AdaptiveAvgPool2dOp : public OpDef {
+ public:
+  std::string name() const override { return "adaptive_avg_pool2d"; }
+  std::vector<std::string> operand_names() const override { return {"input"}; }
+
+  absl::StatusOr<Shape> InferShape(
+      const AttrMap& attrs, absl::Span<const Shape> operands) const override {
+    SY_RETURN_IF_ERROR(ops_internal::CheckOperandCount(*this, operands));
+    SY_ASSIGN_OR_RETURN(AdaptiveAvgPool2dAttrs a,
+                        ParseAdaptiveAvgPool2dAttrs(attrs));
+    const Shape& input = operands[0];
+    SY_RETURN_IF_ERROR(
+        ops_internal::CheckRank(input, "input", 4, "(N, C, H, W)"));
+    SY_RETURN_IF_ERROR(ops_internal::CheckNonEmptyChw(input, "input"));
+    return Shape({input.dim(0), input.dim(1), a.output_h, a.output_w});
+  }
+
+  // One add per window element, one divide per output element.
+  int64_t Flops(const AttrMap& attrs, absl::Span<const Shape> operands,
+                const Shape& output) const override {
+    absl::StatusOr<AdaptiveAvgPool2dAttrs> a =
+        ParseAdaptiveAvgPool2dAttrs(attrs);
+    if (!a.ok() || operands.empty() || operands[0].rank() != 4) return 0;
+    const Shape& input = operands[0];
+    return input.dim(0) * input.dim(1) *
+               WindowTotal(input.dim(2), a->output_h) *
+               WindowTotal(input.dim(3), a->output_w) +
+           output.num_elements();
+  }
+};
+
+static const bool kRegistered =
+    RegisterOp(std::make_unique<AdaptiveAvgPool2dOp>());
+
+}  // namespace
+}  // namespace switchyard

@@ -1,0 +1,89 @@
+#ifndef SWITCHYARD_OPS_OP_TEST_UTIL_H_
+#define SWITCHYARD_OPS_OP_TEST_UTIL_H_
+
+// Test helpers for op definitions: look ops up in the global registry (so
+// every test also proves that the op registered itself) and match statuses.
+//
+//   EXPECT_THAT(Infer("relu", {}, {Shape({2, 3})}), IsOkAndHolds(Shape({2, 3})));
+//   EXPECT_THAT(Infer("conv2d", Attrs({{"groups", int64_t{0}}}), {x, w}),
+//               StatusIs(absl::StatusCode::kInvalidArgument, "'groups'"));
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "core/attributes.h"
+#include "core/op_def.h"
+#include "core/shape.h"
+#include "gmock/gmock.h"
+
+namespace switchyard {
+namespace op_testing {
+
+using Ints = std::vector<int64_t>;
+
+inline AttrMap Attrs(
+    std::initializer_list<std::pair<std::string, AttrValue>> values) {
+  AttrMap attrs;
+  for (const auto& [name, value] : values) attrs.Set(name, value);
+  return attrs;
+}
+
+// InferShape of the op registered under `op` in OpRegistry::Global(); the
+// registry's NotFound when it is not registered.
+inline absl::StatusOr<Shape> Infer(const std::string& op, const AttrMap& attrs,
+                                   const std::vector<Shape>& operands) {
+  absl::StatusOr<const OpDef*> def = OpRegistry::Global().Find(op);
+  if (!def.ok()) return def.status();
+  return (*def)->InferShape(attrs, operands);
+}
+
+// Flops of the registered op, for operands that InferShape accepts; -1 when
+// either fails.
+inline int64_t FlopsOf(const std::string& op, const AttrMap& attrs,
+                       const std::vector<Shape>& operands) {
+  absl::StatusOr<const OpDef*> def = OpRegistry::Global().Find(op);
+  if (!def.ok()) return -1;
+  absl::StatusOr<Shape> out = (*def)->InferShape(attrs, operands);
+  if (!out.ok()) return -1;
+  return (*def)->Flops(attrs, operands, *out);
+}
+
+inline const absl::Status& GetStatus(const absl::Status& status) {
+  return status;
+}
+template <typename T>
+const absl::Status& GetStatus(const absl::StatusOr<T>& status_or) {
+  return status_or.status();
+}
+
+// Matches a Status or StatusOr with `code` whose message contains `substring`.
+MATCHER_P2(StatusIs, code, substring,
+           std::string(negation ? "isn't" : "is") + " a status with code " +
+               absl::StatusCodeToString(code) + " and a message containing \"" +
+               std::string(substring) + "\"") {
+  const absl::Status& status = GetStatus(arg);
+  *result_listener << "status is " << status;
+  return status.code() == code &&
+         absl::StrContains(status.message(), substring);
+}
+
+// Matches an ok StatusOr whose value equals `expected`.
+MATCHER_P(IsOkAndHolds, expected, "is ok and holds " + ::testing::PrintToString(expected)) {
+  if (!arg.ok()) {
+    *result_listener << "status is " << arg.status();
+    return false;
+  }
+  *result_listener << "holds " << ::testing::PrintToString(*arg);
+  return *arg == expected;
+}
+
+}  // namespace op_testing
+}  // namespace switchyard
+
+#endif  // SWITCHYARD_OPS_OP_TEST_UTIL_H_

@@ -1,0 +1,112 @@
+#include "ops/op_util.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/status_macros.h"
+
+namespace switchyard {
+namespace ops_internal {
+
+absl::Status CheckOperandCount(const OpDef& op,
+                               absl::Span<const Shape> operands) {
+  const int given = static_cast<int>(operands.size());
+  const std::vector<std::string> names = op.operand_names();
+  const int most = static_cast<int>(names.size());
+  const int least = op.min_operands();
+  if (given >= least && given <= most) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      op.name(), " takes ", least,
+      least == most ? "" : absl::StrCat(" to ", most), " operands (",
+      absl::StrJoin(names, ", "), "), got ", given));
+}
+
+absl::Status CheckKnownAttrs(const AttrMap& attrs, absl::string_view op,
+                             std::initializer_list<absl::string_view> known) {
+  for (const auto& [name, value] : attrs.values()) {
+    bool found = false;
+    for (absl::string_view k : known) found = found || k == name;
+    if (!found) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown attribute '", name, "' for ", op, "; known: ",
+          known.size() == 0 ? "(none)" : absl::StrJoin(known, ", ")));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Pair> GetPair(const AttrMap& attrs, absl::string_view name,
+                             std::optional<Pair> fallback, PairRule rule) {
+  const char* what =
+      rule == PairRule::kPositive ? "positive" : "non-negative";
+  if (!attrs.Has(name)) {
+    if (fallback.has_value()) return *fallback;
+    return absl::InvalidArgumentError(absl::StrCat(
+        "attribute '", name, "' is required: 2 ", what,
+        " values (height, width)"));
+  }
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> values, attrs.GetInts(name));
+  const int64_t min = rule == PairRule::kPositive ? 1 : 0;
+  bool ok = values.size() == 2;
+  for (int64_t v : values) ok = ok && v >= min;
+  if (!ok) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("attribute '", name, "' must have 2 ", what,
+                     " values, got [", absl::StrJoin(values, ", "), "]"));
+  }
+  for (int64_t v : values) {
+    if (v > kMaxWindowValue) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "attribute '", name, "' value ", v, " is too large (at most ",
+          kMaxWindowValue, ")"));
+    }
+  }
+  return Pair{values[0], values[1]};
+}
+
+absl::StatusOr<int64_t> GetIntAtLeast(const AttrMap& attrs,
+                                      absl::string_view name, int64_t fallback,
+                                      int64_t min) {
+  SY_ASSIGN_OR_RETURN(int64_t value, attrs.GetInt(name, fallback));
+  if (value < min) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "attribute '", name, "' must be >= ", min, ", got ", value));
+  }
+  return value;
+}
+
+absl::Status CheckRank(const Shape& shape, absl::string_view operand, int rank,
+                       absl::string_view layout) {
+  if (shape.rank() == rank) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(operand, " must be rank ", rank,
+                   layout.empty() ? "" : " ", layout, ", got ",
+                   shape.ToString()));
+}
+
+absl::Status CheckNonEmptyChw(const Shape& shape, absl::string_view operand) {
+  if (shape.dim(1) > 0 && shape.dim(2) > 0 && shape.dim(3) > 0) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      operand, " ", shape.ToString(),
+      " has an empty channel or spatial dimension; only N may be 0"));
+}
+
+absl::StatusOr<int> WrapDim(int64_t dim, int rank, absl::string_view attr) {
+  const int64_t wrap = rank > 0 ? rank : 1;
+  if (dim < -wrap || dim >= wrap) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "attribute '", attr, "' is ", dim, ", out of range [", -wrap, ", ",
+        wrap - 1, "] for input of rank ", rank));
+  }
+  return static_cast<int>(dim < 0 ? dim + wrap : dim);
+}
+
+std::string PairToString(const Pair& p) {
+  return absl::StrCat("[", p[0], ", ", p[1], "]");
+}
+
+}  // namespace ops_internal
+}  // namespace switchyard

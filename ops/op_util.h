@@ -1,0 +1,81 @@
+#ifndef SWITCHYARD_OPS_OP_UTIL_H_
+#define SWITCHYARD_OPS_OP_UTIL_H_
+
+// Helpers shared by the op definitions in this folder; private to //ops:ops.
+// They build the error messages, so every op words the same mistake the same
+// way:
+//
+//   SY_RETURN_IF_ERROR(CheckKnownAttrs(attrs, "conv2d", {"stride", "groups"}));
+//   SY_ASSIGN_OR_RETURN(Pair stride, GetPair(attrs, "stride", Pair{1, 1},
+//                                            PairRule::kPositive));
+//   SY_RETURN_IF_ERROR(CheckRank(input, "input", 4, "(N, C, H, W)"));
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "core/attributes.h"
+#include "core/op_def.h"
+#include "core/shape.h"
+
+namespace switchyard {
+namespace ops_internal {
+
+// InvalidArgument "conv2d takes 2 to 3 operands (input, weight, bias), got 1".
+// The shape-inference pass checks the count before calling InferShape; this
+// keeps a direct caller from reading past the span.
+absl::Status CheckOperandCount(const OpDef& op,
+                               absl::Span<const Shape> operands);
+
+// (height, width) values of a 2-D window attribute.
+using Pair = std::array<int64_t, 2>;
+
+// Largest value a window attribute (kernel, stride, padding, dilation,
+// output size) may take. Far beyond any real layer; it keeps the geometry
+// arithmetic clear of int64 overflow.
+inline constexpr int64_t kMaxWindowValue = int64_t{1} << 30;
+
+// InvalidArgument "unknown attribute 'strides' for conv2d; known: dilation,
+// groups, padding, stride" for the first attribute not in `known`.
+absl::Status CheckKnownAttrs(const AttrMap& attrs, absl::string_view op,
+                             std::initializer_list<absl::string_view> known);
+
+enum class PairRule { kPositive, kNonNegative };
+
+// Reads a 2-value int-list attribute. Absent: `fallback`, or an error saying
+// the attribute is required when there is none. Errors read "attribute
+// 'stride' must have 2 positive values, got [0, 1]".
+absl::StatusOr<Pair> GetPair(const AttrMap& attrs, absl::string_view name,
+                             std::optional<Pair> fallback, PairRule rule);
+
+// Reads an int attribute that must be >= `min`.
+absl::StatusOr<int64_t> GetIntAtLeast(const AttrMap& attrs,
+                                      absl::string_view name, int64_t fallback,
+                                      int64_t min);
+
+// "input must be rank 4 (N, C, H, W), got [1, 3, 224]".
+absl::Status CheckRank(const Shape& shape, absl::string_view operand, int rank,
+                       absl::string_view layout);
+
+// For NCHW operands of conv and pooling: C, H and W must be non-zero (N may be
+// 0, as in PyTorch).
+absl::Status CheckNonEmptyChw(const Shape& shape, absl::string_view operand);
+
+// Wraps a possibly negative dimension index into [0, rank) (a rank-0 input
+// counts as rank 1, as in PyTorch). Error: "attribute 'dim' is 4, out of
+// range [-4, 3] for input of rank 4".
+absl::StatusOr<int> WrapDim(int64_t dim, int rank, absl::string_view attr);
+
+// "[2, 3]".
+std::string PairToString(const Pair& p);
+
+}  // namespace ops_internal
+}  // namespace switchyard
+
+#endif  // SWITCHYARD_OPS_OP_UTIL_H_

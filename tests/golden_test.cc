@@ -1,0 +1,184 @@
+// Golden tests: every op case and a reduced VGG against PyTorch's outputs,
+// on every available device. Fixtures are made by tools/make_goldens.py
+// (Debian's python3-torch) and committed, so this test needs no PyTorch.
+//
+// Tolerance: per element |got - want| <= 1e-5 + 1e-4 * |want| for single
+// ops; <= 1e-4 * max|want| for the model (float32 sums in another order).
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "core/compile.h"
+#include "core/tensor.h"
+#include "gtest/gtest.h"
+#include "models/safetensors.h"
+#include "models/vgg.h"
+#include "nlohmann/json.hpp"
+
+namespace switchyard {
+namespace {
+
+constexpr char kDataDir[] = "tests/golden/data";
+
+std::vector<std::string> OpCases() {
+  std::vector<std::string> cases;
+  for (const auto& entry : std::filesystem::directory_iterator(kDataDir)) {
+    const std::string name = entry.path().filename().string();
+    if (absl::StrContains(name, "__")) cases.push_back(name);
+  }
+  std::sort(cases.begin(), cases.end());
+  return cases;
+}
+
+// The JSON attributes the script wrote, as graph attributes.
+absl::StatusOr<AttrMap> ParseAttrs(const std::string& text) {
+  nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
+  if (json.is_discarded() || !json.is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat("bad attrs JSON: ", text));
+  }
+  AttrMap attrs;
+  for (auto it = json.begin(); it != json.end(); ++it) {
+    const nlohmann::json& v = it.value();
+    if (v.is_boolean()) {
+      attrs.Set(it.key(), v.get<bool>());
+    } else if (v.is_number_integer()) {
+      attrs.Set(it.key(), v.get<int64_t>());
+    } else if (v.is_number_float()) {
+      attrs.Set(it.key(), v.get<double>());
+    } else if (v.is_array()) {
+      attrs.Set(it.key(), v.get<std::vector<int64_t>>());
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("bad attr ", it.key()));
+    }
+  }
+  return attrs;
+}
+
+Tensor OnDevice(const HostArray& array, const Device& device) {
+  absl::StatusOr<Tensor> t = Tensor::FromVector(array.shape, array.values, device);
+  EXPECT_TRUE(t.ok()) << t.status();
+  return *t;
+}
+
+class GoldenOpTest
+    : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(GoldenOpTest, MatchesPyTorch) {
+  const auto& [file, device_name] = GetParam();
+  const Device device = *Device::Parse(device_name);
+  absl::StatusOr<SafetensorsFile> golden =
+      ReadSafetensors(absl::StrCat(kDataDir, "/", file));
+  ASSERT_TRUE(golden.ok()) << golden.status();
+  const auto& t = golden->tensors;
+  absl::StatusOr<AttrMap> attrs = ParseAttrs(golden->metadata.at("attrs"));
+  ASSERT_TRUE(attrs.ok()) << attrs.status();
+
+  Graph graph;
+  std::vector<Tensor> inputs;
+  std::vector<ValueId> operands;
+  for (const char* name : {"input", "input0", "input1"}) {
+    if (t.count(name) == 0) continue;
+    operands.push_back(graph.AddInput(name, t.at(name).shape, device));
+    inputs.push_back(OnDevice(t.at(name), device));
+  }
+  for (const char* name : {"weight", "bias"}) {
+    if (t.count(name) > 0) {
+      operands.push_back(graph.AddConstant(name, OnDevice(t.at(name), device)));
+    }
+  }
+  graph.AddOutput(graph.AddNode(golden->metadata.at("op"), "golden", operands, *attrs));
+  absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan = Compile(std::move(graph));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  absl::StatusOr<std::vector<Tensor>> out = (*plan)->Run(inputs);
+  ASSERT_TRUE(out.ok()) << out.status();
+
+  const HostArray& want = t.at("output");
+  ASSERT_EQ((*out)[0].shape(), want.shape);
+  std::vector<float> got = *(*out)[0].ToVector();
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_NEAR(got[i], want.values[i], 1e-5 + 1e-4 * std::abs(want.values[i]))
+        << file << " element " << i;
+  }
+}
+
+std::vector<std::string> DeviceNames() {
+  std::vector<std::string> names;
+  for (const Device& d : BackendRegistry::Global().AvailableDevices()) {
+    names.push_back(d.ToString());
+  }
+  return names;
+}
+
+std::string CaseName(
+    const ::testing::TestParamInfo<std::tuple<std::string, std::string>>& info) {
+  std::string name = absl::StrCat(std::get<0>(info.param), "_on_",
+                                  std::get<1>(info.param));
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllOps, GoldenOpTest,
+                         ::testing::Combine(::testing::ValuesIn(OpCases()),
+                                            ::testing::ValuesIn(DeviceNames())),
+                         CaseName);
+
+class GoldenVggTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GoldenVggTest, ReducedVggMatchesPyTorchEndToEnd) {
+  const Device device = *Device::Parse(GetParam());
+  absl::StatusOr<SafetensorsFile> golden =
+      ReadSafetensors(absl::StrCat(kDataDir, "/vgg_small.safetensors"));
+  ASSERT_TRUE(golden.ok()) << golden.status();
+  const auto& meta = golden->metadata;
+  nn::VggConfig config;
+  for (const auto& v : nlohmann::json::parse(meta.at("cfg"))) {
+    config.layers.push_back(v.is_string() ? nn::VggConfig::kPool : v.get<int64_t>());
+  }
+  config.hidden = std::stoll(meta.at("hidden"));
+  config.num_classes = std::stoll(meta.at("num_classes"));
+  config.avgpool = nlohmann::json::parse(meta.at("avgpool"))[0].get<int64_t>();
+
+  std::map<std::string, HostArray> state = golden->tensors;
+  const HostArray input = state.at("input");
+  const HostArray want = state.at("output");
+  state.erase("input");
+  state.erase("output");
+
+  nn::Vgg vgg(config);
+  ASSERT_TRUE(vgg.To(device).ok());
+  absl::Status loaded = vgg.LoadStateDict(state);
+  ASSERT_TRUE(loaded.ok()) << loaded;
+  absl::StatusOr<Tensor> logits = vgg.Forward(OnDevice(input, device));
+  ASSERT_TRUE(logits.ok()) << logits.status();
+  ASSERT_EQ(logits->shape(), want.shape);
+  std::vector<float> got = *logits->ToVector();
+  float scale = 0;
+  for (float v : want.values) scale = std::max(scale, std::abs(v));
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_NEAR(got[i], want.values[i], 1e-4 * scale) << "logit " << i;
+  }
+  // A second call reuses the cached plan and gives the same answer.
+  absl::StatusOr<Tensor> again = vgg.Forward(OnDevice(input, device));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again->ToVector(), got);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllDevices, GoldenVggTest,
+                         ::testing::ValuesIn(DeviceNames()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& c : name) {
+                             if (c == ':') c = '_';
+                           }
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace switchyard
