@@ -35,13 +35,25 @@ std::vector<std::string> ModelNames() {
 }
 
 absl::StatusOr<std::unique_ptr<Module>> CreateModel(const std::string& name,
-                                                    uint64_t seed,
                                                     BackendRegistry& registry) {
   auto it = Vggs().find(name);
   if (it == Vggs().end()) return UnknownModel(name);
-  auto vgg = std::make_unique<nn::Vgg>(it->second(), registry);
-  SY_RETURN_IF_ERROR(vgg->InitializeTorchvisionStyle(seed));
-  return std::unique_ptr<Module>(std::move(vgg));
+  return std::unique_ptr<Module>(std::make_unique<nn::Vgg>(it->second(), registry));
+}
+
+absl::Status InitializeModel(Module& model, uint64_t seed) {
+  if (auto* vgg = dynamic_cast<nn::Vgg*>(&model)) {
+    return vgg->InitializeTorchvisionStyle(seed);
+  }
+  return model.InitializeParameters(seed);
+}
+
+absl::Status ZeroModel(Module& model) {
+  std::map<std::string, HostArray> zeros;
+  for (const auto& [name, shape] : model.ParameterShapes()) {
+    zeros[name] = HostArray{shape, std::vector<float>(shape.num_elements(), 0.0f)};
+  }
+  return model.LoadStateDict(zeros);
 }
 
 absl::StatusOr<Shape> ModelInputShape(const std::string& name, int64_t batch) {

@@ -1,0 +1,174 @@
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <numeric>
+#include <random>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "backends/cpu/cpu_backend.h"
+#include "core/status_macros.h"
+#include "models/model_zoo.h"
+#include "models/npy.h"
+#include "models/safetensors.h"
+#include "nlohmann/json.hpp"
+#include "tools/cli/commands.h"
+#include "tools/cli/flags.h"
+
+namespace switchyard {
+namespace cli {
+namespace {
+
+struct Timing {
+  double median_ms, min_ms, max_ms;
+};
+
+Timing Summarize(std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  const size_t n = ms.size();
+  const double median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+  return {median, ms.front(), ms.back()};
+}
+
+// Per sample, the five largest outputs as (class, value), best first.
+std::vector<std::vector<std::pair<int64_t, float>>> TopK(
+    const std::vector<float>& values, const Shape& shape, int k) {
+  std::vector<std::vector<std::pair<int64_t, float>>> result;
+  const int64_t rows = shape.dim(0);
+  const int64_t classes = shape.num_elements() / std::max<int64_t>(rows, 1);
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<int64_t> order(classes);
+    std::iota(order.begin(), order.end(), 0);
+    const float* row = values.data() + r * classes;
+    const int64_t top = std::min<int64_t>(k, classes);
+    std::partial_sort(order.begin(), order.begin() + top, order.end(),
+                      [&](int64_t a, int64_t b) { return row[a] > row[b]; });
+    std::vector<std::pair<int64_t, float>> best;
+    for (int64_t i = 0; i < top; ++i) best.emplace_back(order[i], row[order[i]]);
+    result.push_back(std::move(best));
+  }
+  return result;
+}
+
+absl::StatusOr<HostArray> LoadOrMakeInput(const std::string& model_name) {
+  const std::string path = ResolveUserPath(absl::GetFlag(FLAGS_input));
+  if (!path.empty()) return ReadNpy(path);
+  SY_ASSIGN_OR_RETURN(Shape shape,
+                      ModelInputShape(model_name, absl::GetFlag(FLAGS_batch)));
+  std::mt19937_64 rng(absl::GetFlag(FLAGS_seed) + 1);
+  HostArray input{shape, std::vector<float>(shape.num_elements())};
+  for (float& v : input.values) v = NormalSample(rng, 1.0f);
+  return input;
+}
+
+absl::Status WriteReport(const std::string& path, const nlohmann::json& report) {
+  std::ofstream file(path);
+  file << report.dump(2) << "\n";
+  file.close();
+  if (!file) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("could not write the report to '", path, "'"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RunCommand(BackendRegistry& registry) {
+  const int iterations = absl::GetFlag(FLAGS_iterations);
+  const int warmup = absl::GetFlag(FLAGS_warmup);
+  if (iterations < 1 || warmup < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--iterations must be >= 1 and --warmup >= 0, got ", iterations, " and ",
+        warmup));
+  }
+  SY_ASSIGN_OR_RETURN(Device device, Device::Parse(absl::GetFlag(FLAGS_device)));
+  SY_RETURN_IF_ERROR(registry.GetDevice(device).status());
+  if (absl::GetFlag(FLAGS_threads) != 0) {
+    SY_RETURN_IF_ERROR(cpu::SetCpuThreads(registry, absl::GetFlag(FLAGS_threads)));
+  }
+
+  const std::string model_name = absl::GetFlag(FLAGS_model);
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<Module> model, CreateModel(model_name, registry));
+  SY_RETURN_IF_ERROR(model->To(device));
+  const std::string weights = ResolveUserPath(absl::GetFlag(FLAGS_weights));
+  if (weights.empty()) {
+    SY_RETURN_IF_ERROR(InitializeModel(*model, absl::GetFlag(FLAGS_seed)));
+  } else {
+    SY_ASSIGN_OR_RETURN(SafetensorsFile file, ReadSafetensors(weights));
+    absl::Status loaded = model->LoadStateDict(file.tensors);
+    if (!loaded.ok()) {
+      return absl::Status(loaded.code(), absl::StrCat(weights, ": ", loaded.message()));
+    }
+  }
+
+  SY_ASSIGN_OR_RETURN(HostArray input_array, LoadOrMakeInput(model_name));
+  SY_ASSIGN_OR_RETURN(Tensor input, Tensor::FromVector(input_array.shape,
+                                                       input_array.values, device,
+                                                       registry));
+  std::printf("model %s (%lld parameters) on %s, input %s\n", model_name.c_str(),
+              static_cast<long long>(model->NumParameters()),
+              device.ToString().c_str(), input.shape().ToString().c_str());
+
+  Tensor output;
+  std::vector<double> times;
+  for (int i = 0; i < warmup + iterations; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    // Forward returns after the device has finished: the time is real.
+    SY_ASSIGN_OR_RETURN(output, model->Forward(input));
+    const auto end = std::chrono::steady_clock::now();
+    if (i >= warmup) {
+      times.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    }
+  }
+  SY_ASSIGN_OR_RETURN(std::vector<float> values, output.ToVector(registry));
+  const Timing timing = Summarize(times);
+
+  std::printf("output %s\n", output.shape().ToString().c_str());
+  const auto top5 = TopK(values, output.shape(), 5);
+  nlohmann::json top5_json = nlohmann::json::array();
+  for (size_t s = 0; s < top5.size(); ++s) {
+    std::string line = absl::StrFormat("sample %d top-5:", s);
+    nlohmann::json sample = nlohmann::json::array();
+    for (const auto& [cls, value] : top5[s]) {
+      absl::StrAppendFormat(&line, "  %d (%.4f)", cls, value);
+      sample.push_back({{"class", cls}, {"value", value}});
+    }
+    std::printf("%s\n", line.c_str());
+    top5_json.push_back(sample);
+  }
+  std::printf("forward: median %.2f ms, min %.2f ms, max %.2f ms over %d "
+              "iterations (%d warmup)\n",
+              timing.median_ms, timing.min_ms, timing.max_ms, iterations, warmup);
+
+  const std::string output_path = ResolveUserPath(absl::GetFlag(FLAGS_output));
+  if (!output_path.empty()) {
+    SY_RETURN_IF_ERROR(WriteNpy(output_path, HostArray{output.shape(), values}));
+    std::printf("wrote %s\n", output_path.c_str());
+  }
+  const std::string report_path = ResolveUserPath(absl::GetFlag(FLAGS_report));
+  if (!report_path.empty()) {
+    nlohmann::json report = {
+        {"model", model_name},
+        {"device", device.ToString()},
+        {"batch", input.shape().dim(0)},
+        {"input_shape", input.shape().dims()},
+        {"output_shape", output.shape().dims()},
+        {"warmup", warmup},
+        {"iterations", iterations},
+        {"forward_ms", {{"median", timing.median_ms},
+                        {"min", timing.min_ms},
+                        {"max", timing.max_ms}}},
+        {"top5", top5_json},
+    };
+    if (device.type() == "cpu") report["cpu_threads"] = cpu::CpuThreads(registry);
+    SY_RETURN_IF_ERROR(WriteReport(report_path, report));
+    std::printf("wrote %s\n", report_path.c_str());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cli
+}  // namespace switchyard
