@@ -2,6 +2,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "core/buffer_plan.h"
 #include "core/compile.h"
 #include "core/status_macros.h"
 #include "models/model_zoo.h"
@@ -31,7 +32,16 @@ absl::Status GraphCommand(BackendRegistry& registry) {
   CompileOptions options;
   options.backends = &registry;
   SY_RETURN_IF_ERROR(InferAndPlace(graph, options));
-  std::printf("%s", format == "dot" ? graph.ToDot().c_str() : graph.ToText().c_str());
+  if (format == "dot") {
+    std::printf("%s", graph.ToDot().c_str());
+    return absl::OkStatus();
+  }
+  std::printf("%s", graph.ToText().c_str());
+  SY_ASSIGN_OR_RETURN(BufferPlan plan, PlanBuffers(graph));
+  std::printf("buffer plan: %zu slot%s, %.1f MiB for intermediates (%.1f MiB "
+              "without reuse)\n",
+              plan.slots.size(), plan.slots.size() == 1 ? "" : "s",
+              plan.planned_bytes / 1048576.0, plan.unplanned_bytes / 1048576.0);
   return absl::OkStatus();
 }
 

@@ -1,0 +1,140 @@
+// Strict placement: operands on two devices fail in placement, before any
+// kernel is created or run and before any buffer of the plan is allocated,
+// with an error that names the node, its layer, the operands and devices.
+
+#include <memory>
+#include <string>
+
+#include "backends/cpu/cpu_backend.h"
+#include "core/backend_registry.h"
+#include "core/compile.h"
+#include "core/testing/host_backend.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "models/linear.h"
+#include "models/parameterless_layers.h"
+#include "models/sequential.h"
+
+namespace switchyard {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+class PlacementTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    counters_ = std::make_shared<testing::HostBackendCounters>();
+    ASSERT_TRUE(registry_.Register("cpu", [] { return cpu::CreateCpuBackend(); }).ok());
+    auto counters = counters_;
+    ASSERT_TRUE(registry_
+                    .Register("fake", [counters] {
+                      return testing::MakeHostBackend("fake", 2, counters);
+                    })
+                    .ok());
+  }
+  Device Fake(int i) { return *Device::Create("fake", i); }
+
+  BackendRegistry registry_;
+  std::shared_ptr<testing::HostBackendCounters> counters_;
+};
+
+TEST_F(PlacementTest, InputAndParametersOnDifferentDevicesFailBeforeAnyKernel) {
+  nn::Sequential model(registry_);
+  model.Add(std::make_unique<nn::Linear>(4, 3));
+  model.Add(std::make_unique<nn::ReLU>());
+  ASSERT_TRUE(model.InitializeParameters(0).ok());
+  ASSERT_TRUE(model.To(Fake(1)).ok());
+  EXPECT_EQ(model.Placement().ToString(), "fake:1");
+
+  absl::StatusOr<Tensor> x =
+      Tensor::FromVector({2, 4}, std::vector<float>(8, 1.0f), Device::Cpu(), registry_);
+  ASSERT_TRUE(x.ok());
+  const int allocations_before = counters_->allocations;
+
+  absl::StatusOr<Tensor> y = model.Forward(*x);
+  ASSERT_FALSE(y.ok());
+  EXPECT_EQ(y.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(y.status().message()),
+              AllOf(HasSubstr("strict-placement: node '0/linear' (op linear, "
+                              "layer '0') has operands on different devices"),
+                    HasSubstr("input 'input' [2, 4] on cpu:0"),
+                    HasSubstr("weight '0.weight' [3, 4] on fake:1 (parameter)"),
+                    HasSubstr("bias '0.bias' [3] on fake:1 (parameter)"),
+                    HasSubstr("Available devices: cpu:0, fake:0, fake:1"),
+                    HasSubstr("x.To(\"fake:1\")"), HasSubstr("model.To(\"cpu:0\")")));
+  // Nothing ran and the plan allocated nothing on the second device.
+  EXPECT_EQ(counters_->kernels_created, 0);
+  EXPECT_EQ(counters_->kernels_run, 0);
+  EXPECT_EQ(counters_->allocations, allocations_before);
+}
+
+TEST_F(PlacementTest, TwoDevicesOfOneBackendAreDifferentDevices) {
+  Graph graph;
+  ValueId a = graph.AddInput("a", Shape({3}), Fake(0));
+  ValueId b = graph.AddInput("b", Shape({3}), Fake(1));
+  graph.AddOutput(graph.AddNode("add", "residual", {a, b}, AttrMap()));
+  CompileOptions options;
+  options.backends = &registry_;
+  absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan = Compile(std::move(graph), options);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(plan.status().message()),
+              AllOf(HasSubstr("node 'residual/add'"), HasSubstr("input 'a' [3] on fake:0"),
+                    HasSubstr("other 'b' [3] on fake:1")));
+  EXPECT_EQ(counters_->kernels_created, 0);
+}
+
+TEST_F(PlacementTest, ExplicitCopyNodeCrossesDevices) {
+  Graph graph;
+  ValueId a = graph.AddInput("a", Shape({3}), Fake(0));
+  ValueId b = graph.AddInput("b", Shape({3}), Fake(1));
+  AttrMap to;
+  to.Set("device", std::string("fake:1"));
+  ValueId moved = graph.AddNode("copy", "to_fake1", {a}, to);
+  graph.AddOutput(graph.AddNode("add", "residual", {moved, b}, AttrMap()));
+  CompileOptions options;
+  options.backends = &registry_;
+  absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan = Compile(std::move(graph), options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  Tensor ta = *Tensor::FromVector({3}, {1, 2, 3}, Fake(0), registry_);
+  Tensor tb = *Tensor::FromVector({3}, {10, 20, 30}, Fake(1), registry_);
+  absl::StatusOr<std::vector<Tensor>> out = (*plan)->Run({ta, tb});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].device(), Fake(1));
+  EXPECT_EQ(*(*out)[0].ToVector(registry_), (std::vector<float>{11, 22, 33}));
+}
+
+TEST_F(PlacementTest, MissingDeviceIsUnavailableInPlacement) {
+  Graph graph;
+  ValueId a = graph.AddInput("a", Shape({3}), Fake(0));
+  AttrMap to;
+  to.Set("device", std::string("fake:7"));
+  graph.AddOutput(graph.AddNode("copy", "to_fake7", {a}, to));
+  CompileOptions options;
+  options.backends = &registry_;
+  absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan = Compile(std::move(graph), options);
+  EXPECT_EQ(plan.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(plan.status().message()),
+              AllOf(HasSubstr("strict-placement: node 'to_fake7/copy'"),
+                    HasSubstr("device fake:7 is not available: backend 'fake' has 2 devices")));
+}
+
+TEST_F(PlacementTest, UnsupportedOpFailsBeforeAllocation) {
+  nn::Sequential model(registry_);
+  model.Add(std::make_unique<nn::Linear>(4, 3));
+  ASSERT_TRUE(model.InitializeParameters(0).ok());
+  ASSERT_TRUE(model.To(Fake(0)).ok());
+  Tensor x = *Tensor::FromVector({1, 4}, {1, 2, 3, 4}, Fake(0), registry_);
+  const int allocations_before = counters_->allocations;
+  absl::StatusOr<Tensor> y = model.Forward(x);
+  EXPECT_EQ(y.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(y.status().message()),
+              AllOf(HasSubstr("node '0/linear' (op linear, layer '0') on fake:0"),
+                    HasSubstr("the test backend has no kernel for linear")));
+  EXPECT_EQ(counters_->kernels_created, 0);
+  EXPECT_EQ(counters_->allocations, allocations_before);
+}
+
+}  // namespace
+}  // namespace switchyard

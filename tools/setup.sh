@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package Switchyard's build and tests need.
+# Idempotent, and quick when everything is there (no apt-get at all).
+#
+#   tools/setup.sh                 # build, tests, benchmarks
+#   tools/setup.sh --with-pytorch  # also PyTorch, to regenerate goldens and
+#                                  # run the PyTorch peer benchmark
+set -euo pipefail
+
+packages=(
+  bazel-bootstrap        # Bazel 4.2.3 at /usr/bin/bazel
+  bazel-rules-java       # @rules_java, which Bazel 4 loads even for C++
+  g++
+  libabsl-dev            # Abseil 20220623
+  libeigen3-dev          # Eigen 3.4
+  libgtest-dev libgmock-dev googletest
+  libbenchmark-dev       # Google Benchmark 1.7.1
+  nlohmann-json3-dev
+  python3                # test scripts
+)
+if [[ "${1:-}" == "--with-pytorch" ]]; then
+  packages+=(python3-torch python3-torchvision python3-numpy)
+elif [[ $# -gt 0 ]]; then
+  echo "usage: tools/setup.sh [--with-pytorch]" >&2
+  exit 2
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+  exit 0
+fi
+
+echo "tools/setup.sh: installing ${missing[*]}" >&2
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+$sudo apt-get update -q
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
