@@ -18,18 +18,24 @@ a forward pass (captured once), median over `iterations` after `warmup`.
 --json FILE writes
     {"framework": "pytorch", "version": ..., "torchvision": ..., "threads": N,
      "interop_threads": N, "warmup": W, "iterations": I,
+     "build": {"mkldnn": true, "cpu_capability": "AVX2", "blas_info": ..,
+               "onednn_isa": "Intel AVX-512 ... (conv: jit:avx512_core)"},
      "results": [{"batch": 1, "median_ms": .., "min_ms": .., "max_ms": ..,
-                  "images_per_s": ..}, ...],
+                  "times_ms": [..each timed forward..], "images_per_s": ..}, ...],
      "layers": [{"batch": 1, "name": "features.0", "type": "Conv2d",
                  "input_shape": [...], "output_shape": [...],
-                 "median_ms": .., "min_ms": .., "max_ms": ..}, ...]}
+                 "median_ms": .., "min_ms": .., "max_ms": .., "times_ms": [..]},
+                ...]}
 ("layers" is empty without --per-layer).
 """
 
 import argparse
 import json
+import os
 import platform
+import re
 import statistics
+import subprocess
 import sys
 import time
 
@@ -49,7 +55,44 @@ def time_calls(fn, warmup, iterations):
         "median_ms": statistics.median(times_ms),
         "min_ms": min(times_ms),
         "max_ms": max(times_ms),
+        "times_ms": times_ms,
     }
+
+
+def build_info(threads):
+    """What this torch build computes with (CPU kernels, BLAS, oneDNN)."""
+    info = {"mkldnn": bool(torch.backends.mkldnn.is_available())}
+    config = torch.__config__.show()
+    capability = re.search(r"CPU capability usage: (\S+)", config)
+    blas = re.search(r"BLAS_INFO=([^,\s]+)", config)
+    info["cpu_capability"] = capability.group(1) if capability else None
+    info["blas_info"] = blas.group(1) if blas else None
+    info["onednn_isa"] = onednn_isa(threads) if info["mkldnn"] else None
+    return info
+
+
+def onednn_isa(threads):
+    """The ISA oneDNN dispatches to at run time (it may differ from ATen's
+    cpu_capability), from DNNL_VERBOSE in a child process, so that nothing
+    timed here runs with verbose output on."""
+    # A VGG-sized conv with this run's thread count: PyTorch only hands
+    # convolutions that pass its size heuristics to oneDNN.
+    snippet = ("import torch\n"
+               "torch.set_num_threads(%d)\n"
+               "with torch.inference_mode():\n"
+               "    torch.nn.Conv2d(64, 128, 3, padding=1)(torch.randn(1, 64, 56, 56))\n"
+               % threads)
+    env = dict(os.environ, DNNL_VERBOSE="1", ONEDNN_VERBOSE="1")
+    try:
+        out = subprocess.run([sys.executable, "-c", snippet], env=env,
+                             capture_output=True, text=True, timeout=120).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    isa = re.search(r"verbose,info,cpu,isa:([^\n]+)", out)
+    kernel = re.search(r"verbose,exec,cpu,convolution,([^,]+),", out)
+    if not isa:
+        return None
+    return isa.group(1).strip() + (" (conv: %s)" % kernel.group(1) if kernel else "")
 
 
 def model_steps(model):
@@ -133,6 +176,7 @@ def main(argv=None):
             "interop_threads": torch.get_num_interop_threads(),
             "warmup": args.warmup,
             "iterations": args.iterations,
+            "build": build_info(torch.get_num_threads()),
             "results": results,
             "layers": layers,
         }

@@ -81,7 +81,8 @@ absl::StatusOr<BackendDevice*> BackendRegistry::GetDevice(
         "device ", device.ToString(), " is not available: backend '",
         device.type(), "' has ", count, " device", count == 1 ? "" : "s",
         why.empty() ? "" : absl::StrCat(" (", why, ")"),
-        count > 0 ? absl::StrCat("; use ", device.type(), ":0 to ",
+        count == 1 ? absl::StrCat("; use ", device.type(), ":0") : "",
+        count > 1 ? absl::StrCat("; use ", device.type(), ":0 to ",
                                  device.type(), ":", count - 1)
                   : ""));
   }

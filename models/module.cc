@@ -47,7 +47,8 @@ void Module::RegisterParameter(const std::string& name, const Shape& shape) {
 
 Module* Module::RegisterChild(const std::string& name,
                               std::unique_ptr<Module> child) {
-  child->registry_ = registry_;
+  child->parent_ = this;
+  child->SetRegistryRecursively(registry_);
   child->SetDeviceRecursively(device_);
   children_.emplace_back(name, std::move(child));
   return children_.back().second.get();
@@ -102,9 +103,29 @@ void Module::SetDeviceRecursively(const Device& device) {
   for (auto& [name, child] : children_) child->SetDeviceRecursively(device);
 }
 
-void Module::ClearPlans() {
+void Module::SetRegistryRecursively(BackendRegistry* registry) {
+  registry_ = registry;
+  for (auto& [name, child] : children_) {
+    child->SetRegistryRecursively(registry);
+  }
+}
+
+void Module::ClearOwnPlans() {
   absl::MutexLock lock(&plans_mu_);
   plans_.clear();
+}
+
+void Module::ClearPlans() {
+  // A plan binds the parameters of the module it was traced from and of all
+  // its descendants, so changing parameters here makes the plans of every
+  // ancestor (which contain them) and every descendant (whose parameters
+  // may be among those that changed) stale.
+  for (Module* m = parent_; m != nullptr; m = m->parent_) m->ClearOwnPlans();
+  std::function<void(Module*)> down = [&](Module* m) {
+    m->ClearOwnPlans();
+    for (auto& [name, child] : m->children_) down(child.get());
+  };
+  down(this);
 }
 
 absl::Status Module::To(const Device& device) {

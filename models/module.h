@@ -26,7 +26,8 @@ namespace switchyard {
 struct ParameterPlacement {
   std::optional<Device> device;  // set when every parameter shares one device
   std::vector<std::pair<std::string, Device>> per_parameter;
-  // "cpu:0", or "mixed: features.0.weight on cpu:0, ..." listing the odd ones.
+  // "cpu:0", or "mixed: 0.weight on cpu:0, 0.bias on cuda:0, ..." listing
+  // every parameter with its device.
   std::string ToString() const;
 };
 
@@ -134,9 +135,14 @@ class Module {
       const std::string& prefix,
       std::vector<std::pair<std::string, const Parameter*>>* out) const;
   void SetDeviceRecursively(const Device& device);
+  void SetRegistryRecursively(BackendRegistry* registry);
+  // Drops the cached plans of this module, its descendants and its
+  // ancestors: all of them bind parameters that just changed.
   void ClearPlans();
+  void ClearOwnPlans();
 
   BackendRegistry* registry_;
+  Module* parent_ = nullptr;  // the container this module was added to
   Device device_ = Device::Cpu();
   std::vector<Parameter> parameters_;
   std::vector<std::pair<std::string, std::unique_ptr<Module>>> children_;

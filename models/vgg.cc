@@ -74,7 +74,7 @@ absl::StatusOr<ValueId> Vgg::Trace(Graph& graph, ValueId x,
   if (in.rank() != 4 || in.dim(1) != config_.in_channels) {
     const std::string got =
         in.rank() != 4 ? absl::StrCat("rank ", in.rank())
-                       : absl::StrCat(in.dim(1), " channels");
+                       : absl::StrCat(in.dim(1), in.dim(1) == 1 ? " channel" : " channels");
     return absl::InvalidArgumentError(absl::StrCat(
         "VGG expects images [N, ", config_.in_channels, ", H, W], got ",
         in.ToString(), " (", got, "); give a batch of ", config_.in_channels,

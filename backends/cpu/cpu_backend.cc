@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <thread>
 
@@ -76,14 +77,20 @@ class CpuDevice : public BackendDevice {
   }
 
   absl::StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) override {
-    const size_t rounded = (std::max<size_t>(bytes, 1) + kAlignment - 1) /
-                           kAlignment * kAlignment;
-    void* data = std::aligned_alloc(kAlignment, rounded);
-    if (data == nullptr) {
+    auto out_of_memory = [bytes] {
       return absl::ResourceExhaustedError(absl::StrCat(
           "cpu:0 could not allocate ", bytes, " bytes (",
           MeminfoBytes("MemAvailable"), " bytes available)"));
+    };
+    // Near SIZE_MAX the rounding below would wrap to a tiny size and hand
+    // out a buffer far smaller than it claims to be.
+    if (bytes > std::numeric_limits<size_t>::max() - kAlignment) {
+      return out_of_memory();
     }
+    const size_t rounded = (std::max<size_t>(bytes, 1) + kAlignment - 1) /
+                           kAlignment * kAlignment;
+    void* data = std::aligned_alloc(kAlignment, rounded);
+    if (data == nullptr) return out_of_memory();
     return std::make_shared<Buffer>(device_, data, bytes, &std::free);
   }
 

@@ -1,4 +1,5 @@
-// MaxPool2d over NCHW planes; padded positions never win (they are skipped).
+// MaxPool2d over NCHW planes, in parallel over planes. Windows wholly inside
+// the input take a branch-free path; padded positions never win.
 
 #include <algorithm>
 #include <cmath>
@@ -27,34 +28,56 @@ class MaxPool2dKernel : public Kernel {
     float* dst = outputs[0]->data<float>();
     context_->ParallelRange(planes, [&](int64_t begin, int64_t end) {
       for (int64_t p = begin; p < end; ++p) {
-        const float* plane = src + p * h * w;
-        float* result = dst + p * ho * wo;
-        for (int64_t oh = 0; oh < ho; ++oh) {
-          const int64_t h0 = oh * attrs_.stride_h - attrs_.pad_h;
-          for (int64_t ow = 0; ow < wo; ++ow) {
-            const int64_t w0 = ow * attrs_.stride_w - attrs_.pad_w;
-            float best = -std::numeric_limits<float>::infinity();
-            for (int64_t i = 0; i < attrs_.kernel_h; ++i) {
-              const int64_t ih = h0 + i * attrs_.dilation_h;
-              if (ih < 0 || ih >= h) continue;
-              for (int64_t j = 0; j < attrs_.kernel_w; ++j) {
-                const int64_t iw = w0 + j * attrs_.dilation_w;
-                if (iw < 0 || iw >= w) continue;
-                const float v = plane[ih * w + iw];
-                // NaN propagates, as in PyTorch.
-                if (v > best || std::isnan(v)) best = v;
-                if (std::isnan(best)) break;
-              }
-            }
-            result[oh * wo + ow] = best;
-          }
-        }
+        PoolPlane(src + p * h * w, h, w, dst + p * ho * wo, ho, wo);
       }
     });
     return absl::OkStatus();
   }
 
  private:
+  void PoolPlane(const float* plane, int64_t h, int64_t w, float* result,
+                 int64_t ho, int64_t wo) const {
+    const MaxPool2dAttrs& a = attrs_;
+    for (int64_t oh = 0; oh < ho; ++oh) {
+      const int64_t h0 = oh * a.stride_h - a.pad_h;
+      const bool rows_inside = h0 >= 0 && h0 + (a.kernel_h - 1) * a.dilation_h < h;
+      for (int64_t ow = 0; ow < wo; ++ow) {
+        const int64_t w0 = ow * a.stride_w - a.pad_w;
+        const bool inside =
+            rows_inside && w0 >= 0 && w0 + (a.kernel_w - 1) * a.dilation_w < w;
+        float best = -std::numeric_limits<float>::infinity();
+        if (inside && a.kernel_h == 2 && a.kernel_w == 2 && a.dilation_h == 1 &&
+            a.dilation_w == 1) {
+          // VGG's 2x2 pool: no bounds checks, no loops.
+          const float* r0 = plane + h0 * w + w0;
+          const float* r1 = r0 + w;
+          best = MaxOrNan(MaxOrNan(r0[0], r0[1]), MaxOrNan(r1[0], r1[1]));
+        } else if (inside) {
+          for (int64_t i = 0; i < a.kernel_h; ++i) {
+            const float* row = plane + (h0 + i * a.dilation_h) * w + w0;
+            for (int64_t j = 0; j < a.kernel_w; ++j) {
+              best = MaxOrNan(best, row[j * a.dilation_w]);
+            }
+          }
+        } else {
+          // A window over the padding: padded positions never win.
+          for (int64_t i = 0; i < a.kernel_h; ++i) {
+            const int64_t ih = h0 + i * a.dilation_h;
+            if (ih < 0 || ih >= h) continue;
+            for (int64_t j = 0; j < a.kernel_w; ++j) {
+              const int64_t iw = w0 + j * a.dilation_w;
+              if (iw >= 0 && iw < w) best = MaxOrNan(best, plane[ih * w + iw]);
+            }
+          }
+        }
+        result[oh * wo + ow] = best;
+      }
+    }
+  }
+
+  // max that propagates NaN from either side, as PyTorch's max pooling does.
+  static float MaxOrNan(float a, float b) { return (a > b || a != a) ? a : b; }
+
   MaxPool2dAttrs attrs_;
   std::shared_ptr<const CpuContext> context_;
 };

@@ -1,0 +1,321 @@
+// The Eigen CPU backend: device info, thread count control (results do not
+// depend on it), and allocation failure as a Status.
+
+#include "backends/cpu/cpu_backend.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "core/attributes.h"
+#include "core/backend_registry.h"
+#include "core/compile.h"
+#include "core/graph.h"
+#include "core/tensor.h"
+#include "core/testing/host_backend.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace switchyard {
+namespace cpu {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::vector<float> Random(int64_t n, uint64_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = u(rng);
+  return v;
+}
+
+std::string Property(const DeviceInfo& info, const std::string& key) {
+  for (const auto& [k, v] : info.properties) {
+    if (k == key) return v;
+  }
+  return "";
+}
+
+struct ConvCase {
+  int64_t n, c, h, w, o, k, stride, pad, groups;
+};
+
+// A compiled Conv2d of seeded random weights, and its seeded random input.
+// Kernels take the device's thread count at compile time.
+struct ConvPlan {
+  std::unique_ptr<ExecutablePlan> plan;
+  Tensor input;
+};
+
+ConvPlan CompileConv(const ConvCase& cc, BackendRegistry& registry) {
+  const std::vector<float> x = Random(cc.n * cc.c * cc.h * cc.w, 1);
+  const std::vector<float> w =
+      Random(cc.o * (cc.c / cc.groups) * cc.k * cc.k, 2);
+  const std::vector<float> b = Random(cc.o, 3);
+  absl::StatusOr<Tensor> wt = Tensor::FromVector(
+      {cc.o, cc.c / cc.groups, cc.k, cc.k}, w, Device::Cpu(), registry);
+  absl::StatusOr<Tensor> bt =
+      Tensor::FromVector({cc.o}, b, Device::Cpu(), registry);
+  absl::StatusOr<Tensor> xt =
+      Tensor::FromVector({cc.n, cc.c, cc.h, cc.w}, x, Device::Cpu(), registry);
+  EXPECT_TRUE(wt.ok() && bt.ok() && xt.ok());
+  Graph graph;
+  ValueId in = graph.AddInput("x", xt->shape(), Device::Cpu());
+  ValueId wv = graph.AddConstant("conv.weight", *wt);
+  ValueId bv = graph.AddConstant("conv.bias", *bt);
+  AttrMap attrs;
+  attrs.Set("stride", std::vector<int64_t>{cc.stride, cc.stride});
+  attrs.Set("padding", std::vector<int64_t>{cc.pad, cc.pad});
+  attrs.Set("dilation", std::vector<int64_t>{1, 1});
+  attrs.Set("groups", cc.groups);
+  graph.AddOutput(
+      graph.AddNode("conv2d", "conv", {in, wv, bv}, std::move(attrs)));
+  CompileOptions options;
+  options.backends = &registry;
+  absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan =
+      Compile(std::move(graph), options);
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  return {plan.ok() ? *std::move(plan) : nullptr, *xt};
+}
+
+std::vector<float> RunPlan(ConvPlan& conv, BackendRegistry& registry) {
+  if (conv.plan == nullptr) return {};
+  absl::StatusOr<std::vector<Tensor>> out = conv.plan->Run({conv.input});
+  EXPECT_TRUE(out.ok()) << out.status();
+  if (!out.ok()) return {};
+  absl::StatusOr<std::vector<float>> values = (*out)[0].ToVector(registry);
+  EXPECT_TRUE(values.ok());
+  return *values;
+}
+
+// Compiles with the device's thread count now and runs once.
+std::vector<float> RunConv(const ConvCase& cc, BackendRegistry& registry) {
+  ConvPlan conv = CompileConv(cc, registry);
+  return RunPlan(conv, registry);
+}
+
+// The direct definition, in double.
+std::vector<float> ReferenceConv(const ConvCase& cc) {
+  const std::vector<float> x = Random(cc.n * cc.c * cc.h * cc.w, 1);
+  const int64_t cg = cc.c / cc.groups, og = cc.o / cc.groups;
+  const std::vector<float> w = Random(cc.o * cg * cc.k * cc.k, 2);
+  const std::vector<float> b = Random(cc.o, 3);
+  const int64_t ho = (cc.h + 2 * cc.pad - cc.k) / cc.stride + 1;
+  const int64_t wo = (cc.w + 2 * cc.pad - cc.k) / cc.stride + 1;
+  std::vector<float> y(cc.n * cc.o * ho * wo);
+  for (int64_t n = 0; n < cc.n; ++n)
+    for (int64_t o = 0; o < cc.o; ++o)
+      for (int64_t i = 0; i < ho; ++i)
+        for (int64_t j = 0; j < wo; ++j) {
+          double acc = b[o];
+          const int64_t g = o / og;
+          for (int64_t c = 0; c < cg; ++c)
+            for (int64_t ki = 0; ki < cc.k; ++ki)
+              for (int64_t kj = 0; kj < cc.k; ++kj) {
+                const int64_t ih = i * cc.stride - cc.pad + ki;
+                const int64_t iw = j * cc.stride - cc.pad + kj;
+                if (ih < 0 || ih >= cc.h || iw < 0 || iw >= cc.w) continue;
+                acc +=
+                    static_cast<double>(
+                        x[((n * cc.c + g * cg + c) * cc.h + ih) * cc.w + iw]) *
+                    w[((o * cg + c) * cc.k + ki) * cc.k + kj];
+              }
+          y[((n * cc.o + o) * ho + i) * wo + j] = static_cast<float>(acc);
+        }
+  return y;
+}
+
+class CpuBackendTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    // Leave the process-wide device as the next test expects it.
+    ASSERT_TRUE(
+        SetCpuThreads(BackendRegistry::Global(), initial_threads_).ok());
+  }
+  const int initial_threads_ = CpuThreads(BackendRegistry::Global());
+};
+
+TEST_F(CpuBackendTest, LinkingRegistersCpu0) {
+  BackendRegistry& registry = BackendRegistry::Global();
+  EXPECT_THAT(registry.Types(), ::testing::Contains("cpu"));
+  absl::StatusOr<BackendDevice*> device = registry.GetDevice(Device::Cpu());
+  ASSERT_TRUE(device.ok()) << device.status();
+  EXPECT_EQ((*device)->device(), Device::Cpu());
+  absl::StatusOr<BackendDevice*> second =
+      registry.GetDevice(*Device::Parse("cpu:1"));
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(second.status().message(), HasSubstr("has 1 device; use cpu:0"));
+}
+
+TEST_F(CpuBackendTest, DeviceInfoHasNameMemoryAndThreads) {
+  absl::StatusOr<BackendDevice*> device =
+      BackendRegistry::Global().GetDevice(Device::Cpu());
+  ASSERT_TRUE(device.ok());
+  const DeviceInfo info = (*device)->Info();
+  EXPECT_EQ(info.device, Device::Cpu());
+  EXPECT_FALSE(info.name.empty());
+  EXPECT_GT(info.total_memory_bytes, 0);
+  EXPECT_GT(info.free_memory_bytes, 0);
+  EXPECT_LE(info.free_memory_bytes, info.total_memory_bytes);
+  EXPECT_EQ(Property(info, "threads"),
+            std::to_string(CpuThreads(BackendRegistry::Global())));
+  EXPECT_FALSE(Property(info, "cores").empty());
+
+  ASSERT_TRUE(SetCpuThreads(BackendRegistry::Global(), 3).ok());
+  EXPECT_EQ(CpuThreads(BackendRegistry::Global()), 3);
+  EXPECT_EQ(Property((*device)->Info(), "threads"), "3");
+}
+
+// The conv kernel splits output columns into tiles by thread count and
+// multiplies each tile with Eigen's GEMM. A column's dot products do not
+// depend on which thread runs its tile, so a given thread count always gives
+// the same bits; but Eigen picks its blocking and kernel paths from the
+// tile's width, so the order of the K-term sums, and with it the last bit or
+// two, can change with the thread count. Hence: bitwise equal for one count,
+// within a few float32 ulps of the sums across counts, and against a double
+// reference within the usual float32 tolerance.
+TEST_F(CpuBackendTest, ConvResultsAgreeAcrossThreadCounts) {
+  BackendRegistry& registry = BackendRegistry::Global();
+  const std::vector<ConvCase> cases = {
+      {1, 16, 37, 37, 24, 3, 1, 1, 1},  // one image: columns split per thread
+      {3, 8, 20, 24, 12, 3, 2, 1, 2},   // batch, stride and groups
+      {1, 4, 50, 50, 8, 1, 1, 0, 1},    // 1x1: the pointwise path
+      {2, 3, 64, 64, 16, 3, 1, 1, 1},   // 4096 columns: several tiles anyway
+  };
+  for (const ConvCase& cc : cases) {
+    SCOPED_TRACE(::testing::Message()
+                 << "n=" << cc.n << " c=" << cc.c << " h=" << cc.h
+                 << " o=" << cc.o << " k=" << cc.k);
+    const std::vector<float> reference = ReferenceConv(cc);
+    ASSERT_TRUE(SetCpuThreads(registry, 1).ok());
+    const std::vector<float> one = RunConv(cc, registry);
+    ASSERT_EQ(one.size(), reference.size());
+    for (size_t i = 0; i < one.size(); ++i) {
+      ASSERT_NEAR(one[i], reference[i], 1e-4f * (1 + std::abs(reference[i])))
+          << i;
+    }
+    for (int threads : {2, 3, 4, 7}) {
+      ASSERT_TRUE(SetCpuThreads(registry, threads).ok());
+      ConvPlan conv = CompileConv(cc, registry);
+      const std::vector<float> many = RunPlan(conv, registry);
+      ASSERT_EQ(many.size(), one.size());
+      for (size_t i = 0; i < one.size(); ++i) {
+        ASSERT_NEAR(many[i], one[i], 1e-5f * (1 + std::abs(one[i])))
+            << threads << " threads, element " << i;
+      }
+      // Same thread count, same plan or a new one: the same bits.
+      EXPECT_EQ(RunPlan(conv, registry), many) << threads << " threads";
+      EXPECT_EQ(RunConv(cc, registry), many) << threads << " threads";
+    }
+  }
+}
+
+TEST_F(CpuBackendTest, PlanCompiledBeforeAThreadChangeKeepsItsThreads) {
+  BackendRegistry& registry = BackendRegistry::Global();
+  const ConvCase cc = {1, 16, 37, 37, 24, 3, 1, 1, 1};
+  ASSERT_TRUE(SetCpuThreads(registry, 2).ok());
+  ConvPlan conv = CompileConv(cc, registry);
+  const std::vector<float> before = RunPlan(conv, registry);
+  ASSERT_FALSE(before.empty());
+  ASSERT_TRUE(SetCpuThreads(registry, 1).ok());
+  EXPECT_EQ(CpuThreads(registry), 1);
+  // Still runs, with the pool and tiling it was compiled with.
+  EXPECT_EQ(RunPlan(conv, registry), before);
+}
+
+TEST_F(CpuBackendTest, BadThreadCountsAreInvalidArgument) {
+  absl::Status status = SetCpuThreads(BackendRegistry::Global(), 0);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(),
+              HasSubstr("CPU thread count must be >= 1, got 0"));
+  EXPECT_EQ(SetCpuThreads(BackendRegistry::Global(), -4).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(CpuThreads(BackendRegistry::Global()), initial_threads_);
+}
+
+TEST_F(CpuBackendTest, ThreadControlNeedsTheEigenBackend) {
+  BackendRegistry empty;
+  absl::Status status = SetCpuThreads(empty, 2);
+  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound) << status;
+  EXPECT_EQ(CpuThreads(empty), 0);
+
+  BackendRegistry impostor;
+  ASSERT_TRUE(impostor
+                  .Register("cpu",
+                            []() -> absl::StatusOr<std::unique_ptr<Backend>> {
+                              return switchyard::testing::MakeHostBackend("cpu",
+                                                                          1);
+                            })
+                  .ok());
+  status = SetCpuThreads(impostor, 2);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+  EXPECT_THAT(status.message(), HasSubstr("not the Eigen CPU backend"));
+}
+
+TEST_F(CpuBackendTest, ThreadsFromTheEnvironment) {
+  ASSERT_EQ(setenv("SWITCHYARD_CPU_THREADS", "3", 1), 0);
+  BackendRegistry registry;
+  ASSERT_TRUE(registry
+                  .Register("cpu",
+                            []() -> absl::StatusOr<std::unique_ptr<Backend>> {
+                              return CreateCpuBackend();
+                            })
+                  .ok());
+  EXPECT_EQ(CpuThreads(registry), 3);
+
+  // Nonsense is ignored (with a warning): all cores.
+  ASSERT_EQ(setenv("SWITCHYARD_CPU_THREADS", "lots", 1), 0);
+  std::unique_ptr<Backend> fallback = CreateCpuBackend();
+  ASSERT_EQ(unsetenv("SWITCHYARD_CPU_THREADS"), 0);
+  std::unique_ptr<Backend> normal = CreateCpuBackend();
+  EXPECT_EQ(Property(fallback->GetDevice(0).Info(), "threads"),
+            Property(normal->GetDevice(0).Info(), "threads"));
+}
+
+TEST_F(CpuBackendTest, AbsurdAllocationIsResourceExhausted) {
+  absl::StatusOr<BackendDevice*> device =
+      BackendRegistry::Global().GetDevice(Device::Cpu());
+  ASSERT_TRUE(device.ok());
+  for (size_t bytes : {size_t{1} << 62, std::numeric_limits<size_t>::max() - 8,
+                       std::numeric_limits<size_t>::max()}) {
+    absl::StatusOr<std::shared_ptr<Buffer>> buffer = (*device)->Allocate(bytes);
+    ASSERT_FALSE(buffer.ok()) << bytes << " bytes were \"allocated\"";
+    EXPECT_EQ(buffer.status().code(), absl::StatusCode::kResourceExhausted)
+        << buffer.status();
+    EXPECT_THAT(buffer.status().message(),
+                HasSubstr("cpu:0 could not allocate"));
+  }
+  // Ordinary sizes still work afterwards, zero included, and are aligned.
+  for (size_t bytes : {size_t{0}, size_t{1}, size_t{1000}}) {
+    absl::StatusOr<std::shared_ptr<Buffer>> buffer = (*device)->Allocate(bytes);
+    ASSERT_TRUE(buffer.ok()) << buffer.status();
+    EXPECT_EQ((*buffer)->size_bytes(), bytes);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>((*buffer)->data()) % 64, 0u);
+  }
+}
+
+TEST_F(CpuBackendTest, CopiesLargerThanTheBufferAreRefused) {
+  absl::StatusOr<BackendDevice*> device =
+      BackendRegistry::Global().GetDevice(Device::Cpu());
+  ASSERT_TRUE(device.ok());
+  absl::StatusOr<std::shared_ptr<Buffer>> buffer = (*device)->Allocate(8);
+  ASSERT_TRUE(buffer.ok());
+  char host[16] = {};
+  absl::Status status = (*device)->CopyFromHost(host, **buffer, sizeof(host));
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("does not fit a buffer of 8 bytes"));
+  EXPECT_EQ((*device)->CopyToHost(**buffer, host, sizeof(host)).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace switchyard

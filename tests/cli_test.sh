@@ -1,0 +1,240 @@
+#!/bin/bash
+# End-to-end test of the `switchyard` command line: devices, run (top-5,
+# report, output file), graph (text and dot), and the failures a user meets
+# first, each with its exit code and a message that says what to do.
+#
+# Checks results and messages only; times are printed by the tool but never
+# compared.
+
+set -u
+
+# The binary: from the runfiles tree under bazel test, else next to this
+# script's package (bazel-bin/tests/cli_test -> bazel-bin/tools/cli).
+BIN=""
+for candidate in \
+    "${TEST_SRCDIR:-/nonexistent}/switchyard/tools/cli/switchyard" \
+    "${RUNFILES_DIR:-/nonexistent}/switchyard/tools/cli/switchyard" \
+    "$0.runfiles/switchyard/tools/cli/switchyard" \
+    "$(dirname "$0")/../tools/cli/switchyard"; do
+  if [[ -x "$candidate" ]]; then
+    BIN="$candidate"
+    break
+  fi
+done
+if [[ -z "$BIN" ]]; then
+  echo "FAIL: cannot find the switchyard binary (TEST_SRCDIR=${TEST_SRCDIR:-unset})"
+  exit 1
+fi
+
+TMP="${TEST_TMPDIR:-$(mktemp -d)}"
+# The CLI resolves relative paths against BUILD_WORKING_DIRECTORY; make sure
+# a value inherited from `bazel run` cannot redirect the test's files.
+unset BUILD_WORKING_DIRECTORY
+# Leave the thread count to --threads (or the default), not the caller's env.
+unset SWITCHYARD_CPU_THREADS
+
+FAILURES=0
+fail() {
+  echo "FAIL: $*"
+  FAILURES=$((FAILURES + 1))
+}
+
+# run_cli NAME ARGS...: runs the binary, stdout in $TMP/NAME.out, stderr in
+# $TMP/NAME.err, exit code in $RC.
+run_cli() {
+  local name="$1"
+  shift
+  "$BIN" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+  RC=$?
+  echo "--- switchyard $* -> exit $RC"
+}
+
+# expect_exit NAME CODE
+expect_exit() {
+  if [[ "$RC" -ne "$2" ]]; then
+    fail "$1: exit code $RC, expected $2"
+    sed 's/^/    /' "$TMP/$1.out" "$TMP/$1.err" | head -20
+  fi
+}
+
+# expect_in NAME STREAM(out|err) TEXT: TEXT occurs literally.
+expect_in() {
+  if ! grep -qF -- "$3" "$TMP/$1.$2"; then
+    fail "$1: std$2 does not contain '$3'"
+    sed 's/^/    /' "$TMP/$1.$2" | head -20
+  fi
+}
+
+# --- devices ---------------------------------------------------------------
+run_cli devices devices
+expect_exit devices 0
+expect_in devices out "cpu: 1 device"
+expect_in devices out "cpu:0"
+expect_in devices out "threads"
+expect_in devices out "MiB total"
+
+# --- run ---------------------------------------------------------------------
+run_cli run run --model=vgg11 --batch=1 --iterations=1 --warmup=0 --threads=2 \
+    --report="$TMP/r.json" --output="$TMP/y.npy"
+expect_exit run 0
+expect_in run out "model vgg11 (132863336 parameters) on cpu:0, input [1, 3, 224, 224]"
+expect_in run out "output [1, 1000]"
+expect_in run out "sample 0 top-5:"
+expect_in run out "forward: median"
+expect_in run out "wrote $TMP/r.json"
+
+if [[ ! -s "$TMP/r.json" ]]; then
+  fail "run: no report at $TMP/r.json"
+else
+  PY=""
+  for p in /usr/bin/python3 python3; do
+    if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import json' 2>/dev/null; then
+      PY="$p"
+      break
+    fi
+  done
+  if [[ -n "$PY" ]]; then
+    if ! "$PY" - "$TMP/r.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+problems = []
+def want(cond, what):
+    if not cond:
+        problems.append(what)
+want(r.get("model") == "vgg11", "model == vgg11")
+want(r.get("device") == "cpu:0", "device == cpu:0")
+want(r.get("batch") == 1, "batch == 1")
+want(r.get("iterations") == 1 and r.get("warmup") == 0, "iterations 1, warmup 0")
+want(r.get("input_shape") == [1, 3, 224, 224], "input_shape")
+want(r.get("output_shape") == [1, 1000], "output_shape")
+want(r.get("cpu_threads") == 2, "cpu_threads == 2 (from --threads=2)")
+ms = r.get("forward_ms", {})
+for key in ("median", "min", "max"):
+    want(isinstance(ms.get(key), (int, float)) and ms[key] > 0, "forward_ms." + key + " > 0")
+if all(isinstance(ms.get(k), (int, float)) for k in ("median", "min", "max")):
+    want(ms["min"] <= ms["median"] <= ms["max"], "min <= median <= max")
+top5 = r.get("top5", [])
+want(len(top5) == 1 and len(top5[0]) == 5, "top5: one sample of five")
+if len(top5) == 1 and len(top5[0]) == 5:
+    values = [e["value"] for e in top5[0]]
+    want(values == sorted(values, reverse=True), "top5 sorted best first")
+    want(all(0 <= e["class"] < 1000 for e in top5[0]), "top5 classes in [0, 1000)")
+if problems:
+    print("report problems: " + "; ".join(problems))
+    print(json.dumps(r, indent=1)[:2000])
+    sys.exit(1)
+EOF
+    then
+      fail "run: report content"
+    fi
+  else
+    for key in '"model": "vgg11"' '"device": "cpu:0"' '"batch": 1' '"forward_ms"' \
+        '"median"' '"min"' '"max"'; do
+      grep -qF -- "$key" "$TMP/r.json" || fail "run: report lacks $key"
+    done
+  fi
+fi
+
+if [[ ! -s "$TMP/y.npy" ]]; then
+  fail "run: no output at $TMP/y.npy"
+else
+  head -c 6 "$TMP/y.npy" | grep -q "NUMPY" || fail "run: y.npy is not a .npy file"
+  head -c 128 "$TMP/y.npy" | grep -qF "'shape': (1, 1000)" ||
+      fail "run: y.npy header lacks shape (1, 1000)"
+  head -c 128 "$TMP/y.npy" | grep -qF "'descr': '<f4'" ||
+      fail "run: y.npy is not float32"
+fi
+
+# --- graph ---------------------------------------------------------------------
+run_cli graph_text graph --model=vgg11 --format=text
+expect_exit graph_text 0
+expect_in graph_text out "input input [1, 3, 224, 224] on cpu:0"
+expect_in graph_text out "features.0/conv2d  conv2d([1, 3, 224, 224], [64, 3, 3, 3], [64]) -> [1, 64, 224, 224]  on cpu:0"
+expect_in graph_text out "features.20/max_pool2d"
+expect_in graph_text out "flatten/flatten"
+expect_in graph_text out "classifier.6/linear  linear([1, 4096], [1000, 4096], [1000]) -> [1, 1000]  on cpu:0"
+# One line per node: 21 features, avgpool, flatten, 7 classifier = 30.
+NODES=$(grep -cE '^[a-z0-9_.]+/[a-z0-9_]+  ' "$TMP/graph_text.out")
+[[ "$NODES" -eq 30 ]] || fail "graph: $NODES node lines, expected 30"
+
+run_cli graph_dot graph --model=vgg11 --format=dot --batch=2
+expect_exit graph_dot 0
+head -n 1 "$TMP/graph_dot.out" | grep -q '^digraph' || fail "graph dot: does not start with digraph"
+expect_in graph_dot out "features.0/conv2d"
+expect_in graph_dot out "[2, 1000]"
+tail -n 1 "$TMP/graph_dot.out" | grep -q '}' || fail "graph dot: does not end with }"
+
+# --- failures ------------------------------------------------------------------
+run_cli no_backend run --device=cuda:0 --iterations=1 --warmup=0
+expect_exit no_backend 1
+expect_in no_backend err "switchyard run: NOT_FOUND: no backend is registered for device type 'cuda'"
+expect_in no_backend err "registered types: [cpu]"
+
+run_cli upper_case run --device=CUDA:0 --iterations=1 --warmup=0
+expect_exit upper_case 1
+expect_in upper_case err "INVALID_ARGUMENT"
+expect_in upper_case err "did you mean 'cuda:0'"
+
+run_cli bad_index graph --device=cpu:3
+expect_exit bad_index 1
+expect_in bad_index err "device cpu:3 is not available"
+
+run_cli no_weights run --weights=/nonexistent.safetensors --iterations=1 --warmup=0
+expect_exit no_weights 1
+expect_in no_weights err "NOT_FOUND"
+expect_in no_weights err "/nonexistent.safetensors"
+
+# A valid safetensors file holding one tensor that VGG11 does not have.
+HEADER='{"x":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}'
+LEN=${#HEADER}
+{
+  printf "\\$(printf '%03o' "$LEN")\\000\\000\\000\\000\\000\\000\\000"
+  printf '%s' "$HEADER"
+  printf '\000\000\200\077'  # 1.0f
+} >"$TMP/wrong.safetensors"
+run_cli wrong_weights run --weights="$TMP/wrong.safetensors" --iterations=1 --warmup=0
+expect_exit wrong_weights 1
+expect_in wrong_weights err "INVALID_ARGUMENT: $TMP/wrong.safetensors: cannot load state dict into VGG"
+expect_in wrong_weights err "missing parameters: features.0.weight, features.0.bias,"
+expect_in wrong_weights err "classifier.6.weight, classifier.6.bias"
+expect_in wrong_weights err "unexpected parameters: x"
+
+printf 'this is not an array\n' >"$TMP/input.txt"
+run_cli text_input run --input="$TMP/input.txt" --iterations=1 --warmup=0
+expect_exit text_input 1
+expect_in text_input err "INVALID_ARGUMENT: $TMP/input.txt: not a .npy file"
+
+run_cli unknown_command frobnicate
+expect_exit unknown_command 2
+expect_in unknown_command err "unknown command 'frobnicate'"
+expect_in unknown_command err "switchyard COMMAND [flags]"
+
+run_cli no_command
+expect_exit no_command 2
+expect_in no_command err "commands:"
+
+run_cli svg graph --format=svg
+expect_exit svg 1
+expect_in svg err "--format must be text or dot, got 'svg'"
+
+run_cli unknown_model graph --model=resnet50
+expect_exit unknown_model 1
+expect_in unknown_model err "unknown model 'resnet50'; known: vgg11, vgg13, vgg16, vgg19"
+
+run_cli zero_batch graph --batch=0
+expect_exit zero_batch 1
+expect_in zero_batch err "batch must be >= 1, got 0"
+
+run_cli zero_iterations run --iterations=0
+expect_exit zero_iterations 1
+expect_in zero_iterations err "--iterations must be >= 1"
+
+run_cli negative_threads run --threads=-1 --iterations=1 --warmup=0
+expect_exit negative_threads 1
+expect_in negative_threads err "CPU thread count must be >= 1, got -1"
+
+if [[ "$FAILURES" -ne 0 ]]; then
+  echo "$FAILURES check(s) failed"
+  exit 1
+fi
+echo "PASS"
