@@ -46,17 +46,21 @@ class MaxPool2dKernel : public Kernel {
         const bool inside =
             rows_inside && w0 >= 0 && w0 + (a.kernel_w - 1) * a.dilation_w < w;
         float best = -std::numeric_limits<float>::infinity();
+        bool nan = false;
         if (inside && a.kernel_h == 2 && a.kernel_w == 2 && a.dilation_h == 1 &&
             a.dilation_w == 1) {
           // VGG's 2x2 pool: no bounds checks, no loops.
           const float* r0 = plane + h0 * w + w0;
           const float* r1 = r0 + w;
-          best = MaxOrNan(MaxOrNan(r0[0], r0[1]), MaxOrNan(r1[0], r1[1]));
+          best = Max(Max(r0[0], r0[1]), Max(r1[0], r1[1]));
+          nan = IsNan(r0[0]) | IsNan(r0[1]) | IsNan(r1[0]) | IsNan(r1[1]);
         } else if (inside) {
           for (int64_t i = 0; i < a.kernel_h; ++i) {
             const float* row = plane + (h0 + i * a.dilation_h) * w + w0;
             for (int64_t j = 0; j < a.kernel_w; ++j) {
-              best = MaxOrNan(best, row[j * a.dilation_w]);
+              const float v = row[j * a.dilation_w];
+              best = Max(best, v);
+              nan |= IsNan(v);
             }
           }
         } else {
@@ -66,17 +70,21 @@ class MaxPool2dKernel : public Kernel {
             if (ih < 0 || ih >= h) continue;
             for (int64_t j = 0; j < a.kernel_w; ++j) {
               const int64_t iw = w0 + j * a.dilation_w;
-              if (iw >= 0 && iw < w) best = MaxOrNan(best, plane[ih * w + iw]);
+              if (iw < 0 || iw >= w) continue;
+              best = Max(best, plane[ih * w + iw]);
+              nan |= IsNan(plane[ih * w + iw]);
             }
           }
         }
-        result[oh * wo + ow] = best;
+        result[oh * wo + ow] = nan ? std::numeric_limits<float>::quiet_NaN() : best;
       }
     }
   }
 
-  // max that propagates NaN from either side, as PyTorch's max pooling does.
-  static float MaxOrNan(float a, float b) { return (a > b || a != a) ? a : b; }
+  // Branch-free on random data (a compare and select, maxss), with NaN
+  // tracked on the side: PyTorch's max pooling propagates NaN.
+  static float Max(float a, float b) { return a > b ? a : b; }
+  static bool IsNan(float v) { return v != v; }
 
   MaxPool2dAttrs attrs_;
   std::shared_ptr<const CpuContext> context_;
