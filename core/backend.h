@@ -40,6 +40,20 @@ class Kernel {
                            absl::Span<Tensor* const> outputs) = 0;
 };
 
+// Marks on one device's own clock, for the profiler: a CUDA backend records
+// events on its stream; the default (HostClock in core/host_clock.h) reads
+// the host's steady clock after synchronizing, which is exact for devices
+// whose kernels finish before Kernel::Run returns (the CPU).
+class DeviceClock {
+ public:
+  virtual ~DeviceClock() = default;
+  // Queues a mark after all work queued on the device so far; returns its
+  // index (0, 1, 2, ...).
+  virtual absl::StatusOr<int> Mark() = 0;
+  // Milliseconds between marks `from` and `to`; waits until both happened.
+  virtual absl::StatusOr<double> ElapsedMs(int from, int to) = 0;
+};
+
 // One device of a backend: allocates, copies, runs kernels, synchronizes.
 // Owned by its Backend and valid as long as the Backend is.
 class BackendDevice {
@@ -65,6 +79,10 @@ class BackendDevice {
                                     Buffer& dst, size_t bytes) {
     return absl::UnimplementedError("no direct device-to-device copy");
   }
+
+  // A clock on this device's timeline. The default synchronizes and reads
+  // the host clock; asynchronous devices override it.
+  virtual absl::StatusOr<std::unique_ptr<DeviceClock>> CreateClock();
 
   // Capability before execution: OK when this device can run `node` (whose
   // input shapes are known), else Unimplemented with the reason.
