@@ -2,23 +2,43 @@
 #define SWITCHYARD_CORE_COMPILE_H_
 
 #include <memory>
+#include <optional>
 
 #include "absl/status/statusor.h"
 #include "core/backend_registry.h"
 #include "core/executable_plan.h"
 #include "core/graph.h"
 #include "core/op_def.h"
+#include "core/passes/auto_placement.h"
 
 namespace switchyard {
+
+enum class PlacementPolicy {
+  // Every operand of a node on one device, or InvalidArgument (the default).
+  kStrict,
+  // Copies inserted toward a target device; unsupported nodes fall back.
+  kAuto,
+};
+
+// "strict" or "auto".
+absl::StatusOr<PlacementPolicy> ParsePlacementPolicy(absl::string_view name);
 
 struct CompileOptions {
   BackendRegistry* backends = &BackendRegistry::Global();
   const OpRegistry* ops = &OpRegistry::Global();
+  PlacementPolicy placement = PlacementPolicy::kStrict;
+  // kAuto: where nodes should run. Unset: the device of the graph's
+  // parameters (the model's device), else of its first input.
+  std::optional<Device> target;
+  // kAuto: where a node the target cannot run goes instead; unset: nowhere.
+  std::optional<Device> fallback = Device::Cpu();
+  // kAuto: filled with what was copied and what fell back, when set.
+  PlacementReport* report = nullptr;
 };
 
-// The standard pipeline: shape inference, strict placement, lowering. Any
-// error happens before a kernel runs or a buffer is allocated, except an
-// allocation failure itself.
+// The standard pipeline: shape inference, placement (strict, or auto then a
+// strict check), lowering. Any error happens before a kernel runs or a buffer
+// is allocated, except an allocation failure itself.
 //
 //   absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan = Compile(std::move(graph));
 absl::StatusOr<std::unique_ptr<ExecutablePlan>> Compile(

@@ -12,9 +12,20 @@
 #include "core/backend_registry.h"
 #include "core/buffer_plan.h"
 #include "core/graph.h"
+#include "core/passes/auto_placement.h"
 #include "core/tensor.h"
 
 namespace switchyard {
+
+class Profiler;  // core/profiler.h
+
+// Options of one ExecutablePlan::Run.
+struct RunOptions {
+  // Times every node on its device's own clock and records the events
+  // (core/profiler.h). Null, the default: nothing is timed and the run pays
+  // nothing for it.
+  Profiler* profiler = nullptr;
+};
 
 // A placed graph lowered onto backend kernels, with its intermediate buffers
 // allocated once from the buffer plan. Run it as often as you like with
@@ -34,10 +45,17 @@ class ExecutablePlan {
 
   // Inputs in graph input order, each with the compiled shape, dtype and
   // device; InvalidArgument naming the input otherwise.
-  absl::StatusOr<std::vector<Tensor>> Run(absl::Span<const Tensor> inputs);
+  absl::StatusOr<std::vector<Tensor>> Run(
+      absl::Span<const Tensor> inputs, const RunOptions& options = RunOptions());
 
   const Graph& graph() const { return graph_; }
   const BufferPlan& buffer_plan() const { return buffer_plan_; }
+  // What the auto placement policy moved and where nodes fell back; empty
+  // under strict placement.
+  const PlacementReport& placement_report() const { return placement_report_; }
+  void set_placement_report(PlacementReport report) {
+    placement_report_ = std::move(report);
+  }
 
  private:
   struct Step {
@@ -52,6 +70,7 @@ class ExecutablePlan {
   Graph graph_;
   BackendRegistry& registry_;
   BufferPlan buffer_plan_;
+  PlacementReport placement_report_;
   std::vector<Step> steps_;
   std::vector<std::shared_ptr<Buffer>> slot_buffers_;
   std::vector<BackendDevice*> devices_used_;

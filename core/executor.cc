@@ -4,12 +4,13 @@
 #include "absl/strings/str_cat.h"
 #include "core/executable_plan.h"
 #include "core/passes/shape_inference.h"
+#include "core/profiler.h"
 #include "core/status_macros.h"
 
 namespace switchyard {
 
 absl::StatusOr<std::vector<Tensor>> ExecutablePlan::Run(
-    absl::Span<const Tensor> inputs) {
+    absl::Span<const Tensor> inputs, const RunOptions& options) {
   const std::vector<ValueId>& input_ids = graph_.inputs();
   if (inputs.size() != input_ids.size()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -35,6 +36,19 @@ absl::StatusOr<std::vector<Tensor>> ExecutablePlan::Run(
   absl::MutexLock lock(&run_mu_);
   for (size_t i = 0; i < inputs.size(); ++i) values_[input_ids[i]] = inputs[i];
 
+  // Profiling (optional): marks on each device's clock around each node.
+  // A run that fails part way tells the profiler (AbortProfile).
+  Profiler* const profiler = options.profiler;
+  struct AbortProfile {
+    Profiler* profiler;
+    ~AbortProfile() {
+      if (profiler != nullptr) profiler->OnRunAborted();
+    }
+  } abort_profile{profiler};
+  if (profiler != nullptr) {
+    SY_RETURN_IF_ERROR(profiler->OnRunStart(graph_, devices_used_));
+  }
+
   std::vector<const Tensor*> operand_ptrs;
   std::vector<Tensor*> output_ptrs;
   for (const Step& step : steps_) {
@@ -53,6 +67,9 @@ absl::StatusOr<std::vector<Tensor>> ExecutablePlan::Run(
     output_ptrs.clear();
     for (ValueId id : node.inputs) operand_ptrs.push_back(&values_[id]);
     for (ValueId id : node.outputs) output_ptrs.push_back(&values_[id]);
+    if (profiler != nullptr) {
+      SY_RETURN_IF_ERROR(profiler->OnNodeStart(node, *step.device));
+    }
     absl::Status status = step.kernel->Run(operand_ptrs, output_ptrs);
     if (!status.ok()) {
       return absl::Status(status.code(),
@@ -60,9 +77,16 @@ absl::StatusOr<std::vector<Tensor>> ExecutablePlan::Run(
                                        node.device->ToString(), " failed: ",
                                        status.message()));
     }
+    if (profiler != nullptr) {
+      SY_RETURN_IF_ERROR(profiler->OnNodeEnd(node, *step.device));
+    }
   }
   for (BackendDevice* device : devices_used_) {
     SY_RETURN_IF_ERROR(device->Synchronize());
+  }
+  if (profiler != nullptr) {
+    abort_profile.profiler = nullptr;
+    SY_RETURN_IF_ERROR(profiler->OnRunEnd());
   }
   std::vector<Tensor> outputs;
   for (ValueId id : graph_.outputs()) outputs.push_back(values_[id]);

@@ -11,6 +11,9 @@ namespace switchyard {
 absl::StatusOr<Shape> Shape::Create(absl::Span<const int64_t> dims,
                                     size_t element_size) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  // The product of the non-zero dimensions must fit too, even when a zero
+  // makes the element count 0: code that multiplies a subset of the
+  // dimensions (flatten's merged size, strides) must not overflow either.
   int64_t count = 1;
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] < 0) {
@@ -18,7 +21,8 @@ absl::StatusOr<Shape> Shape::Create(absl::Span<const int64_t> dims,
           "dimension ", i, " of shape [", absl::StrJoin(dims, ", "),
           "] is negative"));
     }
-    if (dims[i] != 0 && count > kMax / dims[i]) {
+    if (dims[i] == 0) continue;
+    if (count > kMax / dims[i]) {
       return absl::InvalidArgumentError(absl::StrCat(
           "shape [", absl::StrJoin(dims, ", "), "] has too many elements"));
     }

@@ -23,7 +23,9 @@ class Shape {
   explicit Shape(std::vector<int64_t> dims) : dims_(std::move(dims)) {}
 
   // Checks that every dimension is >= 0 and that the element count and the
-  // byte size at `element_size` fit in int64 without overflow.
+  // byte size at `element_size` fit in int64 without overflow. Zero
+  // dimensions are left out of that product, so no product of any subset
+  // of the dimensions overflows either ([0, 2^62, 2^62] is rejected).
   static absl::StatusOr<Shape> Create(absl::Span<const int64_t> dims,
                                       size_t element_size = 4);
 

@@ -25,7 +25,11 @@ TEST(ShapeTest, CreateRejectsNegativeAndOverflow) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(Shape::Create({big}, 4).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(Shape::Create({0, big, big}).ok());
+  // Empty, but flatten would merge big * big: the non-zero dimensions must
+  // fit too (found by tests/fuzz/graph_fuzzer).
+  EXPECT_EQ(Shape::Create({0, big, big}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Shape::Create({0, big}, 1).ok());
 }
 
 }  // namespace

@@ -80,6 +80,9 @@ absl::StatusOr<Tensor> Tensor::FromVector(const Shape& shape,
   }
   SY_ASSIGN_OR_RETURN(Tensor tensor,
                       Empty(shape, DType::kFloat32, device, registry));
+  // Nothing to copy, and an empty span's data() may be null, which no
+  // backend should have to expect.
+  if (tensor.size_bytes() == 0) return tensor;
   SY_ASSIGN_OR_RETURN(BackendDevice * backend_device,
                       registry.GetDevice(device));
   SY_RETURN_IF_ERROR(backend_device->CopyFromHost(

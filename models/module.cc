@@ -128,6 +128,11 @@ void Module::ClearPlans() {
   down(this);
 }
 
+void Module::set_placement(PlacementPolicy policy) {
+  placement_ = policy;
+  ClearOwnPlans();
+}
+
 absl::Status Module::To(const Device& device) {
   SY_RETURN_IF_ERROR(registry_->GetDevice(device).status());
   std::vector<std::pair<std::string, Parameter*>> all;
@@ -304,6 +309,8 @@ absl::StatusOr<ExecutablePlan*> Module::Compiled(const Shape& input_shape,
   SY_ASSIGN_OR_RETURN(Graph graph, TraceGraph(input_shape, input_device));
   CompileOptions options;
   options.backends = registry_;
+  options.placement = placement_;
+  options.target = device_;
   SY_ASSIGN_OR_RETURN(std::unique_ptr<ExecutablePlan> plan,
                       Compile(std::move(graph), options));
   return (plans_[key] = std::move(plan)).get();

@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "core/backend_registry.h"
+#include "core/compile.h"
 #include "core/executable_plan.h"
 #include "core/graph.h"
 #include "core/tensor.h"
@@ -98,6 +99,13 @@ class Module {
 
   BackendRegistry& registry() const { return *registry_; }
 
+  // How Forward places the graph: strict (the default) or auto, which copies
+  // inputs to the module's device and falls back to the CPU for nodes the
+  // device cannot run. The compiled plan's placement_report() says what
+  // moved.
+  void set_placement(PlacementPolicy policy);
+  PlacementPolicy placement() const { return placement_; }
+
  protected:
   // For layers' constructors: declares a parameter of this module.
   void RegisterParameter(const std::string& name, const Shape& shape);
@@ -144,6 +152,7 @@ class Module {
   BackendRegistry* registry_;
   Module* parent_ = nullptr;  // the container this module was added to
   Device device_ = Device::Cpu();
+  PlacementPolicy placement_ = PlacementPolicy::kStrict;
   std::vector<Parameter> parameters_;
   std::vector<std::pair<std::string, std::unique_ptr<Module>>> children_;
 

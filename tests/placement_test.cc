@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "models/linear.h"
+#include "ops/functional.h"
 #include "models/parameterless_layers.h"
 #include "models/sequential.h"
 
@@ -134,6 +135,84 @@ TEST_F(PlacementTest, UnsupportedOpFailsBeforeAllocation) {
                     HasSubstr("the test backend has no kernel for linear")));
   EXPECT_EQ(counters_->kernels_created, 0);
   EXPECT_EQ(counters_->allocations, allocations_before);
+}
+
+}  // namespace
+}  // namespace switchyard
+
+namespace switchyard {
+namespace {
+
+TEST_F(PlacementTest, AutoPolicyInsertsCopiesAndReportsThem) {
+  Graph graph;
+  ValueId a = graph.AddInput("a", Shape({3}), Fake(0));
+  ValueId b = graph.AddInput("b", Shape({3}), Fake(1));
+  graph.AddOutput(graph.AddNode("add", "residual", {a, b}, AttrMap()));
+  CompileOptions options;
+  options.backends = &registry_;
+  options.placement = PlacementPolicy::kAuto;
+  options.target = Fake(1);
+  absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan = Compile(std::move(graph), options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const PlacementReport& report = (*plan)->placement_report();
+  EXPECT_EQ(report.CopiesPerRun(), 1);
+  EXPECT_EQ(report.BytesPerRun(), 12);
+  EXPECT_THAT(report.ToString(),
+              AllOf(HasSubstr("1 copy per run, 12 bytes per run"),
+                    HasSubstr("a fake:0 -> fake:1 (12 bytes)")));
+  EXPECT_EQ((*plan)->graph().node(0).name, "copy:a->fake:1");
+  Tensor ta = *Tensor::FromVector({3}, {1, 2, 3}, Fake(0), registry_);
+  Tensor tb = *Tensor::FromVector({3}, {10, 20, 30}, Fake(1), registry_);
+  absl::StatusOr<std::vector<Tensor>> out = (*plan)->Run({ta, tb});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].device(), Fake(1));
+  EXPECT_EQ(*(*out)[0].ToVector(registry_), (std::vector<float>{11, 22, 33}));
+}
+
+TEST_F(PlacementTest, AutoPolicyFallsBackToCpuAndMovesParametersOnce) {
+  nn::Sequential model(registry_);
+  model.Add(std::make_unique<nn::Linear>(4, 3));  // the fake backend has no linear
+  model.Add(std::make_unique<nn::ReLU>());
+  ASSERT_TRUE(model.InitializeParameters(0).ok());
+  Tensor x = *Tensor::FromVector({2, 4}, {1, -2, 3, -4, 5, -6, 7, -8}, Device::Cpu(),
+                                 registry_);
+  absl::StatusOr<Tensor> on_cpu = model.Forward(x);
+  ASSERT_TRUE(on_cpu.ok()) << on_cpu.status();
+
+  ASSERT_TRUE(model.To(Fake(0)).ok());
+  model.set_placement(PlacementPolicy::kAuto);
+  absl::StatusOr<Tensor> y = model.Forward(x);
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(y->device(), Fake(0));
+  EXPECT_EQ(*y->ToVector(registry_), *on_cpu->ToVector(registry_));
+
+  const PlacementReport& report =
+      (*model.Compiled(x.shape(), x.device()))->placement_report();
+  ASSERT_EQ(report.fallbacks.size(), 1u);
+  EXPECT_EQ(report.fallbacks[0].node, "0/linear");
+  EXPECT_THAT(report.ToString(),
+              AllOf(HasSubstr("fell back: 0/linear runs on cpu:0 because fake:0 "
+                              "cannot: the test backend has no kernel for linear"),
+                    HasSubstr("2 parameters moved once at compile time (60 bytes)"),
+                    HasSubstr("0/linear:0 cpu:0 -> fake:0 (24 bytes)")));
+  EXPECT_EQ(report.CopiesPerRun(), 1);
+}
+
+TEST_F(PlacementTest, EagerCallsGoThroughStrictPlacement) {
+  Tensor y = *Tensor::FromVector({3}, {1, 2, 3}, Fake(1), registry_);
+  Tensor x = *Tensor::FromVector({3}, {1, 1, 1}, Fake(0), registry_);
+  absl::StatusOr<Tensor> sum = functional::Add(y, x, registry_);
+  ASSERT_FALSE(sum.ok());
+  EXPECT_EQ(sum.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(sum.status().message()),
+              AllOf(HasSubstr("node 'add/add' (op add, layer 'add') has operands "
+                              "on different devices"),
+                    HasSubstr("input 'input' [3] on fake:1"),
+                    HasSubstr("other 'other' [3] on fake:0")));
+  EXPECT_EQ(counters_->kernels_run, 0);
+  absl::StatusOr<Tensor> fixed = functional::Add(y, *x.To(Fake(1), registry_), registry_);
+  ASSERT_TRUE(fixed.ok()) << fixed.status();
+  EXPECT_EQ(*fixed->ToVector(registry_), (std::vector<float>{2, 3, 4}));
 }
 
 }  // namespace

@@ -13,6 +13,19 @@ std::string DescribeNode(const Node& node) {
 
 absl::StatusOr<bool> ShapeInferencePass::Run(Graph& graph) {
   bool changed = false;
+  // Op definitions may assume valid operand shapes (dimensions >= 0, sizes
+  // that fit in int64), so graph inputs and parameters, whose shapes come
+  // from the user, are checked first, and every inferred shape after.
+  for (const Value& v : graph.values()) {
+    if (v.producer >= 0 || !v.shape.has_value()) continue;
+    absl::Status valid =
+        Shape::Create(v.shape->dims(), DTypeSize(v.dtype)).status();
+    if (!valid.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          v.constant.has_value() ? "parameter '" : "graph input '", v.name,
+          "' has an invalid shape: ", valid.message()));
+    }
+  }
   for (const Node& node : graph.nodes()) {
     absl::StatusOr<const OpDef*> def = ops_.Find(node.op);
     if (!def.ok()) {
@@ -47,6 +60,14 @@ absl::StatusOr<bool> ShapeInferencePass::Run(Graph& graph) {
       return absl::Status(shape.status().code(),
                           absl::StrCat(DescribeNode(node), ": ",
                                        shape.status().message()));
+    }
+    absl::Status valid =
+        Shape::Create(shape->dims(),
+                      DTypeSize(graph.value(node.outputs[0]).dtype))
+            .status();
+    if (!valid.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          DescribeNode(node), ": invalid output shape: ", valid.message()));
     }
     Value& out = graph.mutable_value(node.outputs[0]);
     if (!out.shape.has_value() || *out.shape != *shape) {

@@ -52,11 +52,11 @@ class HostDevice : public BackendDevice {
     return std::make_shared<Buffer>(device_, data, bytes, &std::free);
   }
   absl::Status CopyFromHost(const void* src, Buffer& dst, size_t bytes) override {
-    std::memcpy(dst.data(), src, bytes);
+    if (bytes > 0) std::memcpy(dst.data(), src, bytes);
     return absl::OkStatus();
   }
   absl::Status CopyToHost(const Buffer& src, void* dst, size_t bytes) override {
-    std::memcpy(dst, src.data(), bytes);
+    if (bytes > 0) std::memcpy(dst, src.data(), bytes);
     return absl::OkStatus();
   }
   absl::Status Supports(const Node& node, const Graph&) const override {

@@ -16,6 +16,10 @@ absl::Status RunCommand(BackendRegistry& registry);
 // `switchyard graph`: the traced, placed IR as text or Graphviz DOT.
 absl::Status GraphCommand(BackendRegistry& registry);
 
+// `switchyard bench`: a model on every device and batch size; forward, copies
+// and end to end, median and p95 (tools/cli/bench.h).
+absl::Status BenchCommand(BackendRegistry& registry);
+
 }  // namespace cli
 }  // namespace switchyard
 

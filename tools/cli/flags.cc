@@ -1,9 +1,13 @@
 #include "tools/cli/flags.h"
 
 #include <cstdlib>
+#include <set>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 
 ABSL_FLAG(std::string, model, "vgg11", "model name (vgg11, vgg13, vgg16, vgg19)");
 ABSL_FLAG(std::string, weights, "",
@@ -16,14 +20,88 @@ ABSL_FLAG(std::string, output, "", ".npy file to write the output to");
 ABSL_FLAG(std::string, report, "", "JSON file to write the run's report to");
 ABSL_FLAG(std::string, device, "cpu", "device to run on, e.g. cpu, cuda:0");
 ABSL_FLAG(std::string, format, "text", "graph output format: text or dot");
-ABSL_FLAG(int64_t, batch, 1, "batch size when no --input is given");
+ABSL_FLAG(std::string, batch, "1",
+          "batch size when no --input is given; bench: a comma-separated list "
+          "(default 1,8)");
 ABSL_FLAG(int32_t, warmup, 1, "untimed forward passes before timing");
 ABSL_FLAG(int32_t, iterations, 5, "timed forward passes");
 ABSL_FLAG(int32_t, threads, 0, "CPU threads (0: all cores, or SWITCHYARD_CPU_THREADS)");
 ABSL_FLAG(uint64_t, seed, 0, "seed of the initialisation and of random input");
+ABSL_FLAG(std::string, placement, "strict",
+          "strict: every operand of a node on one device, else an error; auto: "
+          "copy inputs to the model's device and fall back to the CPU for "
+          "nodes the device cannot run, with a summary of what moved");
+ABSL_FLAG(std::string, input_device, "",
+          "device to put the input on (default: --device)");
+ABSL_FLAG(bool, explain_placement, false,
+          "print the device of every node and every copy before running");
+
+namespace {
+std::vector<std::string>& PluginPaths() {
+  static auto* paths = new std::vector<std::string>();
+  return *paths;
+}
+}  // namespace
+
+// Abseil calls OnUpdate once per occurrence while parsing; each appends.
+ABSL_FLAG(std::vector<std::string>, plugin, {},
+          "backend plugin (.so) to load before the command runs; repeatable, "
+          "or comma-separated. SWITCHYARD_PLUGIN_PATH (files or folders, "
+          "colon-separated) is loaded first")
+    .OnUpdate([] {
+      for (const std::string& path : absl::GetFlag(FLAGS_plugin)) {
+        PluginPaths().push_back(path);
+      }
+    });
 
 namespace switchyard {
 namespace cli {
+
+absl::StatusOr<std::vector<int64_t>> BatchListFlag() {
+  const std::string text = absl::GetFlag(FLAGS_batch);
+  std::vector<int64_t> sizes;
+  for (absl::string_view part : absl::StrSplit(text, ',')) {
+    int64_t size = 0;
+    if (!absl::SimpleAtoi(part, &size)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--batch wants an integer or a comma-separated list of them, got '",
+          text, "'"));
+    }
+    sizes.push_back(size);
+  }
+  return sizes;
+}
+
+absl::StatusOr<int64_t> BatchFlag() {
+  absl::StatusOr<std::vector<int64_t>> sizes = BatchListFlag();
+  if (!sizes.ok()) return sizes.status();
+  if (sizes->size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "this command takes one --batch size, got '", absl::GetFlag(FLAGS_batch),
+        "' (lists are for `switchyard bench`)"));
+  }
+  return sizes->front();
+}
+
+const std::vector<std::string>& PluginFlagPaths() { return PluginPaths(); }
+
+namespace {
+std::set<std::string>& GivenFlags() {
+  static auto* given = new std::set<std::string>();
+  return *given;
+}
+}  // namespace
+
+void RecordGivenFlags(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (!absl::ConsumePrefix(&arg, "--") && !absl::ConsumePrefix(&arg, "-")) continue;
+    GivenFlags().insert(std::string(arg.substr(0, arg.find('='))));
+  }
+}
+
+bool FlagGiven(const std::string& name) { return GivenFlags().count(name) > 0; }
 
 std::string ResolveUserPath(const std::string& path) {
   if (path.empty() || path[0] == '/') return path;

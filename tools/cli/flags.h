@@ -3,8 +3,10 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/flags/declare.h"
+#include "absl/status/statusor.h"
 
 // The command line's flags, shared by the subcommands (see main.cc).
 ABSL_DECLARE_FLAG(std::string, model);
@@ -14,11 +16,15 @@ ABSL_DECLARE_FLAG(std::string, output);
 ABSL_DECLARE_FLAG(std::string, report);
 ABSL_DECLARE_FLAG(std::string, device);
 ABSL_DECLARE_FLAG(std::string, format);
-ABSL_DECLARE_FLAG(int64_t, batch);
+ABSL_DECLARE_FLAG(std::string, batch);  // use BatchFlag / BatchListFlag
 ABSL_DECLARE_FLAG(int32_t, warmup);
 ABSL_DECLARE_FLAG(int32_t, iterations);
 ABSL_DECLARE_FLAG(int32_t, threads);
 ABSL_DECLARE_FLAG(uint64_t, seed);
+ABSL_DECLARE_FLAG(std::string, placement);
+ABSL_DECLARE_FLAG(std::string, input_device);
+ABSL_DECLARE_FLAG(bool, explain_placement);
+ABSL_DECLARE_FLAG(std::vector<std::string>, plugin);  // use PluginFlagPaths
 
 namespace switchyard {
 namespace cli {
@@ -27,6 +33,22 @@ namespace cli {
 // binary in its runfiles tree and says where the user was in
 // BUILD_WORKING_DIRECTORY); unchanged when absolute or outside bazel run.
 std::string ResolveUserPath(const std::string& path);
+
+// --batch as one size (run, graph; InvalidArgument for a list) or as the
+// list `switchyard bench` takes ("1,8,32"). Values are checked by the
+// commands (ModelInputShape says "batch must be >= 1").
+absl::StatusOr<int64_t> BatchFlag();
+absl::StatusOr<std::vector<int64_t>> BatchListFlag();
+
+// Which flags the command line named, for commands whose defaults differ
+// from the shared flag's (bench: --warmup=2 --iterations=10 --batch=1,8).
+// main() records argv (flag names with underscores) before parsing.
+void RecordGivenFlags(int argc, char** argv);
+bool FlagGiven(const std::string& name);
+
+// Every --plugin path in command-line order, repeated flags and
+// comma-separated lists alike (Abseil itself keeps only the last value).
+const std::vector<std::string>& PluginFlagPaths();
 
 }  // namespace cli
 }  // namespace switchyard

@@ -20,23 +20,35 @@ absl::Status GraphCommand(BackendRegistry& registry) {
   }
   SY_ASSIGN_OR_RETURN(Device device, Device::Parse(absl::GetFlag(FLAGS_device)));
   const std::string model_name = absl::GetFlag(FLAGS_model);
-  SY_ASSIGN_OR_RETURN(Shape input_shape,
-                      ModelInputShape(model_name, absl::GetFlag(FLAGS_batch)));
+  SY_ASSIGN_OR_RETURN(int64_t batch, BatchFlag());
+  SY_ASSIGN_OR_RETURN(Shape input_shape, ModelInputShape(model_name, batch));
   SY_ASSIGN_OR_RETURN(std::unique_ptr<Module> model,
                       CreateModel(model_name, registry));
   SY_RETURN_IF_ERROR(model->To(device));
   // The graph's structure does not depend on the values: zeros are cheaper
   // than the seeded initialisation.
   SY_RETURN_IF_ERROR(ZeroModel(*model));
-  SY_ASSIGN_OR_RETURN(Graph graph, model->TraceGraph(input_shape, device));
+  const std::string input_flag = absl::GetFlag(FLAGS_input_device);
+  SY_ASSIGN_OR_RETURN(Device input_device,
+                      input_flag.empty() ? absl::StatusOr<Device>(device)
+                                         : Device::Parse(input_flag));
+  SY_ASSIGN_OR_RETURN(Graph graph, model->TraceGraph(input_shape, input_device));
   CompileOptions options;
   options.backends = &registry;
+  SY_ASSIGN_OR_RETURN(options.placement,
+                      ParsePlacementPolicy(absl::GetFlag(FLAGS_placement)));
+  options.target = device;
+  PlacementReport report;
+  options.report = &report;
   SY_RETURN_IF_ERROR(InferAndPlace(graph, options));
   if (format == "dot") {
     std::printf("%s", graph.ToDot().c_str());
     return absl::OkStatus();
   }
   std::printf("%s", graph.ToText().c_str());
+  if (options.placement == PlacementPolicy::kAuto) {
+    std::printf("%s\n", report.ToString().c_str());
+  }
   SY_ASSIGN_OR_RETURN(BufferPlan plan, PlanBuffers(graph));
   std::printf("buffer plan: %zu slot%s, %.1f MiB for intermediates (%.1f MiB "
               "without reuse)\n",

@@ -5,6 +5,11 @@
 //                  [--output=Y.npy] [--device=cpu] [--warmup=N] [--iterations=N]
 //                  [--report=R.json] [--threads=T]
 //   switchyard graph --model=vgg11 [--format=text|dot] [--device=cpu] [--batch=N]
+//   switchyard bench --model=vgg11 [--devices=cpu,cuda:0] [--batch=1,8,32]
+//                    [--warmup=N] [--iterations=N] [--json=F] [--markdown=F]
+//
+// Flag names may be written with dashes or underscores (--loader-threads or
+// --loader_threads); Abseil knows the underscore spelling.
 
 #include <cstdio>
 #include <string>
@@ -13,7 +18,10 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "core/backend_registry.h"
+#include "core/plugin_loader.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/flags.h"
+#include "tools/cli/flags.h"
 
 namespace {
 
@@ -24,12 +32,46 @@ constexpr char kUsage[] =
     "  run       run a model: top-5 and forward time (--model --weights --input\n"
     "            --batch --output --device --warmup --iterations --report --threads)\n"
     "  graph     print the placed graph IR (--model --format=text|dot --device --batch)\n"
+    "  bench     time a model on every device: forward, copies, end to end\n"
+    "            (--model --devices --batch=1,8 --warmup --iterations --json\n"
+    "            --markdown --threads)\n"
+    "plugins: --plugin=PATH.so (repeatable) and SWITCHYARD_PLUGIN_PATH load\n"
+    "  backends at start, e.g. --plugin=bazel-bin/backends/reference/"
+    "libswitchyard_ref_plugin.so\n"
     "Try: switchyard run --model=vgg11 --batch=1\n";
+
+// Plugins from SWITCHYARD_PLUGIN_PATH, then from --plugin, into `registry`.
+absl::Status LoadPlugins(switchyard::BackendRegistry& registry) {
+  absl::StatusOr<std::vector<switchyard::LoadedPlugin>> from_env =
+      switchyard::LoadPluginsFromEnv(registry);
+  if (!from_env.ok()) return from_env.status();
+  for (const std::string& path : switchyard::cli::PluginFlagPaths()) {
+    absl::StatusOr<switchyard::LoadedPlugin> loaded = switchyard::LoadPlugin(
+        switchyard::cli::ResolveUserPath(path), registry);
+    if (!loaded.ok()) return loaded.status();
+  }
+  return absl::OkStatus();
+}
+
+// "--loader-threads=2" -> "--loader_threads=2", in place (same length);
+// values and everything after a bare "--" are left alone.
+void NormalizeFlagNames(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    char* arg = argv[i];
+    if (arg[0] != '-' || arg[1] != '-') continue;
+    if (arg[2] == '\0') return;
+    for (char* c = arg + 2; *c != '\0' && *c != '='; ++c) {
+      if (*c == '-') *c = '_';
+    }
+  }
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(kUsage);
+  NormalizeFlagNames(argc, argv);
+  switchyard::cli::RecordGivenFlags(argc, argv);
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() != 2) {
     std::fprintf(stderr, "%s", kUsage);
@@ -37,13 +79,21 @@ int main(int argc, char** argv) {
   }
   const std::string command = args[1];
   switchyard::BackendRegistry& registry = switchyard::BackendRegistry::Global();
-  absl::Status status;
+  absl::Status status = LoadPlugins(registry);
+  if (!status.ok()) {
+    std::fprintf(stderr, "switchyard: cannot load plugins: %s: %s\n",
+                 absl::StatusCodeToString(status.code()).c_str(),
+                 std::string(status.message()).c_str());
+    return 1;
+  }
   if (command == "devices") {
     status = switchyard::cli::DevicesCommand(registry);
   } else if (command == "run") {
     status = switchyard::cli::RunCommand(registry);
   } else if (command == "graph") {
     status = switchyard::cli::GraphCommand(registry);
+  } else if (command == "bench") {
+    status = switchyard::cli::BenchCommand(registry);
   } else {
     std::fprintf(stderr, "unknown command '%s'\n\n%s", command.c_str(), kUsage);
     return 2;

@@ -16,6 +16,8 @@
 #include "nlohmann/json.hpp"
 #include "tools/cli/commands.h"
 #include "tools/cli/flags.h"
+#include "tools/cli/profile_run.h"
+#include "tools/cli/utilization.h"
 
 namespace switchyard {
 namespace cli {
@@ -55,12 +57,18 @@ std::vector<std::vector<std::pair<int64_t, float>>> TopK(
 absl::StatusOr<HostArray> LoadOrMakeInput(const std::string& model_name) {
   const std::string path = ResolveUserPath(absl::GetFlag(FLAGS_input));
   if (!path.empty()) return ReadNpy(path);
-  SY_ASSIGN_OR_RETURN(Shape shape,
-                      ModelInputShape(model_name, absl::GetFlag(FLAGS_batch)));
+  SY_ASSIGN_OR_RETURN(int64_t batch, BatchFlag());
+  SY_ASSIGN_OR_RETURN(Shape shape, ModelInputShape(model_name, batch));
   std::mt19937_64 rng(absl::GetFlag(FLAGS_seed) + 1);
   HostArray input{shape, std::vector<float>(shape.num_elements())};
   for (float& v : input.values) v = NormalSample(rng, 1.0f);
   return input;
+}
+
+absl::StatusOr<Device> InputDevice(const Device& model_device) {
+  const std::string flag = absl::GetFlag(FLAGS_input_device);
+  if (flag.empty()) return model_device;
+  return Device::Parse(flag);
 }
 
 absl::Status WriteReport(const std::string& path, const nlohmann::json& report) {
@@ -104,20 +112,46 @@ absl::Status RunCommand(BackendRegistry& registry) {
     }
   }
 
+  SY_ASSIGN_OR_RETURN(PlacementPolicy placement,
+                      ParsePlacementPolicy(absl::GetFlag(FLAGS_placement)));
+  model->set_placement(placement);
+  SY_ASSIGN_OR_RETURN(Device input_device, InputDevice(device));
   SY_ASSIGN_OR_RETURN(HostArray input_array, LoadOrMakeInput(model_name));
   SY_ASSIGN_OR_RETURN(Tensor input, Tensor::FromVector(input_array.shape,
-                                                       input_array.values, device,
-                                                       registry));
-  std::printf("model %s (%lld parameters) on %s, input %s\n", model_name.c_str(),
-              static_cast<long long>(model->NumParameters()),
-              device.ToString().c_str(), input.shape().ToString().c_str());
+                                                       input_array.values,
+                                                       input_device, registry));
+  std::printf("model %s (%lld parameters) on %s, input %s on %s\n",
+              model_name.c_str(), static_cast<long long>(model->NumParameters()),
+              device.ToString().c_str(), input.shape().ToString().c_str(),
+              input_device.ToString().c_str());
+  SY_ASSIGN_OR_RETURN(ExecutablePlan * plan,
+                      model->Compiled(input.shape(), input.device()));
+  if (absl::GetFlag(FLAGS_explain_placement)) {
+    std::printf("%s", plan->graph().ToText().c_str());
+  }
+  if (placement == PlacementPolicy::kAuto) {
+    std::printf("%s\n", plan->placement_report().ToString().c_str());
+  }
+
+  if (PipelineRequested()) {
+    // --batches: a stream through an input pipeline (tools/cli/utilization.h).
+    return RunPipelineCommand(*plan, input, registry);
+  }
+  // --profile / --profile-summary: timed iterations also upload the input and
+  // download the output, each node timed on the device clock.
+  std::unique_ptr<RunProfiling> profiling = RunProfiling::FromFlags();
 
   Tensor output;
   std::vector<double> times;
   for (int i = 0; i < warmup + iterations; ++i) {
     const auto start = std::chrono::steady_clock::now();
     // Forward returns after the device has finished: the time is real.
-    SY_ASSIGN_OR_RETURN(output, model->Forward(input));
+    if (profiling != nullptr && i >= warmup) {
+      SY_ASSIGN_OR_RETURN(output, profiling->Iteration(*plan, input, input_array.values,
+                                                       i - warmup, registry));
+    } else {
+      SY_ASSIGN_OR_RETURN(output, model->Forward(input));
+    }
     const auto end = std::chrono::steady_clock::now();
     if (i >= warmup) {
       times.push_back(std::chrono::duration<double, std::milli>(end - start).count());
@@ -142,6 +176,11 @@ absl::Status RunCommand(BackendRegistry& registry) {
   std::printf("forward: median %.2f ms, min %.2f ms, max %.2f ms over %d "
               "iterations (%d warmup)\n",
               timing.median_ms, timing.min_ms, timing.max_ms, iterations, warmup);
+  if (profiling != nullptr) {
+    SY_RETURN_IF_ERROR(profiling->Finish(
+        {{"model", model_name}, {"device", device.ToString()},
+         {"input", input.shape().ToString()}}));
+  }
 
   const std::string output_path = ResolveUserPath(absl::GetFlag(FLAGS_output));
   if (!output_path.empty()) {

@@ -1,0 +1,432 @@
+#include "backends/cuda/cuda_device.h"
+
+#include <cstdio>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "backends/cuda/cuda_kernel_registry.h"
+#include "backends/cuda/cuda_libraries.h"
+#include "backends/cuda/cuda_status.h"
+#include "core/graph.h"
+#include "core/status_macros.h"
+
+namespace switchyard {
+namespace cuda {
+namespace {
+
+// Makes `index` the calling thread's current device (cheap when it is).
+cudaError_t SetCurrent(int index) {
+  int current = -1;
+  cudaError_t error = cudaGetDevice(&current);
+  if (error == cudaSuccess && current == index) return cudaSuccess;
+  return cudaSetDevice(index);
+}
+
+// cudaMalloc/cudaFree on one device, for the caching allocator.
+class CudaMemorySource : public DeviceMemorySource {
+ public:
+  CudaMemorySource(int index, std::string name)
+      : index_(index), name_(std::move(name)) {}
+
+  absl::StatusOr<void*> Malloc(size_t bytes) override {
+    SY_CUDA_RETURN_IF_ERROR(SetCurrent(index_), name_);
+    void* ptr = nullptr;
+    SY_CUDA_RETURN_IF_ERROR(cudaMalloc(&ptr, bytes), name_);
+    return ptr;
+  }
+  absl::Status Free(void* ptr) override {
+    SY_CUDA_RETURN_IF_ERROR(SetCurrent(index_), name_);
+    SY_CUDA_RETURN_IF_ERROR(cudaFree(ptr), name_);
+    return absl::OkStatus();
+  }
+  absl::Status Synchronize() override {
+    SY_CUDA_RETURN_IF_ERROR(SetCurrent(index_), name_);
+    SY_CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize(), name_);
+    return absl::OkStatus();
+  }
+  absl::Status MemoryInfo(size_t* free_bytes, size_t* total_bytes) override {
+    SY_CUDA_RETURN_IF_ERROR(SetCurrent(index_), name_);
+    SY_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(free_bytes, total_bytes), name_);
+    return absl::OkStatus();
+  }
+  std::string DeviceName() const override { return name_; }
+
+ private:
+  const int index_;
+  const std::string name_;
+};
+
+// Timestamps on the device's stream (CUDA events), for the profiler.
+class CudaClock : public DeviceClock {
+ public:
+  explicit CudaClock(CudaDevice& device) : device_(device) {}
+  ~CudaClock() override {
+    if (SetCurrent(device_.index()) != cudaSuccess) return;
+    for (cudaEvent_t event : events_) cudaEventDestroy(event);
+  }
+
+  absl::StatusOr<int> Mark() override {
+    SY_RETURN_IF_ERROR(device_.Activate());
+    cudaEvent_t event = nullptr;
+    SY_CUDA_RETURN_IF_ERROR(cudaEventCreate(&event), device_.name());
+    events_.push_back(event);
+    SY_CUDA_RETURN_IF_ERROR(cudaEventRecord(event, device_.stream()),
+                            device_.name());
+    return static_cast<int>(events_.size()) - 1;
+  }
+
+  absl::StatusOr<double> ElapsedMs(int from, int to) override {
+    const int n = static_cast<int>(events_.size());
+    if (from < 0 || to < 0 || from >= n || to >= n) {
+      return absl::OutOfRangeError(absl::StrCat(
+          "clock marks ", from, " and ", to, " requested, ", n, " recorded"));
+    }
+    SY_RETURN_IF_ERROR(device_.Activate());
+    SY_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(events_[from]), device_.name());
+    SY_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(events_[to]), device_.name());
+    float ms = 0;
+    SY_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, events_[from], events_[to]),
+                            device_.name());
+    return static_cast<double>(ms);
+  }
+
+ private:
+  CudaDevice& device_;
+  std::vector<cudaEvent_t> events_;
+};
+
+// An event recorded on `stream` of device `index`, for another stream to wait on.
+absl::StatusOr<cudaEvent_t> RecordEvent(int index, cudaStream_t stream,
+                                        const std::string& name) {
+  SY_CUDA_RETURN_IF_ERROR(SetCurrent(index), name);
+  cudaEvent_t event = nullptr;
+  SY_CUDA_RETURN_IF_ERROR(
+      cudaEventCreateWithFlags(&event, cudaEventDisableTiming), name);
+  cudaError_t recorded = cudaEventRecord(event, stream);
+  if (recorded != cudaSuccess) {
+    cudaEventDestroy(event);
+    return CudaStatus(recorded, "cudaEventRecord", name);
+  }
+  return event;
+}
+
+}  // namespace
+
+CudaDevice::CudaDevice(int index, bool allow_tf32)
+    : index_(index),
+      device_(*Device::Create("cuda", index)),
+      name_(device_.ToString()),
+      allow_tf32_(allow_tf32),
+      allocator_(std::make_shared<CachingAllocator>(
+          std::make_unique<CudaMemorySource>(index, name_))) {}
+
+CudaDevice::~CudaDevice() {
+  // Only test-made registries destroy devices (the global one lives until
+  // exit); errors here have no one to go to.
+  {
+    absl::MutexLock lock(&init_mu_);
+    if (!initialized_ || !init_status_.ok()) return;
+  }
+  if (SetCurrent(index_) != cudaSuccess) return;
+  cudaStreamSynchronize(stream_);
+  {
+    absl::MutexLock lock(&library_mu_);
+    if (cublaslt_ != nullptr) {
+      if (auto api = LoadCublasLt(); api.ok()) (*api)->cublasLtDestroy(cublaslt_);
+    }
+    if (cudnn_ != nullptr) {
+      if (auto api = LoadCudnn(); api.ok()) (*api)->cudnnDestroy(cudnn_);
+    }
+    if (workspace_ != nullptr) allocator_->Free(workspace_);
+  }
+  {
+    absl::MutexLock lock(&staging_mu_);
+    staging_.reset();
+  }
+  cudaStreamDestroy(stream_);
+}
+
+absl::Status CudaDevice::Initialize() {
+  SY_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
+                          name_);
+  return absl::OkStatus();
+}
+
+absl::Status CudaDevice::Activate() {
+  SY_CUDA_RETURN_IF_ERROR(SetCurrent(index_), name_);
+  absl::MutexLock lock(&init_mu_);
+  if (!initialized_) {
+    initialized_ = true;
+    init_status_ = Initialize();
+  }
+  return init_status_;
+}
+
+DeviceInfo CudaDevice::Info() const {
+  DeviceInfo info;
+  info.device = device_;
+  info.name = "NVIDIA GPU";
+  if (SetCurrent(index_) != cudaSuccess) return info;
+  cudaDeviceProp prop;
+  cudaError_t error = cudaGetDeviceProperties(&prop, index_);
+  if (error != cudaSuccess) {
+    info.properties.push_back({"error", CudaStatus(error, "cudaGetDeviceProperties",
+                                                   name_).ToString()});
+    return info;
+  }
+  info.name = prop.name;
+  info.total_memory_bytes = static_cast<int64_t>(prop.totalGlobalMem);
+  size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
+    info.free_memory_bytes = static_cast<int64_t>(free_bytes);
+    info.total_memory_bytes = static_cast<int64_t>(total_bytes);
+  } else {
+    cudaGetLastError();
+  }
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  info.properties.push_back(
+      {"compute capability", absl::StrCat(prop.major, ".", prop.minor)});
+  info.properties.push_back(
+      {"multiprocessors", absl::StrCat(prop.multiProcessorCount)});
+  info.properties.push_back({"driver", CudaVersionString(driver)});
+  info.properties.push_back({"runtime", CudaVersionString(runtime)});
+  info.properties.push_back(
+      {"pci", absl::StrFormat("%04x:%02x:%02x.0", prop.pciDomainID,
+                              prop.pciBusID, prop.pciDeviceID)});
+  info.properties.push_back({"cuBLASLt", CublasLtDescription()});
+  info.properties.push_back({"cuDNN", CudnnDescription()});
+  info.properties.push_back(
+      {"math", allow_tf32() ? "tf32 (SWITCHYARD_CUDA_TF32)" : "fp32 (TF32 off)"});
+  const AllocatorStats stats = allocator_->stats();
+  info.properties.push_back(
+      {"allocator", absl::StrCat("allocated ", FormatBytes(stats.allocated_bytes),
+                                 ", reserved ", FormatBytes(stats.reserved_bytes),
+                                 ", peak ", FormatBytes(stats.peak_allocated_bytes))});
+  return info;
+}
+
+absl::StatusOr<std::shared_ptr<Buffer>> CudaDevice::Allocate(size_t bytes) {
+  SY_RETURN_IF_ERROR(Activate());
+  SY_ASSIGN_OR_RETURN(void* ptr, allocator_->Allocate(bytes));
+  std::shared_ptr<CachingAllocator> allocator = allocator_;
+  return std::make_shared<Buffer>(
+      device_, ptr, bytes, [allocator](void* p) { allocator->Free(p); });
+}
+
+absl::Status CudaDevice::CheckCopy(const Buffer& buffer, size_t bytes,
+                                   const char* what) const {
+  if (buffer.device() != device_) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name_, ": the ", what, " buffer is on ", buffer.device().ToString()));
+  }
+  if (bytes > buffer.size_bytes()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "copy of ", bytes, " bytes does not fit a buffer of ",
+        buffer.size_bytes(), " bytes"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CudaDevice::CopyFromHost(const void* src, Buffer& dst,
+                                      size_t bytes) {
+  SY_RETURN_IF_ERROR(CheckCopy(dst, bytes, "destination"));
+  if (bytes == 0) return absl::OkStatus();
+  SY_RETURN_IF_ERROR(Activate());
+  absl::MutexLock lock(&staging_mu_);
+  if (staging_ == nullptr && !staging_failed_) {
+    absl::StatusOr<std::unique_ptr<PinnedStaging>> staging =
+        PinnedStaging::Create(name_);
+    if (staging.ok()) {
+      staging_ = std::move(*staging);
+    } else {
+      staging_failed_ = true;
+      std::fprintf(stderr,
+                   "switchyard: %s: no pinned staging memory (%s); copies "
+                   "go from pageable memory\n",
+                   name_.c_str(), staging.status().ToString().c_str());
+    }
+  }
+  if (staging_ != nullptr) return staging_->ToDevice(src, dst.data(), bytes, stream_);
+  // From pageable memory the copy has read `src` when the call returns.
+  SY_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(dst.data(), src, bytes, cudaMemcpyHostToDevice, stream_),
+      name_);
+  return absl::OkStatus();
+}
+
+absl::Status CudaDevice::CopyToHost(const Buffer& src, void* dst, size_t bytes) {
+  SY_RETURN_IF_ERROR(CheckCopy(src, bytes, "source"));
+  if (bytes == 0) return absl::OkStatus();
+  SY_RETURN_IF_ERROR(Activate());
+  absl::MutexLock lock(&staging_mu_);
+  if (staging_ == nullptr && !staging_failed_) {
+    absl::StatusOr<std::unique_ptr<PinnedStaging>> staging =
+        PinnedStaging::Create(name_);
+    if (staging.ok()) {
+      staging_ = std::move(*staging);
+    } else {
+      staging_failed_ = true;
+    }
+  }
+  if (staging_ != nullptr) return staging_->ToHost(src.data(), dst, bytes, stream_);
+  SY_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(dst, src.data(), bytes, cudaMemcpyDeviceToHost, stream_),
+      name_);
+  SY_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_), name_);
+  return absl::OkStatus();
+}
+
+absl::Status CudaDevice::Synchronize() {
+  {
+    absl::MutexLock lock(&init_mu_);
+    if (!initialized_) return absl::OkStatus();  // nothing was ever queued
+  }
+  SY_RETURN_IF_ERROR(Activate());
+  SY_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_), name_);
+  return absl::OkStatus();
+}
+
+absl::Status CudaDevice::EnablePeerAccess(int peer) {
+  {
+    absl::MutexLock lock(&peer_mu_);
+    if (!peers_checked_.insert(peer).second) return absl::OkStatus();
+  }
+  int can_access = 0;
+  SY_CUDA_RETURN_IF_ERROR(cudaDeviceCanAccessPeer(&can_access, index_, peer),
+                          name_);
+  if (!can_access) return absl::OkStatus();  // the driver stages the copies
+  SY_CUDA_RETURN_IF_ERROR(SetCurrent(index_), name_);
+  cudaError_t error = cudaDeviceEnablePeerAccess(peer, 0);
+  if (error == cudaErrorPeerAccessAlreadyEnabled) {
+    cudaGetLastError();
+    return absl::OkStatus();
+  }
+  return CudaStatus(error, "cudaDeviceEnablePeerAccess", name_);
+}
+
+absl::Status CudaDevice::CopyToDevice(const Buffer& src, BackendDevice& dst_device,
+                                      Buffer& dst, size_t bytes) {
+  auto* to = dynamic_cast<CudaDevice*>(&dst_device);
+  if (to == nullptr) {
+    // Another backend: core stages the copy through host memory.
+    return absl::UnimplementedError(absl::StrCat(
+        "no direct copy from ", name_, " to ", dst_device.device().ToString()));
+  }
+  SY_RETURN_IF_ERROR(CheckCopy(src, bytes, "source"));
+  SY_RETURN_IF_ERROR(to->CheckCopy(dst, bytes, "destination"));
+  if (bytes == 0) return absl::OkStatus();
+  SY_RETURN_IF_ERROR(Activate());
+  if (to == this) {
+    SY_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst.data(), src.data(), bytes,
+                                            cudaMemcpyDeviceToDevice, stream_),
+                            name_);
+    return absl::OkStatus();
+  }
+  SY_RETURN_IF_ERROR(to->Activate());
+  // Peer access makes the copy go GPU to GPU directly (NVLink or PCIe);
+  // without it cudaMemcpyPeerAsync is staged through host memory by the
+  // driver. Both directions, so that either device's stream can copy.
+  SY_RETURN_IF_ERROR(EnablePeerAccess(to->index()));
+  SY_RETURN_IF_ERROR(to->EnablePeerAccess(index_));
+  // Order: the copy waits for the destination's queued work (which may
+  // still read `dst`), and the destination's later work waits for the copy.
+  SY_ASSIGN_OR_RETURN(cudaEvent_t dst_ready,
+                      RecordEvent(to->index(), to->stream(), to->name()));
+  SY_CUDA_RETURN_IF_ERROR(SetCurrent(index_), name_);
+  cudaError_t waited = cudaStreamWaitEvent(stream_, dst_ready, 0);
+  cudaEventDestroy(dst_ready);  // released once it has completed
+  SY_RETURN_IF_ERROR(CudaStatus(waited, "cudaStreamWaitEvent", name_));
+  SY_CUDA_RETURN_IF_ERROR(cudaMemcpyPeerAsync(dst.data(), to->index(), src.data(),
+                                              index_, bytes, stream_),
+                          name_);
+  SY_ASSIGN_OR_RETURN(cudaEvent_t copied, RecordEvent(index_, stream_, name_));
+  SY_CUDA_RETURN_IF_ERROR(SetCurrent(to->index()), to->name());
+  waited = cudaStreamWaitEvent(to->stream(), copied, 0);
+  cudaEventDestroy(copied);
+  return CudaStatus(waited, "cudaStreamWaitEvent", to->name());
+}
+
+absl::StatusOr<std::unique_ptr<DeviceClock>> CudaDevice::CreateClock() {
+  SY_RETURN_IF_ERROR(Activate());
+  return std::unique_ptr<DeviceClock>(std::make_unique<CudaClock>(*this));
+}
+
+absl::Status CudaDevice::Supports(const Node& node, const Graph& graph) const {
+  const CudaKernelEntry* entry = FindCudaKernel(node.op);
+  if (entry == nullptr) {
+    return absl::UnimplementedError(absl::StrCat(
+        "the cuda backend has no kernel for op '", node.op, "'"));
+  }
+  for (ValueId id : node.inputs) {
+    if (graph.value(id).dtype != DType::kFloat32) {
+      return absl::UnimplementedError(absl::StrCat(
+          "the cuda backend runs float32 only; operand '", graph.value(id).name,
+          "' is ", DTypeName(graph.value(id).dtype)));
+    }
+  }
+  return entry->supports ? entry->supports(node, graph) : absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> CudaDevice::CreateKernel(
+    const Node& node, const Graph& graph) {
+  SY_RETURN_IF_ERROR(Supports(node, graph));
+  SY_RETURN_IF_ERROR(Activate());
+  return FindCudaKernel(node.op)->create(node, graph, *this);
+}
+
+absl::StatusOr<cublasLtHandle_t> CudaDevice::CublasLtHandle() {
+  if (cublaslt_ != nullptr) return cublaslt_;
+  SY_ASSIGN_OR_RETURN(const CublasLtApi* api, LoadCublasLt());
+  SY_RETURN_IF_ERROR(Activate());
+  SY_RETURN_IF_ERROR(
+      CublasLtCheck(*api, api->cublasLtCreate(&cublaslt_), "cublasLtCreate", name_));
+  return cublaslt_;
+}
+
+absl::StatusOr<cudnnHandle_t> CudaDevice::CudnnHandle() {
+  if (cudnn_ != nullptr) return cudnn_;
+  SY_ASSIGN_OR_RETURN(const CudnnApi* api, LoadCudnn());
+  SY_RETURN_IF_ERROR(Activate());
+  cudnnHandle_t handle = nullptr;
+  SY_RETURN_IF_ERROR(CudnnCheck(*api, api->cudnnCreate(&handle), "cudnnCreate", name_));
+  absl::Status bound =
+      CudnnCheck(*api, api->cudnnSetStream(handle, stream_), "cudnnSetStream", name_);
+  if (!bound.ok()) {
+    api->cudnnDestroy(handle);
+    return bound;
+  }
+  cudnn_ = handle;
+  return cudnn_;
+}
+
+absl::StatusOr<void*> CudaDevice::Workspace(size_t bytes) {
+  if (bytes <= workspace_bytes_) return workspace_;
+  // The old block may still be in use by queued work; freed to the cache it
+  // is reused only by work queued after that (one stream).
+  if (workspace_ != nullptr) allocator_->Free(workspace_);
+  workspace_ = nullptr;
+  workspace_bytes_ = 0;
+  SY_ASSIGN_OR_RETURN(workspace_, allocator_->Allocate(bytes));
+  workspace_bytes_ = bytes;
+  return workspace_;
+}
+
+std::optional<ConvAlgorithm> CudaDevice::FindConvAlgorithm(const std::string& key) {
+  absl::MutexLock lock(&conv_mu_);
+  auto it = conv_algorithms_.find(key);
+  if (it == conv_algorithms_.end()) return std::nullopt;
+  return it->second;
+}
+
+void CudaDevice::StoreConvAlgorithm(const std::string& key,
+                                    const ConvAlgorithm& algo) {
+  absl::MutexLock lock(&conv_mu_);
+  conv_algorithms_[key] = algo;
+}
+
+}  // namespace cuda
+}  // namespace switchyard

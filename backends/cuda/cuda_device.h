@@ -1,0 +1,138 @@
+#ifndef SWITCHYARD_BACKENDS_CUDA_CUDA_DEVICE_H_
+#define SWITCHYARD_BACKENDS_CUDA_CUDA_DEVICE_H_
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "backends/cuda/caching_allocator.h"
+#include "backends/cuda/pinned_staging.h"
+#include "core/backend.h"
+#include "cublasLt.h"
+#include "cuda_runtime_api.h"
+#include "cudnn.h"
+
+namespace switchyard {
+namespace cuda {
+
+// A cuDNN forward algorithm chosen for one convolution shape.
+struct ConvAlgorithm {
+  cudnnConvolutionFwdAlgo_t algo;
+  size_t workspace_bytes;
+  cudnnMathType_t math_type;
+  float time_ms;  // as measured by cudnnFindConvolutionForwardAlgorithmEx
+};
+
+// One GPU, "cuda:N". Everything queued on it goes to its one stream (a
+// non-blocking stream, created on first use together with the device's
+// context), so work is ordered without events, and memory freed to the
+// caching allocator can be reused at once. Copies to and from pageable host
+// memory go through pinned staging buffers; copies to another GPU are
+// peer-to-peer where the GPUs allow it.
+//
+// Kernels (kernels/*.cc) call Activate() first, then queue work on stream(),
+// holding library_mutex() while they use the cuBLASLt/cuDNN handles or the
+// shared workspace.
+//
+// Owned by the CudaBackend; the caching allocator is shared with every
+// Buffer it handed out, so buffers may outlive the device object.
+class CudaDevice : public BackendDevice {
+ public:
+  CudaDevice(int index, bool allow_tf32);
+  ~CudaDevice() override;
+  CudaDevice(const CudaDevice&) = delete;
+  CudaDevice& operator=(const CudaDevice&) = delete;
+
+  // BackendDevice.
+  const Device& device() const override { return device_; }
+  DeviceInfo Info() const override;
+  absl::StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) override;
+  absl::Status CopyFromHost(const void* src, Buffer& dst, size_t bytes) override;
+  absl::Status CopyToHost(const Buffer& src, void* dst, size_t bytes) override;
+  absl::Status Synchronize() override;
+  absl::Status CopyToDevice(const Buffer& src, BackendDevice& dst_device,
+                            Buffer& dst, size_t bytes) override;
+  absl::StatusOr<std::unique_ptr<DeviceClock>> CreateClock() override;
+  absl::Status Supports(const Node& node, const Graph& graph) const override;
+  absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(
+      const Node& node, const Graph& graph) override;
+
+  // For kernels.
+  int index() const { return index_; }
+  const std::string& name() const { return name_; }
+  // Makes this GPU current on the calling thread; on first use creates its
+  // stream. Every entry point calls it; kernels call it at the top of Run.
+  absl::Status Activate();
+  // Valid after a successful Activate().
+  cudaStream_t stream() const { return stream_; }
+  // Handles bound to stream(), created on first use (the libraries are
+  // loaded then). Use them under library_mutex().
+  absl::StatusOr<cublasLtHandle_t> CublasLtHandle()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(library_mu_);
+  absl::StatusOr<cudnnHandle_t> CudnnHandle()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(library_mu_);
+  // Scratch device memory of at least `bytes`, shared by the cuBLASLt and
+  // cuDNN calls of this device (one stream orders them). Valid until the next
+  // call; hold library_mutex() from this call until the work is queued.
+  absl::StatusOr<void*> Workspace(size_t bytes)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(library_mu_);
+  absl::Mutex& library_mutex() ABSL_LOCK_RETURNED(library_mu_) {
+    return library_mu_;
+  }
+
+  CachingAllocator& allocator() { return *allocator_; }
+  bool allow_tf32() const { return allow_tf32_.load(); }
+  void set_allow_tf32(bool allow) { allow_tf32_.store(allow); }
+
+  // cuDNN algorithm choices by convolution shape, shared by all kernels of
+  // this device: each shape is benchmarked once per process and device.
+  std::optional<ConvAlgorithm> FindConvAlgorithm(const std::string& key);
+  void StoreConvAlgorithm(const std::string& key, const ConvAlgorithm& algo);
+
+ private:
+  absl::Status Initialize() ABSL_EXCLUSIVE_LOCKS_REQUIRED(init_mu_);
+  absl::Status CheckCopy(const Buffer& buffer, size_t bytes,
+                         const char* what) const;
+  absl::Status EnablePeerAccess(int peer);
+
+  const int index_;
+  const Device device_;
+  const std::string name_;
+  std::atomic<bool> allow_tf32_;
+  const std::shared_ptr<CachingAllocator> allocator_;
+
+  absl::Mutex init_mu_;
+  bool initialized_ ABSL_GUARDED_BY(init_mu_) = false;
+  absl::Status init_status_ ABSL_GUARDED_BY(init_mu_);
+  cudaStream_t stream_ = nullptr;  // written once, in Initialize()
+
+  absl::Mutex staging_mu_;
+  std::unique_ptr<PinnedStaging> staging_ ABSL_GUARDED_BY(staging_mu_);
+  bool staging_failed_ ABSL_GUARDED_BY(staging_mu_) = false;
+
+  absl::Mutex library_mu_;
+  cublasLtHandle_t cublaslt_ ABSL_GUARDED_BY(library_mu_) = nullptr;
+  cudnnHandle_t cudnn_ ABSL_GUARDED_BY(library_mu_) = nullptr;
+  void* workspace_ ABSL_GUARDED_BY(library_mu_) = nullptr;
+  size_t workspace_bytes_ ABSL_GUARDED_BY(library_mu_) = 0;
+
+  absl::Mutex conv_mu_;
+  absl::flat_hash_map<std::string, ConvAlgorithm> conv_algorithms_
+      ABSL_GUARDED_BY(conv_mu_);
+
+  absl::Mutex peer_mu_;
+  absl::flat_hash_set<int> peers_checked_ ABSL_GUARDED_BY(peer_mu_);
+};
+
+}  // namespace cuda
+}  // namespace switchyard
+
+#endif  // SWITCHYARD_BACKENDS_CUDA_CUDA_DEVICE_H_

@@ -1,0 +1,320 @@
+// Every op of the CUDA backend against the CPU backend, on every CUDA device,
+// with seeded random operands, including the edge cases of each kernel
+// (tails of vector loops, padded and dilated windows, ceil mode, NaN,
+// grouped and strided convolutions, GEMV and GEMM shapes), then VGG11 end
+// to end. Skips, with the reason, where there is no CUDA device.
+//
+// Tolerances: elementwise ops and pooling are exact up to float rounding;
+// reductions (softmax) 1e-6 relative; linear and conv2d
+// |gpu - cpu| <= 1e-5 + 1e-4 * max|cpu| (FP32 sums in another order; TF32 is
+// off by default); with TF32 on, 1e-2 * max|cpu|.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cuda/cuda_backend.h"
+#include "core/backend_registry.h"
+#include "core/compile.h"
+#include "core/graph.h"
+#include "core/tensor.h"
+#include "gtest/gtest.h"
+#include "models/model_zoo.h"
+
+namespace switchyard {
+namespace cuda {
+namespace {
+
+std::vector<float> Random(int64_t n, uint64_t seed, float scale = 1.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-scale, scale);
+  std::vector<float> v(n);
+  for (float& x : v) x = u(rng);
+  return v;
+}
+
+struct Operand {
+  Shape shape;
+  std::vector<float> values;
+  bool constant = false;  // a parameter (weight, bias) rather than an input
+};
+
+// Runs one node of `op` on `device` and returns its output.
+absl::StatusOr<std::vector<float>> RunOp(const std::string& op, const AttrMap& attrs,
+                                         const std::vector<Operand>& operands,
+                                         const Device& device) {
+  Graph graph;
+  std::vector<ValueId> ids;
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    const Operand& o = operands[i];
+    absl::StatusOr<Tensor> t = Tensor::FromVector(o.shape, o.values, device);
+    if (!t.ok()) return t.status();
+    if (o.constant) {
+      ids.push_back(graph.AddConstant(absl::StrCat("p", i), *t));
+    } else {
+      ids.push_back(graph.AddInput(absl::StrCat("x", i), o.shape, device));
+      inputs.push_back(*t);
+    }
+  }
+  graph.AddOutput(graph.AddNode(op, op, ids, attrs));
+  absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan = Compile(std::move(graph));
+  if (!plan.ok()) return plan.status();
+  absl::StatusOr<std::vector<Tensor>> out = (*plan)->Run(inputs);
+  if (!out.ok()) return out.status();
+  return (*out)[0].ToVector();
+}
+
+std::vector<Device> CudaDevices() {
+  std::vector<Device> devices;
+  for (const Device& d : BackendRegistry::Global().AvailableDevices()) {
+    if (d.type() == "cuda") devices.push_back(d);
+  }
+  return devices;
+}
+
+std::string NoGpuReason() {
+  absl::StatusOr<Backend*> backend = BackendRegistry::Global().GetBackend("cuda");
+  return backend.ok() ? (*backend)->UnavailableReason()
+                      : std::string(backend.status().message());
+}
+
+#define SKIP_WITHOUT_GPU()                                        \
+  if (CudaDevices().empty()) {                                    \
+    GTEST_SKIP() << "no CUDA device: " << NoGpuReason();          \
+  }
+
+enum class Tolerance { kExact, kReduction, kMatmul, kTf32 };
+
+// Runs the op on the CPU and on each CUDA device and compares.
+void ExpectMatchesCpu(const std::string& op, const AttrMap& attrs,
+                      const std::vector<Operand>& operands, Tolerance tolerance,
+                      const std::string& what) {
+  absl::StatusOr<std::vector<float>> want = RunOp(op, attrs, operands, Device::Cpu());
+  ASSERT_TRUE(want.ok()) << what << ": " << want.status();
+  float scale = 0;
+  for (float v : *want) {
+    if (!std::isnan(v)) scale = std::max(scale, std::abs(v));
+  }
+  for (const Device& device : CudaDevices()) {
+    absl::StatusOr<std::vector<float>> got = RunOp(op, attrs, operands, device);
+    ASSERT_TRUE(got.ok()) << what << " on " << device << ": " << got.status();
+    ASSERT_EQ(got->size(), want->size());
+    for (size_t i = 0; i < got->size(); ++i) {
+      const float g = (*got)[i], w = (*want)[i];
+      if (std::isnan(w)) {
+        ASSERT_TRUE(std::isnan(g)) << what << " on " << device << " element " << i;
+        continue;
+      }
+      double limit = 0;
+      switch (tolerance) {
+        case Tolerance::kExact: limit = 1e-6 * std::abs(w); break;
+        case Tolerance::kReduction: limit = 1e-7 + 1e-5 * std::abs(w); break;
+        case Tolerance::kMatmul: limit = 1e-5 + 1e-4 * scale; break;
+        case Tolerance::kTf32: limit = 1e-2 * scale; break;
+      }
+      ASSERT_NEAR(g, w, limit) << what << " on " << device << " element " << i;
+    }
+  }
+}
+
+AttrMap Pairs(std::initializer_list<std::pair<const char*, std::vector<int64_t>>> pairs) {
+  AttrMap attrs;
+  for (const auto& [name, value] : pairs) attrs.Set(name, value);
+  return attrs;
+}
+
+TEST(CudaKernelsTest, ReluAndAddOnVectorAndTailPaths) {
+  SKIP_WITHOUT_GPU();
+  for (int64_t n : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{1001},
+                    int64_t{(1 << 20) + 3}}) {
+    std::vector<float> x = Random(n, 1);
+    ExpectMatchesCpu("relu", AttrMap(), {{Shape({n}), x}}, Tolerance::kExact,
+                     absl::StrCat("relu n=", n));
+    ExpectMatchesCpu("add", AttrMap(), {{Shape({n}), x}, {Shape({n}), Random(n, 2)}},
+                     Tolerance::kExact, absl::StrCat("add n=", n));
+  }
+}
+
+TEST(CudaKernelsTest, Softmax) {
+  SKIP_WITHOUT_GPU();
+  AttrMap last;
+  last.Set("dim", int64_t{-1});
+  ExpectMatchesCpu("softmax", last, {{Shape({4, 1000}), Random(4000, 3, 20)}},
+                   Tolerance::kReduction, "softmax rows of 1000");
+  ExpectMatchesCpu("softmax", last, {{Shape({3, 7}), Random(21, 4)}},
+                   Tolerance::kReduction, "softmax rows of 7");
+  ExpectMatchesCpu("softmax", last, {{Shape({2, 100000}), Random(200000, 5, 5)}},
+                   Tolerance::kReduction, "softmax long rows");
+  AttrMap middle;
+  middle.Set("dim", int64_t{1});
+  ExpectMatchesCpu("softmax", middle, {{Shape({2, 5, 33}), Random(330, 6, 3)}},
+                   Tolerance::kReduction, "softmax over a middle dimension");
+}
+
+TEST(CudaKernelsTest, MaxPool2d) {
+  SKIP_WITHOUT_GPU();
+  const Shape shape({2, 3, 15, 14});
+  const std::vector<float> x = Random(shape.num_elements(), 7);
+  struct Case {
+    const char* name;
+    AttrMap attrs;
+  };
+  std::vector<Case> cases = {
+      {"k2 s2", Pairs({{"kernel_size", {2, 2}}})},
+      {"k3 s2 p1", Pairs({{"kernel_size", {3, 3}}, {"stride", {2, 2}}, {"padding", {1, 1}}})},
+      {"dilation 2", Pairs({{"kernel_size", {3, 3}}, {"stride", {1, 1}}, {"dilation", {2, 2}}})},
+      {"non-square", Pairs({{"kernel_size", {3, 2}}, {"stride", {2, 1}}, {"padding", {1, 0}}})},
+  };
+  Case ceil{"ceil mode", Pairs({{"kernel_size", {3, 3}}, {"stride", {2, 2}}})};
+  ceil.attrs.Set("ceil_mode", true);
+  cases.push_back(ceil);
+  for (const Case& c : cases) {
+    ExpectMatchesCpu("max_pool2d", c.attrs, {{shape, x}}, Tolerance::kExact, c.name);
+  }
+  // NaN wins wherever it is in a window, padded or not.
+  std::vector<float> with_nan = x;
+  with_nan[0] = std::numeric_limits<float>::quiet_NaN();
+  with_nan[100] = std::numeric_limits<float>::quiet_NaN();
+  ExpectMatchesCpu("max_pool2d", cases[1].attrs, {{shape, with_nan}}, Tolerance::kExact,
+                   "NaN");
+}
+
+TEST(CudaKernelsTest, AdaptiveAvgPool2d) {
+  SKIP_WITHOUT_GPU();
+  struct Case {
+    Shape in;
+    std::vector<int64_t> out;
+  };
+  for (const Case& c : {Case{Shape({2, 3, 14, 14}), {7, 7}}, Case{Shape({1, 2, 7, 5}), {3, 2}},
+                        Case{Shape({1, 4, 1, 1}), {7, 7}}, Case{Shape({2, 512, 7, 7}), {7, 7}}}) {
+    ExpectMatchesCpu("adaptive_avg_pool2d", Pairs({{"output_size", c.out}}),
+                     {{c.in, Random(c.in.num_elements(), 8)}}, Tolerance::kReduction,
+                     absl::StrCat("adaptive ", c.in.ToString()));
+  }
+}
+
+TEST(CudaKernelsTest, Linear) {
+  SKIP_WITHOUT_GPU();
+  struct Case {
+    Shape in;
+    int64_t out;
+    bool bias;
+  };
+  for (const Case& c : {Case{Shape({1, 4096}), 1000, true},   // GEMV, VGG's last layer
+                        Case{Shape({64, 512}), 256, true},    // GEMM
+                        Case{Shape({2, 3, 17}), 5, true},     // rank 3, odd sizes
+                        Case{Shape({8, 33}), 7, false}}) {    // no bias
+    const int64_t in = c.in.dim(c.in.rank() - 1);
+    std::vector<Operand> operands = {
+        {c.in, Random(c.in.num_elements(), 9)},
+        {Shape({c.out, in}), Random(c.out * in, 10, 0.1f), true}};
+    if (c.bias) operands.push_back({Shape({c.out}), Random(c.out, 11), true});
+    ExpectMatchesCpu("linear", AttrMap(), operands, Tolerance::kMatmul,
+                     absl::StrCat("linear ", c.in.ToString(), " -> ", c.out));
+  }
+}
+
+TEST(CudaKernelsTest, Conv2d) {
+  SKIP_WITHOUT_GPU();
+  struct Case {
+    const char* name;
+    Shape in;
+    int64_t out_channels, kh, kw;
+    AttrMap attrs;
+    bool bias;
+  };
+  auto attrs = [](std::vector<int64_t> stride, std::vector<int64_t> pad,
+                  std::vector<int64_t> dilation, int64_t groups) {
+    AttrMap a = Pairs({{"stride", stride}, {"padding", pad}, {"dilation", dilation}});
+    a.Set("groups", groups);
+    return a;
+  };
+  const std::vector<Case> cases = {
+      {"3x3 pad 1 (VGG)", Shape({2, 64, 28, 28}), 128, 3, 3, attrs({1, 1}, {1, 1}, {1, 1}, 1), true},
+      {"first VGG layer", Shape({1, 3, 32, 32}), 64, 3, 3, attrs({1, 1}, {1, 1}, {1, 1}, 1), true},
+      {"1x1", Shape({2, 16, 9, 9}), 8, 1, 1, attrs({1, 1}, {0, 0}, {1, 1}, 1), true},
+      {"stride 2", Shape({1, 4, 11, 10}), 6, 3, 3, attrs({2, 2}, {1, 1}, {1, 1}, 1), true},
+      {"5x5 stride (2,1) pad (2,0)", Shape({1, 3, 12, 13}), 4, 5, 5, attrs({2, 1}, {2, 0}, {1, 1}, 1), true},
+      {"dilation 2", Shape({1, 3, 12, 12}), 5, 3, 3, attrs({1, 1}, {2, 2}, {2, 2}, 1), true},
+      {"groups 2", Shape({2, 8, 10, 10}), 6, 3, 3, attrs({1, 1}, {1, 1}, {1, 1}, 2), true},
+      {"depthwise", Shape({1, 6, 10, 10}), 6, 3, 3, attrs({1, 1}, {1, 1}, {1, 1}, 6), true},
+      {"no bias", Shape({1, 3, 8, 8}), 4, 3, 3, attrs({1, 1}, {0, 0}, {1, 1}, 1), false},
+  };
+  for (const Case& c : cases) {
+    const int64_t groups = *c.attrs.GetInt("groups");
+    const Shape w({c.out_channels, c.in.dim(1) / groups, c.kh, c.kw});
+    std::vector<Operand> operands = {
+        {c.in, Random(c.in.num_elements(), 12)},
+        {w, Random(w.num_elements(), 13, 0.2f), true}};
+    if (c.bias) operands.push_back({Shape({c.out_channels}), Random(c.out_channels, 14), true});
+    ExpectMatchesCpu("conv2d", c.attrs, operands, Tolerance::kMatmul, c.name);
+  }
+}
+
+TEST(CudaKernelsTest, FlattenAndDropoutCopy) {
+  SKIP_WITHOUT_GPU();
+  const Shape shape({2, 3, 4, 5});
+  const std::vector<float> x = Random(shape.num_elements(), 15);
+  AttrMap flat;
+  flat.Set("start_dim", int64_t{1});
+  ExpectMatchesCpu("flatten", flat, {{shape, x}}, Tolerance::kExact, "flatten");
+  ExpectMatchesCpu("dropout", AttrMap(), {{shape, x}}, Tolerance::kExact, "dropout");
+}
+
+TEST(CudaKernelsTest, Tf32IsAnExplicitOptionWithAWiderTolerance) {
+  SKIP_WITHOUT_GPU();
+  BackendRegistry& registry = BackendRegistry::Global();
+  ASSERT_TRUE(SetCudaAllowTf32(registry, true).ok());
+  const Shape in({64, 1024});
+  std::vector<Operand> linear = {{in, Random(in.num_elements(), 16)},
+                                 {Shape({512, 1024}), Random(512 * 1024, 17, 0.05f), true}};
+  ExpectMatchesCpu("linear", AttrMap(), linear, Tolerance::kTf32, "linear, TF32");
+  const Shape image({2, 32, 16, 16});
+  AttrMap pad = Pairs({{"padding", {1, 1}}});
+  ExpectMatchesCpu("conv2d", pad,
+                   {{image, Random(image.num_elements(), 18)},
+                    {Shape({32, 32, 3, 3}), Random(32 * 32 * 9, 19, 0.1f), true}},
+                   Tolerance::kTf32, "conv2d, TF32");
+  ASSERT_TRUE(SetCudaAllowTf32(registry, false).ok());
+}
+
+TEST(CudaKernelsTest, Vgg11MatchesTheCpuEndToEnd) {
+  SKIP_WITHOUT_GPU();
+  std::vector<float> logits[2];
+  const std::vector<float> input = Random(2 * 3 * 224 * 224, 20);
+  const Device devices[2] = {Device::Cpu(), CudaDevices()[0]};
+  for (int i = 0; i < 2; ++i) {
+    absl::StatusOr<std::unique_ptr<Module>> model = CreateModel("vgg11");
+    ASSERT_TRUE(model.ok()) << model.status();
+    ASSERT_TRUE(InitializeModel(**model, /*seed=*/0).ok());
+    ASSERT_TRUE((*model)->To(devices[i]).ok());
+    absl::StatusOr<Tensor> x = Tensor::FromVector({2, 3, 224, 224}, input, devices[i]);
+    ASSERT_TRUE(x.ok()) << x.status();
+    absl::StatusOr<Tensor> y = (*model)->Forward(*x);
+    ASSERT_TRUE(y.ok()) << devices[i] << ": " << y.status();
+    logits[i] = *y->ToVector();
+  }
+  float scale = 0;
+  for (float v : logits[0]) scale = std::max(scale, std::abs(v));
+  ASSERT_GT(scale, 0);
+  for (size_t i = 0; i < logits[0].size(); ++i) {
+    ASSERT_NEAR(logits[1][i], logits[0][i], 1e-4 * scale) << "logit " << i;
+  }
+  for (int sample = 0; sample < 2; ++sample) {
+    auto top1 = [&](const std::vector<float>& v) {
+      return std::max_element(v.begin() + sample * 1000, v.begin() + (sample + 1) * 1000) -
+             (v.begin() + sample * 1000);
+    };
+    EXPECT_EQ(top1(logits[1]), top1(logits[0])) << "sample " << sample;
+  }
+}
+
+}  // namespace
+}  // namespace cuda
+}  // namespace switchyard

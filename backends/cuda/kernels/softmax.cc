@@ -1,0 +1,44 @@
+// Softmax along one dimension (kernels/softmax.cu).
+
+#include "backends/cuda/cuda_kernel_registry.h"
+#include "backends/cuda/kernels/launch.h"
+#include "backends/cuda/kernels/simple_kernel.h"
+
+namespace switchyard {
+namespace cuda {
+namespace {
+
+class SoftmaxKernel : public Kernel {
+ public:
+  SoftmaxKernel(CudaDevice& device, int dim) : device_(device), dim_(dim) {}
+  absl::Status Run(absl::Span<const Tensor* const> inputs,
+                   absl::Span<Tensor* const> outputs) override {
+    const Shape& shape = inputs[0]->shape();
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < dim_; ++d) outer *= shape.dim(d);
+    for (int d = dim_ + 1; d < shape.rank(); ++d) inner *= shape.dim(d);
+    SY_RETURN_IF_ERROR(device_.Activate());
+    SY_CUDA_RETURN_IF_ERROR(
+        kernels::LaunchSoftmax(inputs[0]->data<float>(), outputs[0]->data<float>(),
+                               outer, shape.dim(dim_), inner, device_.stream()),
+        device_.name());
+    return absl::OkStatus();
+  }
+
+ private:
+  CudaDevice& device_;
+  int dim_;
+};
+
+[[maybe_unused]] const bool kRegistered = RegisterCudaKernel(
+    "softmax", {nullptr, [](const Node& node, const Graph& graph, CudaDevice& device)
+                             -> absl::StatusOr<std::unique_ptr<Kernel>> {
+                  SY_ASSIGN_OR_RETURN(int64_t dim, node.attrs.GetInt("dim"));
+                  const int rank = graph.value(node.inputs[0]).shape->rank();
+                  const int wrapped = static_cast<int>(dim < 0 ? dim + rank : dim);
+                  return std::make_unique<SoftmaxKernel>(device, wrapped);
+                }});
+
+}  // namespace
+}  // namespace cuda
+}  // namespace switchyard

@@ -1,0 +1,54 @@
+// AdaptiveAvgPool2d, as torch.nn.functional.adaptive_avg_pool2d over NCHW:
+// output cell (i, j) is the mean of input rows [AdaptiveStart(i, H, Ho),
+// AdaptiveEnd(i, H, Ho)) and the same rule for columns
+// (ops/pool_geometry.h: start = floor(i*H/Ho), end = ceil((i+1)*H/Ho)).
+// Windows may overlap, and cover one input cell many times when the output
+// is larger than the input. Sums are accumulated in double.
+
+#include "backends/reference/kernels/kernels.h"
+#include "ops/pool_geometry.h"
+
+namespace switchyard {
+namespace reference {
+namespace {
+
+class AdaptiveAvgPool2dKernel : public RefKernel {
+ public:
+  explicit AdaptiveAvgPool2dKernel(Device device)
+      : RefKernel(std::move(device), 1, 1) {}
+
+ protected:
+  void Compute(absl::Span<const Tensor* const> inputs, Tensor& output) override {
+    const Shape& in_shape = inputs[0]->shape();
+    const int64_t planes = in_shape.dim(0) * in_shape.dim(1);
+    const int64_t h = in_shape.dim(2), w = in_shape.dim(3);
+    const int64_t ho = output.shape().dim(2), wo = output.shape().dim(3);
+    const float* x = inputs[0]->data<float>();
+    float* y = output.data<float>();
+    for (int64_t p = 0; p < planes; ++p) {
+      const float* plane = x + p * h * w;
+      for (int64_t i = 0; i < ho; ++i) {
+        const int64_t h0 = AdaptiveStart(i, h, ho), h1 = AdaptiveEnd(i, h, ho);
+        for (int64_t j = 0; j < wo; ++j) {
+          const int64_t w0 = AdaptiveStart(j, w, wo), w1 = AdaptiveEnd(j, w, wo);
+          double sum = 0.0;
+          for (int64_t r = h0; r < h1; ++r) {
+            for (int64_t c = w0; c < w1; ++c) sum += plane[r * w + c];
+          }
+          y[(p * ho + i) * wo + j] =
+              static_cast<float>(sum / static_cast<double>((h1 - h0) * (w1 - w0)));
+        }
+      }
+    }
+  }
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Kernel>> MakeAdaptiveAvgPool2dKernel(
+    const Node&, const Graph&, const Device& device) {
+  return std::make_unique<AdaptiveAvgPool2dKernel>(device);
+}
+
+}  // namespace reference
+}  // namespace switchyard

@@ -1,0 +1,218 @@
+#include "core/plugin_loader.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <system_error>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "core/plugin.h"
+#include "core/status_macros.h"
+
+namespace switchyard {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kWhatAPluginIs[] =
+    "a plugin is a shared object built with switchyard_plugin() "
+    "(core/plugin.bzl) whose source uses SWITCHYARD_PLUGIN(...) "
+    "(core/plugin.h); see docs/adding_a_backend.md";
+
+std::string DlError() {
+  const char* error = dlerror();
+  return error != nullptr ? error : "unknown error";
+}
+
+// The absolute path with symlinks resolved, so that dlopen never searches
+// (it does for a name without a slash) and one file has one name.
+absl::StatusOr<std::string> ResolvePath(const std::string& path) {
+  if (path.empty()) {
+    return absl::InvalidArgumentError(
+        "empty plugin path; name a plugin's .so file");
+  }
+  std::error_code error;
+  const fs::path resolved = fs::canonical(path, error);
+  if (error == std::errc::no_such_file_or_directory ||
+      error == std::errc::not_a_directory) {
+    return absl::NotFoundError(absl::StrCat(
+        "plugin '", path,
+        "' does not exist; check the path given with --plugin or in ",
+        kPluginPathEnv, " (a relative path is taken from the working directory)"));
+  }
+  if (error) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "cannot resolve plugin path '", path, "': ", error.message()));
+  }
+  return resolved.string();
+}
+
+// Loads `path`; nullopt when it is a shared object without the entry point
+// and `skip_non_plugins` is set (a library that sits in a plugin folder).
+absl::StatusOr<std::optional<LoadedPlugin>> Load(const std::string& path,
+                                                  BackendRegistry& registry,
+                                                  bool skip_non_plugins) {
+  SY_ASSIGN_OR_RETURN(const std::string resolved, ResolvePath(path));
+  if (fs::is_directory(resolved)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "plugin '", path, "' is a directory; name a plugin's .so file (",
+        kPluginPathEnv, " also accepts directories)"));
+  }
+  // Messages use the path as the user gave it.
+  const std::string where = absl::StrCat("plugin '", path, "'");
+
+  // RTLD_NOW: a missing symbol is an error here, not a crash later.
+  // RTLD_LOCAL: one plugin's symbols never serve another.
+  void* handle = dlopen(resolved.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const std::string error = DlError();
+    if (absl::StrContains(error, "undefined symbol") ||
+        absl::StrContains(error, "cannot open shared object file") ||
+        absl::StrContains(error, "version `")) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          where, " could not be loaded because a symbol or library it needs "
+          "is missing (dlopen: ", error, "). Rebuild the plugin from the same "
+          "Switchyard sources as this binary, and check its dependencies with "
+          "`ldd ", path, "`"));
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, " is not a loadable shared object (dlopen: ", error, "); ",
+        kWhatAPluginIs));
+  }
+
+  dlerror();  // clear
+  void* symbol = dlsym(handle, kPluginEntryPoint);
+  if (symbol == nullptr) {
+    dlclose(handle);
+    if (skip_non_plugins) return std::nullopt;
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, " is a shared object but not a Switchyard plugin: the symbol '",
+        kPluginEntryPoint, "' is missing; ", kWhatAPluginIs));
+  }
+  // A C function returning a pointer to a static object: safe to call before
+  // the versions are known to match.
+  const PluginDescriptor* descriptor =
+      reinterpret_cast<PluginEntryFn>(symbol)();
+  if (descriptor == nullptr) {
+    dlclose(handle);
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": ", kPluginEntryPoint, "() returned null"));
+  }
+  if (descriptor->abi_version != kPluginAbiVersion) {
+    const uint32_t version = descriptor->abi_version;
+    dlclose(handle);
+    return absl::FailedPreconditionError(absl::StrCat(
+        where, " was built for plugin ABI version ", version,
+        " but this Switchyard uses version ", kPluginAbiVersion,
+        "; rebuild the plugin from the same Switchyard sources as this "
+        "binary"));
+  }
+  if (descriptor->build_id == nullptr ||
+      std::strcmp(descriptor->build_id, kPluginBuildId) != 0) {
+    const std::string build =
+        descriptor->build_id != nullptr ? descriptor->build_id : "(null)";
+    dlclose(handle);
+    return absl::FailedPreconditionError(absl::StrCat(
+        where, " was built with another toolchain (plugin: '", build,
+        "', this binary: '", kPluginBuildId,
+        "'); rebuild the plugin with the same compiler, C++ standard and "
+        "Abseil as this binary"));
+  }
+  const std::string name = descriptor->name != nullptr ? descriptor->name : "";
+  if (descriptor->register_backends == nullptr) {
+    dlclose(handle);
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, " (", name, ") has no register function in its descriptor"));
+  }
+
+  // From here on the plugin stays loaded, even on error: it may have
+  // registered factories whose code lives in it.
+  const std::vector<std::string> before = registry.Types();
+  const absl::Status registered = descriptor->register_backends(registry);
+  if (!registered.ok()) {
+    std::string hint;
+    if (registered.code() == absl::StatusCode::kAlreadyExists) {
+      hint =
+          ". Is this backend also linked into the binary, or was the plugin "
+          "named twice (--plugin and " + std::string(kPluginPathEnv) + ")?";
+    }
+    return absl::Status(
+        registered.code(),
+        absl::StrCat(where, " (", name, ") failed to register its backends: ",
+                     registered.message(), hint));
+  }
+  LoadedPlugin loaded{resolved, name, {}};
+  for (const std::string& type : registry.Types()) {
+    if (!std::binary_search(before.begin(), before.end(), type)) {
+      loaded.types.push_back(type);
+    }
+  }
+  return loaded;
+}
+
+}  // namespace
+
+absl::StatusOr<LoadedPlugin> LoadPlugin(const std::string& path,
+                                        BackendRegistry& registry) {
+  SY_ASSIGN_OR_RETURN(std::optional<LoadedPlugin> loaded,
+                      Load(path, registry, /*skip_non_plugins=*/false));
+  return *std::move(loaded);
+}
+
+absl::StatusOr<std::vector<LoadedPlugin>> LoadPluginsFromPathList(
+    absl::string_view path_list, BackendRegistry& registry) {
+  std::vector<LoadedPlugin> loaded;
+  for (absl::string_view entry :
+       absl::StrSplit(path_list, ':', absl::SkipEmpty())) {
+    const std::string path(entry);
+    std::error_code error;
+    if (!fs::is_directory(path, error)) {
+      SY_ASSIGN_OR_RETURN(LoadedPlugin plugin, LoadPlugin(path, registry));
+      loaded.push_back(std::move(plugin));
+      continue;
+    }
+    std::vector<std::string> files;
+    // The error_code overloads throughout: no exceptions from a bad folder.
+    for (fs::directory_iterator it(path, error), end; !error && it != end;
+         it.increment(error)) {
+      std::error_code not_regular;
+      if (it->path().extension() == ".so" && it->is_regular_file(not_regular)) {
+        files.push_back(it->path().string());
+      }
+    }
+    if (error) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          "cannot list plugin directory '", path, "': ", error.message()));
+    }
+    std::sort(files.begin(), files.end());
+    for (const std::string& file : files) {
+      SY_ASSIGN_OR_RETURN(std::optional<LoadedPlugin> plugin,
+                          Load(file, registry, /*skip_non_plugins=*/true));
+      if (plugin.has_value()) loaded.push_back(*std::move(plugin));
+    }
+  }
+  return loaded;
+}
+
+absl::StatusOr<std::vector<LoadedPlugin>> LoadPluginsFromEnv(
+    BackendRegistry& registry) {
+  const char* value = std::getenv(kPluginPathEnv);
+  if (value == nullptr || *value == '\0') return std::vector<LoadedPlugin>();
+  absl::StatusOr<std::vector<LoadedPlugin>> loaded =
+      LoadPluginsFromPathList(value, registry);
+  if (!loaded.ok()) {
+    return absl::Status(loaded.status().code(),
+                        absl::StrCat(kPluginPathEnv, ": ",
+                                     loaded.status().message()));
+  }
+  return loaded;
+}
+
+}  // namespace switchyard

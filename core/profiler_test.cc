@@ -1,0 +1,378 @@
+// The profiler (device-clock node events), its Chrome trace writer, its
+// summary arithmetic, and the device list benchmarks use.
+
+#include "core/profiler.h"
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "core/backend_registry.h"
+#include "core/compile.h"
+#include "core/device_list.h"
+#include "core/executable_plan.h"
+#include "core/graph.h"
+#include "core/profiler_summary.h"
+#include "core/profiler_trace.h"
+#include "core/tensor.h"
+#include "core/testing/host_backend.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace switchyard {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A clock whose marks are `step_ms` apart, whatever the host clock says:
+// proves that event times come from the device clock.
+class ScriptedClock : public DeviceClock {
+ public:
+  explicit ScriptedClock(double step_ms) : step_ms_(step_ms) {}
+  absl::StatusOr<int> Mark() override { return marks_++; }
+  absl::StatusOr<double> ElapsedMs(int from, int to) override {
+    if (from < 0 || to < 0 || from >= marks_ || to >= marks_) {
+      return absl::OutOfRangeError("no such mark");
+    }
+    return (to - from) * step_ms_;
+  }
+
+ private:
+  double step_ms_;
+  int marks_ = 0;
+};
+
+// Forwards to a host test device, but its clock is a ScriptedClock.
+class ScriptedClockDevice : public BackendDevice {
+ public:
+  ScriptedClockDevice(BackendDevice& inner, double step_ms)
+      : inner_(inner), step_ms_(step_ms) {}
+  const Device& device() const override { return inner_.device(); }
+  DeviceInfo Info() const override { return inner_.Info(); }
+  absl::StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) override {
+    return inner_.Allocate(bytes);
+  }
+  absl::Status CopyFromHost(const void* src, Buffer& dst, size_t bytes) override {
+    return inner_.CopyFromHost(src, dst, bytes);
+  }
+  absl::Status CopyToHost(const Buffer& src, void* dst, size_t bytes) override {
+    return inner_.CopyToHost(src, dst, bytes);
+  }
+  absl::StatusOr<std::unique_ptr<DeviceClock>> CreateClock() override {
+    return std::unique_ptr<DeviceClock>(std::make_unique<ScriptedClock>(step_ms_));
+  }
+  absl::Status Supports(const Node& node, const Graph& graph) const override {
+    return inner_.Supports(node, graph);
+  }
+  absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(const Node& node,
+                                                       const Graph& graph) override {
+    return inner_.CreateKernel(node, graph);
+  }
+
+ private:
+  BackendDevice& inner_;
+  double step_ms_;
+};
+
+class ScriptedClockBackend : public Backend {
+ public:
+  explicit ScriptedClockBackend(double step_ms)
+      : inner_(testing::MakeHostBackend("slow", 1)),
+        device_(inner_->GetDevice(0), step_ms) {}
+  std::string type() const override { return "slow"; }
+  int DeviceCount() const override { return 1; }
+  BackendDevice& GetDevice(int index) override { return device_; }
+
+ private:
+  std::unique_ptr<Backend> inner_;
+  ScriptedClockDevice device_;
+};
+
+// relu -> add(relu, x) -> relu on `device`, layers block.0 .. block.2.
+Graph SmallGraph(const Device& device) {
+  Graph g;
+  ValueId x = g.AddInput("input", Shape({2, 4}), device);
+  ValueId a = g.AddNode("relu", "block.0", {x}, AttrMap());
+  ValueId b = g.AddNode("add", "block.1", {a, x}, AttrMap());
+  ValueId c = g.AddNode("relu", "block.2", {b}, AttrMap());
+  g.AddOutput(c);
+  return g;
+}
+
+class ProfilerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(registry_
+                    .Register("fake", [] { return testing::MakeHostBackend("fake", 1); })
+                    .ok());
+    ASSERT_TRUE(registry_
+                    .Register("slow",
+                              []() -> absl::StatusOr<std::unique_ptr<Backend>> {
+                                return std::make_unique<ScriptedClockBackend>(5.0);
+                              })
+                    .ok());
+    ASSERT_TRUE(registry_
+                    .Register("none", [] { return testing::MakeHostBackend("none", 0); })
+                    .ok());
+  }
+
+  std::unique_ptr<ExecutablePlan> CompileSmall(const Device& device) {
+    CompileOptions options;
+    options.backends = &registry_;
+    absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan =
+        Compile(SmallGraph(device), options);
+    EXPECT_TRUE(plan.ok()) << plan.status();
+    return plan.ok() ? std::move(*plan) : nullptr;
+  }
+
+  Tensor Input(const Device& device) {
+    absl::StatusOr<Tensor> t = Tensor::FromVector(
+        Shape({2, 4}), {-1, 2, -3, 4, 5, -6, 7, -8}, device, registry_);
+    EXPECT_TRUE(t.ok()) << t.status();
+    return *t;
+  }
+
+  // Profiles `iterations` runs of the small graph on `device`.
+  std::vector<ProfileEvent> Profile(const Device& device, int iterations) {
+    std::unique_ptr<ExecutablePlan> plan = CompileSmall(device);
+    if (plan == nullptr) return {};
+    Tensor x = Input(device);
+    Profiler profiler;
+    RunOptions options;
+    options.profiler = &profiler;
+    for (int i = 0; i < iterations; ++i) {
+      EXPECT_TRUE(profiler.BeginIteration(i).ok());
+      absl::StatusOr<std::vector<Tensor>> out = plan->Run({x}, options);
+      EXPECT_TRUE(out.ok()) << out.status();
+    }
+    EXPECT_TRUE(profiler.EndIteration().ok());
+    return profiler.events();
+  }
+
+  BackendRegistry registry_;
+};
+
+TEST_F(ProfilerTest, OneEventPerNodePerIterationAndOneRunEvent) {
+  const Device fake = *Device::Parse("fake:0");
+  std::vector<ProfileEvent> events = Profile(fake, 3);
+  int nodes = 0, runs = 0;
+  std::multiset<std::string> names;
+  for (const ProfileEvent& e : events) {
+    EXPECT_EQ(e.lane, "fake:0");
+    if (e.kind == ProfileEvent::Kind::kNode) {
+      ++nodes;
+      names.insert(e.name);
+      EXPECT_GE(e.duration_us, 0);
+      ASSERT_FALSE(e.input_shapes.empty());
+      EXPECT_EQ(e.input_shapes[0], Shape({2, 4}));
+      ASSERT_EQ(e.output_shapes.size(), 1u);
+      EXPECT_EQ(e.flops, 8);  // relu: one per element; add: one per element
+      EXPECT_GT(e.bytes, 0);
+    }
+    if (e.kind == ProfileEvent::Kind::kRun) ++runs;
+  }
+  EXPECT_EQ(nodes, 9);
+  EXPECT_EQ(runs, 3);
+  EXPECT_EQ(names.count("block.0/relu"), 3u);
+  EXPECT_EQ(names.count("block.1/add"), 3u);
+  EXPECT_EQ(names.count("block.2/relu"), 3u);
+  // Within an iteration, nodes are in order and inside their run.
+  for (int it = 0; it < 3; ++it) {
+    double run_start = -1, run_end = -1, last = -1;
+    for (const ProfileEvent& e : events) {
+      if (e.iteration != it || e.kind != ProfileEvent::Kind::kRun) continue;
+      run_start = e.start_us;
+      run_end = e.start_us + e.duration_us;
+    }
+    ASSERT_GE(run_start, 0);
+    for (const ProfileEvent& e : events) {
+      if (e.iteration != it || e.kind != ProfileEvent::Kind::kNode) continue;
+      EXPECT_GE(e.start_us, run_start);
+      EXPECT_LE(e.start_us + e.duration_us, run_end + 1e-6);
+      EXPECT_GE(e.start_us, last);
+      last = e.start_us;
+    }
+  }
+}
+
+TEST_F(ProfilerTest, TimesComeFromTheDeviceClock) {
+  // Marks of the scripted clock are 5 ms apart while the host runs these
+  // tiny kernels in microseconds: events must show the device's 5 ms.
+  std::vector<ProfileEvent> events = Profile(*Device::Parse("slow:0"), 1);
+  // Marks: 0 anchor, 1 run start, 2/3 node 0, 4/5 node 1, 6/7 node 2, 8 run end.
+  std::vector<const ProfileEvent*> nodes;
+  const ProfileEvent* run = nullptr;
+  for (const ProfileEvent& e : events) {
+    if (e.kind == ProfileEvent::Kind::kNode) nodes.push_back(&e);
+    if (e.kind == ProfileEvent::Kind::kRun) run = &e;
+  }
+  ASSERT_EQ(nodes.size(), 3u);
+  ASSERT_NE(run, nullptr);
+  const double anchor = run->start_us - 5000;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_DOUBLE_EQ(nodes[i]->duration_us, 5000) << nodes[i]->name;
+    EXPECT_DOUBLE_EQ(nodes[i]->start_us, anchor + 10000 + 10000 * i) << nodes[i]->name;
+  }
+  EXPECT_DOUBLE_EQ(run->duration_us, 35000);
+}
+
+TEST_F(ProfilerTest, CopiesAreTheirOwnEvents) {
+  const Device fake = *Device::Parse("fake:0");
+  BackendDevice& device = **registry_.GetDevice(fake);
+  absl::StatusOr<Tensor> t = Tensor::Empty(Shape({2, 4}), DType::kFloat32, fake,
+                                           registry_);
+  ASSERT_TRUE(t.ok());
+  std::vector<float> host(8, 1.0f);
+  Profiler profiler;
+  ASSERT_TRUE(profiler.BeginIteration(0).ok());
+  ASSERT_TRUE(profiler
+                  .TimeCopy(device, "input h2d", "h2d", t->shape(), 32,
+                            [&] {
+                              return device.CopyFromHost(host.data(), *t->buffer(), 32);
+                            })
+                  .ok());
+  ASSERT_TRUE(profiler.EndIteration().ok());
+  ASSERT_EQ(profiler.events().size(), 1u);
+  const ProfileEvent& e = profiler.events()[0];
+  EXPECT_EQ(e.kind, ProfileEvent::Kind::kCopy);
+  EXPECT_EQ(e.name, "input h2d");
+  EXPECT_EQ(e.op, "h2d");
+  EXPECT_EQ(e.lane, "fake:0");
+  EXPECT_EQ(e.bytes, 32);
+}
+
+TEST_F(ProfilerTest, ChromeTraceIsValidJsonWithOneEventPerNodePerIteration) {
+  std::vector<ProfileEvent> events = Profile(*Device::Parse("fake:0"), 2);
+  Profiler host;  // a host lane too
+  const auto now = Profiler::Clock::now();
+  host.AddHostEvent("loader 0", "load", now, now + std::chrono::milliseconds(3));
+  events.push_back(host.events()[0]);
+
+  const std::string text = ChromeTraceJson(events, {{"model", "small"}});
+  nlohmann::json doc = nlohmann::json::parse(text);  // throws if invalid
+  ASSERT_TRUE(doc.contains("traceEvents"));
+  ASSERT_TRUE(doc["traceEvents"].is_array());
+  EXPECT_EQ(doc["otherData"]["model"], "small");
+
+  std::multiset<std::string> node_names;
+  std::map<int, std::string> lanes;
+  int complete = 0;
+  for (const nlohmann::json& e : doc["traceEvents"]) {
+    ASSERT_TRUE(e.contains("ph"));
+    if (e["ph"] == "M" && e["name"] == "thread_name") {
+      lanes[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
+    }
+    if (e["ph"] != "X") continue;
+    ++complete;
+    for (const char* key : {"name", "cat", "ts", "dur", "pid", "tid", "args"}) {
+      EXPECT_TRUE(e.contains(key)) << key << " in " << e.dump();
+    }
+    EXPECT_GE(e["dur"].get<double>(), 0);
+    if (e["cat"] == "node") {
+      node_names.insert(e["name"].get<std::string>());
+      EXPECT_EQ(e["args"]["input_shapes"][0], nlohmann::json({2, 4}));
+      EXPECT_TRUE(e["args"].contains("layer"));
+      EXPECT_TRUE(e["args"].contains("flops"));
+      EXPECT_TRUE(e["args"].contains("iteration"));
+      EXPECT_EQ(lanes[e["tid"].get<int>()], "fake:0 stream");
+    }
+  }
+  EXPECT_EQ(complete, 6 + 2 + 1);  // nodes, runs, the host span
+  EXPECT_EQ(node_names.size(), 6u);
+  EXPECT_EQ(node_names.count("block.0/relu"), 2u);
+  EXPECT_EQ(node_names.count("block.1/add"), 2u);
+  EXPECT_EQ(node_names.count("block.2/relu"), 2u);
+  // Device lanes come before host lanes.
+  ASSERT_EQ(lanes.size(), 2u);
+  EXPECT_EQ(lanes.begin()->second, "fake:0 stream");
+  EXPECT_EQ(lanes.rbegin()->second, "loader 0");
+}
+
+ProfileEvent Event(ProfileEvent::Kind kind, const std::string& name,
+                   const std::string& op, double ms, int64_t flops, int iteration) {
+  ProfileEvent e;
+  e.kind = kind;
+  e.name = name;
+  e.op = op;
+  e.lane = "cpu:0";
+  e.duration_us = ms * 1e3;
+  e.flops = flops;
+  e.iteration = iteration;
+  return e;
+}
+
+TEST(ProfileSummaryTest, ArithmeticByOpAndByLayer) {
+  using K = ProfileEvent::Kind;
+  std::vector<ProfileEvent> events = {
+      Event(K::kNode, "features.0/conv2d", "conv2d", 3, 8'000'000, 0),
+      Event(K::kNode, "features.3/conv2d", "conv2d", 5, 8'000'000, 0),
+      Event(K::kNode, "features.1/relu", "relu", 2, 0, 0),
+      Event(K::kCopy, "input h2d", "h2d", 1, 0, 1),
+      Event(K::kRun, "forward", "", 100, 0, 0),  // encloses nodes: not counted
+  };
+  ProfileEvent host = Event(K::kHost, "load", "", 50, 0, 0);  // not device time
+  host.lane = "loader 0";
+  events.push_back(host);
+
+  const ProfileSummary s = SummarizeProfile(events);
+  EXPECT_DOUBLE_EQ(s.total_ms, 11);
+  EXPECT_EQ(s.iterations, 2);
+  ASSERT_EQ(s.by_op.size(), 3u);
+  EXPECT_EQ(s.by_op[0].key, "conv2d");
+  EXPECT_EQ(s.by_op[0].device, "cpu:0");
+  EXPECT_EQ(s.by_op[0].calls, 2);
+  EXPECT_DOUBLE_EQ(s.by_op[0].total_ms, 8);
+  EXPECT_DOUBLE_EQ(s.by_op[0].mean_ms, 4);
+  EXPECT_DOUBLE_EQ(s.by_op[0].share, 8.0 / 11);
+  EXPECT_EQ(s.by_op[0].flops, 16'000'000);
+  EXPECT_DOUBLE_EQ(s.by_op[0].gflop_per_s, 2.0);  // 16e6 FLOP in 8 ms
+  EXPECT_EQ(s.by_op[1].key, "relu");
+  EXPECT_DOUBLE_EQ(s.by_op[1].gflop_per_s, 0);
+  EXPECT_EQ(s.by_op[2].key, "h2d");
+  EXPECT_DOUBLE_EQ(s.by_op[2].share, 1.0 / 11);
+
+  ASSERT_EQ(s.by_layer.size(), 4u);
+  EXPECT_EQ(s.by_layer[0].key, "features.3/conv2d");
+  EXPECT_DOUBLE_EQ(s.by_layer[0].gflop_per_s, 1.6);  // 8e6 FLOP in 5 ms
+  EXPECT_EQ(s.by_layer[1].key, "features.0/conv2d");
+  EXPECT_EQ(s.by_layer[3].key, "input h2d");
+
+  const std::string text = FormatProfileSummary(s);
+  EXPECT_THAT(text, HasSubstr("by op"));
+  EXPECT_THAT(text, HasSubstr("by layer"));
+  EXPECT_THAT(text, HasSubstr("features.3/conv2d"));
+  EXPECT_THAT(text, HasSubstr("72.7%"));  // conv2d: 8 of 11 ms
+  EXPECT_THAT(FormatProfileSummary(s, 1), HasSubstr("... 2 more"));
+}
+
+TEST_F(ProfilerTest, DeviceListShowsMissingDevicesWithTheReason) {
+  std::vector<DeviceChoice> all = AllDevices(registry_);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].name, "fake:0");
+  EXPECT_TRUE(all[0].available());
+  EXPECT_EQ(all[1].name, "none");
+  EXPECT_FALSE(all[1].available());
+  EXPECT_THAT(all[1].unavailable_reason,
+              HasSubstr("the test backend was made with no devices"));
+  EXPECT_EQ(all[2].name, "slow:0");
+
+  absl::StatusOr<std::vector<DeviceChoice>> chosen =
+      ChooseDevices(registry_, {"fake", "fake:0", "cuda", "fake:3"});
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+  ASSERT_EQ(chosen->size(), 3u);
+  EXPECT_EQ((*chosen)[0].name, "fake:0");
+  EXPECT_EQ((*chosen)[1].name, "cuda:0");
+  EXPECT_THAT((*chosen)[1].unavailable_reason,
+              HasSubstr("no backend is registered for device type 'cuda'"));
+  EXPECT_EQ((*chosen)[2].name, "fake:3");
+  EXPECT_THAT((*chosen)[2].unavailable_reason, HasSubstr("not available"));
+
+  EXPECT_EQ(ChooseDevices(registry_, {"CUDA"}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace switchyard

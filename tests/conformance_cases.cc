@@ -1,0 +1,250 @@
+#include "tests/conformance_cases.h"
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "core/compile.h"
+#include "core/graph.h"
+#include "core/status_macros.h"
+#include "core/tensor.h"
+
+namespace switchyard {
+namespace conformance {
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+ConformanceCase Case(std::string name, std::string op, std::vector<Shape> inputs,
+                     std::vector<Shape> params = {},
+                     std::vector<std::pair<std::string, AttrValue>> attrs = {}) {
+  ConformanceCase c;
+  c.name = std::move(name);
+  c.op = std::move(op);
+  c.inputs = std::move(inputs);
+  c.params = std::move(params);
+  for (auto& [key, value] : attrs) c.attrs.Set(key, std::move(value));
+  return c;
+}
+
+// FNV-1a: a seed from the case name, the same on every platform.
+uint32_t Seed(const std::string& name) {
+  uint32_t hash = 2166136261u;
+  for (unsigned char ch : name) hash = (hash ^ ch) * 16777619u;
+  return hash;
+}
+
+// Uniform in [-scale, scale), from 24 random bits so every value is an
+// exact float (std::uniform_real_distribution differs between libraries).
+std::vector<float> RandomValues(const Shape& shape, float scale,
+                                std::mt19937& rng) {
+  std::vector<float> values(shape.num_elements());
+  for (float& v : values) {
+    const float unit = static_cast<float>(rng() >> 8) / 16777216.0f;
+    v = scale * (2.0f * unit - 1.0f);
+  }
+  return values;
+}
+
+}  // namespace
+
+void PrintTo(const ConformanceCase& c, std::ostream* os) { *os << c.name; }
+
+std::vector<ConformanceCase> ConformanceCases() {
+  std::vector<ConformanceCase> cases = {
+      // linear: input [..., in], weight [out, in], bias [out].
+      Case("linear_bias", "linear", {Shape({3, 5})}, {Shape({4, 5}), Shape({4})}),
+      Case("linear_no_bias", "linear", {Shape({2, 6})}, {Shape({3, 6})}),
+      Case("linear_3d_input", "linear", {Shape({2, 3, 6})},
+           {Shape({7, 6}), Shape({7})}),
+      Case("linear_1d_input", "linear", {Shape({5})}, {Shape({3, 5}), Shape({3})}),
+      Case("linear_long_reduction", "linear", {Shape({1, 300})},
+           {Shape({10, 300}), Shape({10})}),
+
+      // conv2d: input [N, C, H, W], weight [O, C/groups, kH, kW], bias [O].
+      Case("conv2d_3x3", "conv2d", {Shape({1, 2, 5, 5})},
+           {Shape({3, 2, 3, 3}), Shape({3})}),
+      Case("conv2d_pad1_no_bias", "conv2d", {Shape({1, 3, 6, 6})},
+           {Shape({4, 3, 3, 3})}, {{"padding", Ints{1, 1}}}),
+      Case("conv2d_stride2_pad1_batch2", "conv2d", {Shape({2, 3, 7, 7})},
+           {Shape({4, 3, 3, 3}), Shape({4})},
+           {{"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}}),
+      Case("conv2d_dilation2", "conv2d", {Shape({1, 2, 7, 7})},
+           {Shape({2, 2, 3, 3}), Shape({2})},
+           {{"dilation", Ints{2, 2}}, {"padding", Ints{2, 2}}}),
+      Case("conv2d_groups2", "conv2d", {Shape({1, 4, 5, 5})},
+           {Shape({6, 2, 3, 3}), Shape({6})},
+           {{"groups", int64_t{2}}, {"padding", Ints{1, 1}}}),
+      Case("conv2d_depthwise", "conv2d", {Shape({1, 3, 6, 6})},
+           {Shape({3, 1, 3, 3})},
+           {{"groups", int64_t{3}}, {"padding", Ints{1, 1}}}),
+      Case("conv2d_pointwise", "conv2d", {Shape({2, 8, 4, 4})},
+           {Shape({5, 8, 1, 1}), Shape({5})}),
+      Case("conv2d_rectangular", "conv2d", {Shape({1, 2, 6, 7})},
+           {Shape({3, 2, 2, 3}), Shape({3})},
+           {{"stride", Ints{2, 1}}, {"padding", Ints{1, 0}}}),
+      Case("conv2d_vgg_block", "conv2d", {Shape({1, 16, 8, 8})},
+           {Shape({16, 16, 3, 3}), Shape({16})}, {{"padding", Ints{1, 1}}}),
+
+      Case("relu_4d", "relu", {Shape({2, 3, 4, 5})}),
+      Case("relu_1d", "relu", {Shape({7})}),
+
+      // max_pool2d: stride defaults to the kernel size.
+      Case("max_pool2d_2x2", "max_pool2d", {Shape({1, 3, 8, 8})}, {},
+           {{"kernel_size", Ints{2, 2}}}),
+      Case("max_pool2d_3x3_stride2_pad1", "max_pool2d", {Shape({2, 2, 9, 9})}, {},
+           {{"kernel_size", Ints{3, 3}}, {"stride", Ints{2, 2}},
+            {"padding", Ints{1, 1}}}),
+      Case("max_pool2d_ceil_mode", "max_pool2d", {Shape({1, 2, 7, 7})}, {},
+           {{"kernel_size", Ints{2, 2}}, {"ceil_mode", true}}),
+      Case("max_pool2d_ceil_mode_pad", "max_pool2d", {Shape({1, 1, 6, 6})}, {},
+           {{"kernel_size", Ints{3, 3}}, {"stride", Ints{2, 2}},
+            {"padding", Ints{1, 1}}, {"ceil_mode", true}}),
+      Case("max_pool2d_dilation2", "max_pool2d", {Shape({1, 1, 9, 9})}, {},
+           {{"kernel_size", Ints{3, 3}}, {"stride", Ints{1, 1}},
+            {"dilation", Ints{2, 2}}}),
+      Case("max_pool2d_rectangular", "max_pool2d", {Shape({1, 2, 6, 9})}, {},
+           {{"kernel_size", Ints{2, 3}}, {"stride", Ints{1, 2}},
+            {"padding", Ints{1, 1}}}),
+
+      Case("adaptive_avg_pool2d_global", "adaptive_avg_pool2d",
+           {Shape({2, 3, 5, 5})}, {}, {{"output_size", Ints{1, 1}}}),
+      Case("adaptive_avg_pool2d_3x2_from_7x5", "adaptive_avg_pool2d",
+           {Shape({1, 2, 7, 5})}, {}, {{"output_size", Ints{3, 2}}}),
+      Case("adaptive_avg_pool2d_7x7_from_14x14", "adaptive_avg_pool2d",
+           {Shape({1, 1, 14, 14})}, {}, {{"output_size", Ints{7, 7}}}),
+      Case("adaptive_avg_pool2d_7x7_from_2x2", "adaptive_avg_pool2d",
+           {Shape({1, 2, 2, 2})}, {}, {{"output_size", Ints{7, 7}}}),
+      Case("adaptive_avg_pool2d_4x4_from_6x6", "adaptive_avg_pool2d",
+           {Shape({1, 2, 6, 6})}, {}, {{"output_size", Ints{4, 4}}}),
+
+      Case("flatten_default", "flatten", {Shape({2, 3, 4, 5})}),
+      Case("flatten_all", "flatten", {Shape({2, 3, 4})}, {},
+           {{"start_dim", int64_t{0}}}),
+      Case("flatten_middle", "flatten", {Shape({2, 3, 4, 5})}, {},
+           {{"start_dim", int64_t{1}}, {"end_dim", int64_t{2}}}),
+      Case("flatten_negative_dims", "flatten", {Shape({2, 3, 4, 5})}, {},
+           {{"start_dim", int64_t{-2}}, {"end_dim", int64_t{-1}}}),
+
+      Case("dropout_p_half", "dropout", {Shape({2, 3, 4})}, {},
+           {{"p", 0.5}}),
+      Case("dropout_p_zero", "dropout", {Shape({5})}, {}, {{"p", 0.0}}),
+
+      Case("softmax_last_dim", "softmax", {Shape({3, 5})}, {},
+           {{"dim", int64_t{-1}}}),
+      Case("softmax_middle_dim", "softmax", {Shape({2, 4, 3})}, {},
+           {{"dim", int64_t{1}}}),
+      Case("softmax_first_dim", "softmax", {Shape({4, 3})}, {},
+           {{"dim", int64_t{0}}}),
+
+      Case("add_3d", "add", {Shape({2, 3, 4}), Shape({2, 3, 4})}),
+      Case("add_one_element", "add", {Shape({1}), Shape({1})}),
+      Case("add_4d", "add", {Shape({2, 3, 5, 7}), Shape({2, 3, 5, 7})}),
+  };
+  // exp(200) overflows float: only a max-shifted softmax gets this right.
+  ConformanceCase huge = Case("softmax_huge_values", "softmax", {Shape({2, 6})},
+                              {}, {{"dim", int64_t{-1}}});
+  huge.scale = 200.0f;
+  cases.push_back(std::move(huge));
+  return cases;
+}
+
+Tolerance ToleranceFor(const std::string& op) {
+  // Per op, against the reference backend (double accumulation):
+  //   relu, add, max_pool2d, flatten, dropout: one correctly rounded float
+  //     result, so every backend must agree bit for bit.
+  //   adaptive_avg_pool2d, softmax: short float sums, exp: a few ulps.
+  //   linear, conv2d: float sums of up to 300 products of values in [-1, 1)
+  //     in any order. A backend using TF32 (CUDA tensor cores) would need
+  //     ~1e-2; keep it off for conformance or widen here with the reason.
+  static const auto* table = new std::map<std::string, Tolerance>{
+      {"relu", {0, 0}},
+      {"add", {0, 0}},
+      {"max_pool2d", {0, 0}},
+      {"flatten", {0, 0}},
+      {"dropout", {0, 0}},
+      {"adaptive_avg_pool2d", {1e-6, 1e-5}},
+      {"softmax", {1e-6, 1e-5}},
+      {"linear", {1e-4, 1e-4}},
+      {"conv2d", {1e-4, 1e-4}},
+  };
+  auto it = table->find(op);
+  return it != table->end() ? it->second : Tolerance{1e-4, 1e-4};
+}
+
+absl::StatusOr<OpResult> RunCase(const ConformanceCase& c, const Device& device,
+                                 BackendRegistry& registry) {
+  std::mt19937 rng(Seed(c.name));
+  Graph graph;
+  std::vector<ValueId> operands;
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    const Shape& shape = c.inputs[i];
+    SY_ASSIGN_OR_RETURN(
+        Tensor tensor,
+        Tensor::FromVector(shape, RandomValues(shape, c.scale, rng), device,
+                           registry));
+    operands.push_back(graph.AddInput(absl::StrCat("input", i), shape, device));
+    inputs.push_back(std::move(tensor));
+  }
+  for (size_t i = 0; i < c.params.size(); ++i) {
+    const Shape& shape = c.params[i];
+    SY_ASSIGN_OR_RETURN(
+        Tensor tensor,
+        Tensor::FromVector(shape, RandomValues(shape, c.scale, rng), device,
+                           registry));
+    operands.push_back(graph.AddConstant(absl::StrCat("param", i), tensor));
+  }
+  graph.AddOutput(graph.AddNode(c.op, c.name, operands, c.attrs));
+
+  CompileOptions options;
+  options.backends = &registry;
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<ExecutablePlan> plan,
+                      Compile(std::move(graph), options));
+  SY_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, plan->Run(inputs));
+  if (outputs.size() != 1 || outputs[0].device() != device) {
+    return absl::InternalError(absl::StrCat(
+        "expected one output on ", device.ToString(), ", got ",
+        outputs.size(), outputs.empty() ? "" : " on ",
+        outputs.empty() ? "" : outputs[0].device().ToString()));
+  }
+  SY_ASSIGN_OR_RETURN(std::vector<float> values, outputs[0].ToVector(registry));
+  return OpResult{outputs[0].shape(), std::move(values)};
+}
+
+std::string CompareResults(const OpResult& got, const OpResult& want,
+                           Tolerance tolerance) {
+  if (got.shape != want.shape || got.values.size() != want.values.size()) {
+    return absl::StrCat("output shape ", got.shape.ToString(),
+                        ", the reference's ", want.shape.ToString());
+  }
+  int64_t bad = 0, worst = -1;
+  double worst_excess = 0;
+  for (size_t i = 0; i < got.values.size(); ++i) {
+    const double g = got.values[i], w = want.values[i];
+    const double allowed = tolerance.atol + tolerance.rtol * std::abs(w);
+    const bool both_nan = std::isnan(g) && std::isnan(w);
+    const double error = std::abs(g - w);
+    if (both_nan || error <= allowed) continue;  // NaN error fails this too
+    ++bad;
+    const double excess = std::isnan(error) ? INFINITY : error - allowed;
+    if (worst < 0 || excess > worst_excess) {
+      worst = static_cast<int64_t>(i);
+      worst_excess = excess;
+    }
+  }
+  if (bad == 0) return "";
+  return absl::StrCat(bad, " of ", got.values.size(),
+                      " elements out of tolerance (atol ", tolerance.atol,
+                      ", rtol ", tolerance.rtol, "); worst: element ", worst,
+                      " is ", got.values[worst], ", the reference says ",
+                      want.values[worst], " (|diff| ",
+                      std::abs(got.values[worst] - want.values[worst]), ")");
+}
+
+}  // namespace conformance
+}  // namespace switchyard

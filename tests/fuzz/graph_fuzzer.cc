@@ -1,0 +1,444 @@
+// libFuzzer target for graph construction from random layer specifications.
+//
+// The input bytes are read as a small program: a graph input (rank 0..5,
+// dimensions mostly small, sometimes 0, negative or near 2^63, on one of
+// several devices, some missing or broken), then up to 8 nodes, each an op
+// from ops/ (or an unknown name) with random attributes (plausible values,
+// huge and negative values, wrong types, unknown names) and operands:
+// earlier values, or parameters whose shapes are usually what the op wants
+// and sometimes not, placed on random devices.
+//
+// The graph goes through the standard pipeline (shape inference, strict
+// placement). It must never crash or hang; errors are fine but must carry a
+// specific code (never Internal, which marks a broken invariant). When a
+// graph passes and is small (<= 4 MiB of buffers, <= 2e7 FLOPs, every
+// parameter materialized) it is also lowered and run on the CPU backend and
+// the test devices, so kernels meet the same random geometry under ASan.
+//
+// Built by tools/fuzz.sh (libFuzzer) and by Bazel as
+// //tests/fuzz:graph_fuzzer_replay_test (corpus replay).
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/cpu_backend.h"
+#include "core/backend_registry.h"
+#include "core/buffer_plan.h"
+#include "core/compile.h"
+#include "core/executable_plan.h"
+#include "core/graph.h"
+#include "core/op_def.h"
+#include "core/tensor.h"
+#include "core/testing/host_backend.h"
+#include "tests/fuzz/fuzz_check.h"
+
+namespace switchyard {
+namespace {
+
+constexpr int kMaxNodes = 8;
+constexpr int64_t kMaxMaterializedElements = 1 << 16;  // per parameter
+constexpr int64_t kMaxRunBytes = 4 << 20;
+constexpr int64_t kMaxRunFlops = 20'000'000;
+
+// Reads the fuzzer's bytes as a stream of choices; past the end every read
+// is 0, so any prefix is a complete program.
+class Choices {
+ public:
+  Choices(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+
+  uint8_t Byte() {
+    if (pos_ >= size_) return 0;
+    return data_[pos_++];
+  }
+  bool Bool() { return Byte() & 1; }
+  // Uniform-ish in [lo, hi] (hi - lo < 2^16).
+  int64_t Range(int64_t lo, int64_t hi) {
+    const uint16_t r = static_cast<uint16_t>(Byte() | (Byte() << 8));
+    return lo + static_cast<int64_t>(r % static_cast<uint64_t>(hi - lo + 1));
+  }
+  template <typename T>
+  const T& Pick(const std::vector<T>& items) {
+    return items[Byte() % items.size()];
+  }
+
+ private:
+  const uint8_t* data_;
+  size_t size_;
+  size_t pos_ = 0;
+};
+
+// Values that sit on the edges of the arithmetic in ops/ and core/.
+const std::vector<int64_t>& EdgeValues() {
+  static const auto* values = new std::vector<int64_t>{
+      0,
+      -1,
+      int64_t{1} << 30,
+      (int64_t{1} << 30) + 1,
+      int64_t{1} << 31,
+      int64_t{1} << 40,
+      int64_t{1} << 61,
+      int64_t{1} << 62,
+      std::numeric_limits<int64_t>::max(),
+      std::numeric_limits<int64_t>::min()};
+  return *values;
+}
+
+// A dimension: mostly 1..8, sometimes 0 or an edge value.
+int64_t Dim(Choices& c) {
+  const uint8_t kind = c.Byte();
+  if (kind < 200) return c.Range(1, 8);
+  if (kind < 230) return 0;
+  return c.Pick(EdgeValues());
+}
+
+// A small attribute integer: mostly 0..4, sometimes an edge value.
+int64_t SmallInt(Choices& c) {
+  const uint8_t kind = c.Byte();
+  if (kind < 220) return c.Range(0, 4);
+  return c.Pick(EdgeValues());
+}
+
+std::vector<int64_t> IntList(Choices& c, int usual_length) {
+  int length = usual_length;
+  if (c.Byte() >= 230) length = c.Range(0, 4);
+  std::vector<int64_t> values;
+  for (int i = 0; i < length; ++i) values.push_back(SmallInt(c));
+  return values;
+}
+
+enum class Kind { kInt, kInts, kFloat, kBool, kString };
+
+// Usually a value of the attribute's own kind; sometimes any other kind.
+AttrValue RandomValue(Choices& c, Kind usual) {
+  Kind kind = usual;
+  if (c.Byte() >= 235) kind = static_cast<Kind>(c.Range(0, 4));
+  switch (kind) {
+    case Kind::kInt: {
+      const int64_t v = SmallInt(c);
+      return c.Bool() || v == std::numeric_limits<int64_t>::min() ? v : -v;
+    }
+    case Kind::kInts:
+      return IntList(c, 2);
+    case Kind::kFloat: {
+      static const std::vector<double> kFloats = {
+          0.0, 0.5, 1.0, -0.1, 1.5, std::numeric_limits<double>::quiet_NaN(),
+          std::numeric_limits<double>::infinity()};
+      return c.Pick(kFloats);
+    }
+    case Kind::kBool:
+      return c.Bool();
+    case Kind::kString: {
+      static const std::vector<std::string> kStrings = {
+          "cpu:0", "fake:0", "fake:1", "fake:7", "broken:0", "absent:0",
+          "CPU",   "",       "cpu:01", "cpu:-1"};
+      return c.Pick(kStrings);
+    }
+  }
+  return int64_t{0};
+}
+
+struct AttrSpec {
+  const char* name;
+  Kind kind;
+};
+
+struct OpSpec {
+  std::string op;
+  std::vector<AttrSpec> attrs;
+  int params;  // 0, or 2 for weight + bias (conv2d, linear)
+};
+
+const std::vector<OpSpec>& Ops() {
+  static const auto* ops = new std::vector<OpSpec>{
+      {"conv2d",
+       {{"stride", Kind::kInts},
+        {"padding", Kind::kInts},
+        {"dilation", Kind::kInts},
+        {"groups", Kind::kInt}},
+       2},
+      {"linear", {}, 2},
+      {"max_pool2d",
+       {{"kernel_size", Kind::kInts},
+        {"stride", Kind::kInts},
+        {"padding", Kind::kInts},
+        {"dilation", Kind::kInts},
+        {"ceil_mode", Kind::kBool}},
+       0},
+      {"adaptive_avg_pool2d", {{"output_size", Kind::kInts}}, 0},
+      {"relu", {}, 0},
+      {"flatten", {{"start_dim", Kind::kInt}, {"end_dim", Kind::kInt}}, 0},
+      {"softmax", {{"dim", Kind::kInt}}, 0},
+      {"dropout", {{"p", Kind::kFloat}}, 0},
+      {"add", {}, 0},
+      {"copy", {{"device", Kind::kString}}, 0},
+      {"no_such_op", {{"x", Kind::kInt}}, 0},
+  };
+  return *ops;
+}
+
+// Devices a value may live on: mostly the CPU; the test backend's two
+// devices; a device index past its backend's count; a backend whose
+// factory fails; a type nobody registered.
+Device RandomDevice(Choices& c) {
+  static const auto* devices = new std::vector<Device>{
+      Device::Cpu(),
+      Device::Cpu(),
+      Device::Cpu(),
+      Device::Cpu(),
+      *Device::Parse("fake:0"),
+      *Device::Parse("fake:1"),
+      *Device::Parse("fake:7"),
+      *Device::Parse("broken:0"),
+      *Device::Parse("absent:0")};
+  return c.Pick(*devices);
+}
+
+BackendRegistry& Registry() {
+  static BackendRegistry* registry = [] {
+    auto* r = new BackendRegistry();
+    (void)r->Register("cpu", [] { return cpu::CreateCpuBackend(); });
+    (void)r->Register("fake", [] { return testing::MakeHostBackend("fake", 2); });
+    (void)r->Register(
+        "broken", []() -> absl::StatusOr<std::unique_ptr<Backend>> {
+          return absl::InternalError("this test backend never starts");
+        });
+    (void)cpu::SetCpuThreads(*r, 2);
+    return r;
+  }();
+  return *registry;
+}
+
+bool Available(const Device& device) {
+  return Registry().GetDevice(device).ok();
+}
+
+// A parameter tensor. Small ones on an available device get real memory;
+// others are shape-only handles (no data), fine for the passes but never
+// run.
+Tensor Parameter(Choices& c, const Shape& shape, const Device& device,
+                 bool* runnable) {
+  absl::StatusOr<Shape> checked = Shape::Create(shape.dims());
+  if (checked.ok() && checked->num_elements() <= kMaxMaterializedElements &&
+      Available(device)) {
+    std::vector<float> values(checked->num_elements());
+    for (size_t i = 0; i < values.size(); ++i) {
+      values[i] = static_cast<float>(static_cast<int>(i % 7) - 3) * 0.25f;
+    }
+    absl::StatusOr<Tensor> t =
+        Tensor::FromVector(*checked, values, device, Registry());
+    FUZZ_CHECK(t.ok());
+    return *t;
+  }
+  *runnable = false;
+  return Tensor(shape, DType::kFloat32,
+                std::make_shared<Buffer>(device, nullptr, 0, nullptr));
+}
+
+// Usually the shape the op expects from its input's inferred shape (when
+// known), sometimes a random one.
+Shape ParameterShape(Choices& c, const std::string& op, int which,
+                     const Shape* input, int64_t groups) {
+  if (input != nullptr && c.Byte() < 220) {
+    if (op == "linear" && input->rank() >= 1) {
+      const int64_t out = c.Range(1, 6);
+      const int64_t in = input->dim(input->rank() - 1);
+      return which == 0 ? Shape({out, in}) : Shape({out});
+    }
+    if (op == "conv2d" && input->rank() == 4) {
+      const int64_t g = std::max<int64_t>(groups, 1);
+      const int64_t out = g * c.Range(1, 3);
+      if (which == 1) return Shape({out});
+      return Shape({out, input->dim(1) / g, c.Range(1, 3), c.Range(1, 3)});
+    }
+  }
+  std::vector<int64_t> dims;
+  const int rank = c.Range(0, 4);
+  for (int i = 0; i < rank; ++i) dims.push_back(Dim(c));
+  return Shape(std::move(dims));
+}
+
+void CheckErrorCode(const absl::Status& status) {
+  FUZZ_CHECK(!status.ok());
+  FUZZ_CHECK(!status.message().empty());
+  FUZZ_CHECK(status.code() != absl::StatusCode::kInternal &&
+             status.code() != absl::StatusCode::kUnknown);
+}
+
+}  // namespace
+}  // namespace switchyard
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace switchyard;  // NOLINT
+  Choices c(data, size);
+  Graph graph;
+  bool runnable = true;
+
+  // The graph input.
+  std::vector<int64_t> input_dims;
+  const int rank = c.Range(0, 5);
+  for (int i = 0; i < rank; ++i) input_dims.push_back(Dim(c));
+  const Shape input_shape(input_dims);
+  const Device input_device = RandomDevice(c);
+  std::vector<ValueId> values = {
+      graph.AddInput("input", input_shape, input_device)};
+  // Shapes as far as the op definitions can tell while building (null
+  // after the first node they reject), to give parameters fitting shapes.
+  std::vector<std::unique_ptr<Shape>> known;
+  known.push_back(std::make_unique<Shape>(input_shape));
+
+  const int num_nodes = c.Range(1, kMaxNodes);
+  for (int n = 0; n < num_nodes; ++n) {
+    const OpSpec& spec = c.Pick(Ops());
+    AttrMap attrs;
+    int64_t groups = 1;
+    for (const AttrSpec& attr : spec.attrs) {
+      if (c.Byte() < 64) continue;  // absent: the op's default, if any
+      AttrValue value = RandomValue(c, attr.kind);
+      if (std::string(attr.name) == "groups" &&
+          std::holds_alternative<int64_t>(value)) {
+        groups = std::get<int64_t>(value);
+      }
+      attrs.Set(attr.name, std::move(value));
+    }
+    if (c.Byte() >= 250) attrs.Set("unknown_attr", int64_t{1});
+
+    // The first operand: usually the newest value.
+    const size_t from =
+        c.Byte() < 200 ? values.size() - 1 : c.Byte() % values.size();
+    std::vector<ValueId> operands = {values[from]};
+    const Shape* input_known = known[from].get();
+    if (spec.op == "add") {
+      operands.push_back(values[c.Byte() % values.size()]);
+    }
+    const int params = spec.params - (c.Byte() < 40 ? 1 : 0);  // no bias
+    for (int p = 0; p < params; ++p) {
+      const Shape shape =
+          ParameterShape(c, spec.op, p, input_known, groups);
+      const Device device =
+          c.Byte() < 220 ? input_device : RandomDevice(c);
+      operands.push_back(graph.AddConstant(
+          absl::StrCat("layer", n, p == 0 ? ".weight" : ".bias"),
+          Parameter(c, shape, device, &runnable)));
+    }
+    if (c.Byte() >= 252) operands.push_back(values[0]);  // one too many
+
+    // What the op definition says, to shape the next node's parameters.
+    std::unique_ptr<Shape> out_known;
+    absl::StatusOr<const OpDef*> def = OpRegistry::Global().Find(spec.op);
+    bool all_known = def.ok();
+    std::vector<Shape> operand_shapes;
+    for (ValueId id : operands) {
+      const Value& v = graph.value(id);
+      if (v.producer >= 0) {
+        const size_t index =
+            std::find(values.begin(), values.end(), id) - values.begin();
+        if (known[index] == nullptr) {
+          all_known = false;
+          break;
+        }
+        operand_shapes.push_back(*known[index]);
+      } else {
+        operand_shapes.push_back(*v.shape);
+      }
+    }
+    if (all_known) {
+      // Only shapes every value of which is valid: InferShape's contract
+      // is that its operands passed Shape::Create (the pass checks that).
+      bool valid = true;
+      for (const Shape& s : operand_shapes) {
+        valid = valid && Shape::Create(s.dims()).ok();
+      }
+      if (valid) {
+        absl::StatusOr<Shape> inferred =
+            (*def)->InferShape(attrs, operand_shapes);
+        if (inferred.ok()) out_known = std::make_unique<Shape>(*inferred);
+      }
+    }
+    values.push_back(graph.AddNode(spec.op, absl::StrCat("layer", n),
+                                   std::move(operands), std::move(attrs)));
+    known.push_back(std::move(out_known));
+  }
+  graph.AddOutput(values.back());
+  if (c.Byte() >= 200) graph.AddOutput(values[c.Byte() % values.size()]);
+
+  CompileOptions options;
+  options.backends = &Registry();
+  absl::Status placed = InferAndPlace(graph, options);
+  if (!placed.ok()) {
+    CheckErrorCode(placed);
+    return 0;
+  }
+
+  // A placed graph is complete: every value has a valid shape and a device.
+  int64_t flops = 0;
+  for (const Value& v : graph.values()) {
+    FUZZ_CHECK(v.shape.has_value() && v.device.has_value());
+    FUZZ_CHECK(Shape::Create(v.shape->dims()).ok());
+  }
+  for (const Node& node : graph.nodes()) {
+    FUZZ_CHECK(node.device.has_value());
+    absl::StatusOr<const OpDef*> def = OpRegistry::Global().Find(node.op);
+    FUZZ_CHECK(def.ok());
+    const int64_t node_flops = (*def)->Flops(
+        node.attrs, graph.InputShapes(node),
+        *graph.value(node.outputs[0]).shape);
+    FUZZ_CHECK(node_flops >= 0);
+    flops = node_flops > kMaxRunFlops ? kMaxRunFlops + 1
+                                      : std::min(flops + node_flops,
+                                                 kMaxRunFlops + 1);
+  }
+  (void)graph.ToText();
+  (void)graph.ToDot();
+
+  absl::StatusOr<BufferPlan> plan = PlanBuffers(graph);
+  FUZZ_CHECK(plan.ok());
+  int64_t bytes = static_cast<int64_t>(plan->planned_bytes);
+  for (ValueId id : graph.outputs()) {
+    bytes += graph.value(id).shape->num_elements() * sizeof(float);
+  }
+  bytes += input_shape.num_elements() * sizeof(float);
+  if (!runnable || flops > kMaxRunFlops || bytes > kMaxRunBytes) return 0;
+
+  // Small enough to run: lower onto the backends and execute.
+  absl::StatusOr<std::unique_ptr<ExecutablePlan>> executable =
+      ExecutablePlan::Lower(std::move(graph), Registry());
+  if (!executable.ok()) {
+    CheckErrorCode(executable.status());
+    return 0;
+  }
+  std::vector<float> x(input_shape.num_elements());
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<float>(static_cast<int>(i % 11) - 5) * 0.5f;
+  }
+  // The input's device may be missing when only a copy node reads it
+  // (placement checks the devices nodes run on); no such tensor can exist.
+  absl::StatusOr<Tensor> input =
+      Tensor::FromVector(input_shape, x, input_device, Registry());
+  if (!input.ok()) {
+    CheckErrorCode(input.status());
+    return 0;
+  }
+  absl::StatusOr<std::vector<Tensor>> outputs = (*executable)->Run({*input});
+  if (!outputs.ok()) {
+    CheckErrorCode(outputs.status());
+    return 0;
+  }
+  const Graph& ran = (*executable)->graph();
+  FUZZ_CHECK(outputs->size() == ran.outputs().size());
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    const Value& v = ran.value(ran.outputs()[i]);
+    FUZZ_CHECK((*outputs)[i].shape() == *v.shape);
+    FUZZ_CHECK((*outputs)[i].device() == *v.device);
+    absl::StatusOr<std::vector<float>> host =
+        (*outputs)[i].ToVector(Registry());
+    FUZZ_CHECK(host.ok());
+  }
+  return 0;
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Writes the hand-made seed inputs of tests/fuzz/corpus/ (run from anywhere).
+
+The corpora also hold inputs the fuzzers found or minimized (names starting
+with a hash); this script only (re)writes the seeds below, named seed_*.
+"""
+import json
+import os
+import random
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def write(target, name, data):
+    path = os.path.join(HERE, "corpus", target, "seed_" + name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+
+
+def safetensors(tensors, metadata=None, dtype="F32", pad=True):
+    header, data, offset = {}, b"", 0
+    if metadata is not None:
+        header["__metadata__"] = metadata
+    for name, (shape, values) in tensors.items():
+        raw = struct.pack("<%df" % len(values), *values)
+        header[name] = {"dtype": dtype, "shape": shape,
+                        "data_offsets": [offset, offset + len(raw)]}
+        data += raw
+        offset += len(raw)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    if pad:
+        text += b" " * ((8 - len(text) % 8) % 8)
+    return struct.pack("<Q", len(text)) + text + data
+
+
+def npy(shape, values, descr="<f4", fortran=False, version=(1, 0)):
+    dims = ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "")
+    header = "{'descr': '%s', 'fortran_order': %s, 'shape': (%s), }" % (
+        descr, "True" if fortran else "False", dims)
+    length_bytes = 2 if version[0] == 1 else 4
+    total = 6 + 2 + length_bytes + len(header) + 1
+    header += " " * ((64 - total % 64) % 64) + "\n"
+    length = struct.pack("<H" if length_bytes == 2 else "<I", len(header))
+    return (b"\x93NUMPY" + bytes(version) + length + header.encode() +
+            struct.pack("<%df" % len(values), *values))
+
+
+def main():
+    write("safetensors", "empty", safetensors({}))
+    write("safetensors", "one_tensor",
+          safetensors({"w": ([2, 3], [1, 2, 3, 4, 5, 6])}))
+    write("safetensors", "two_tensors_metadata",
+          safetensors({"a.weight": ([2, 2], [1, -1, 0.5, 2]),
+                       "a.bias": ([2], [0, 1])}, {"format": "pt"}))
+    write("safetensors", "scalar_and_empty",
+          safetensors({"s": ([], [3.5]), "e": ([0, 4], [])}))
+    write("safetensors", "f16", safetensors({"h": ([1], [1])}, dtype="F16"))
+    write("safetensors", "unpadded", safetensors({"x": ([1], [7])}, pad=False))
+    write("safetensors", "truncated",
+          safetensors({"w": ([2, 3], [1, 2, 3, 4, 5, 6])})[:-5])
+    write("safetensors", "rank8",
+          safetensors({"r": ([1] * 8, [1.0])}))
+
+    write("npy", "v1_2x3", npy([2, 3], [1, 2, 3, 4, 5, 6]))
+    write("npy", "v2_vector", npy([4], [1, 2, 3, 4], version=(2, 0)))
+    write("npy", "v3_scalar", npy([], [9], version=(3, 0)))
+    write("npy", "empty", npy([0, 5], []))
+    write("npy", "fortran", npy([2, 2], [1, 2, 3, 4], fortran=True))
+    write("npy", "f8", npy([1], [1, 2], descr="<f8"))
+    write("npy", "python2_long",
+          npy([2], [1, 2]).replace(b"(2,)", b"(2L,)"))
+    write("npy", "truncated", npy([3, 3], list(range(9)))[:-7])
+
+    for i, text in enumerate([
+            "cpu", "cpu:0", "cuda:1", "my_backend_2:1023", "CPU", "cuda:01",
+            "cuda:-1", "cuda:", ":0", "a" * 33, "cuda:1024", "cuda:99999",
+            "cuda:1:2", " cpu", "cpu\x00:0"]):
+        write("device", "%02d" % i, text)
+
+    rng = random.Random(5)
+    for i in range(16):
+        write("graph", "random_%02d" % i,
+              bytes(rng.randrange(256) for _ in range(rng.randrange(8, 96))))
+
+
+if __name__ == "__main__":
+    main()

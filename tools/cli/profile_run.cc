@@ -1,0 +1,91 @@
+#include "tools/cli/profile_run.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "core/profiler_summary.h"
+#include "core/profiler_trace.h"
+#include "core/status_macros.h"
+#include "tools/cli/flags.h"
+
+ABSL_FLAG(std::string, profile, "",
+          "run: write a Chrome trace (chrome://tracing, Perfetto) of the timed "
+          "iterations to this file: an event per node per iteration on the "
+          "device's clock, copies, host lanes");
+ABSL_FLAG(bool, profile_summary, false,
+          "run: print device time by op and by layer (calls, total, mean, "
+          "share, GFLOP/s) over the timed iterations");
+
+namespace switchyard {
+namespace cli {
+
+ProfileFlags GetProfileFlags() {
+  ProfileFlags flags;
+  flags.trace_path = ResolveUserPath(absl::GetFlag(FLAGS_profile));
+  flags.summary = absl::GetFlag(FLAGS_profile_summary);
+  return flags;
+}
+
+absl::Status WriteProfileOutputs(
+    const ProfileFlags& flags, absl::Span<const ProfileEvent> events,
+    const std::vector<std::pair<std::string, std::string>>& metadata) {
+  if (flags.summary) {
+    std::printf("\n%s", FormatProfileSummary(SummarizeProfile(events)).c_str());
+  }
+  if (!flags.trace_path.empty()) {
+    SY_RETURN_IF_ERROR(WriteChromeTrace(flags.trace_path, events, metadata));
+    std::printf("wrote trace %s (open in https://ui.perfetto.dev or chrome://tracing)\n",
+                flags.trace_path.c_str());
+  }
+  return absl::OkStatus();
+}
+
+std::unique_ptr<RunProfiling> RunProfiling::FromFlags() {
+  ProfileFlags flags = GetProfileFlags();
+  if (!flags.any()) return nullptr;
+  return std::unique_ptr<RunProfiling>(new RunProfiling(std::move(flags)));
+}
+
+absl::StatusOr<Tensor> RunProfiling::Iteration(ExecutablePlan& plan,
+                                               const Tensor& input,
+                                               absl::Span<const float> host_input,
+                                               int iteration,
+                                               BackendRegistry& registry) {
+  const auto host_start = Profiler::Clock::now();
+  SY_RETURN_IF_ERROR(profiler_.BeginIteration(iteration));
+  SY_ASSIGN_OR_RETURN(BackendDevice * in_device, registry.GetDevice(input.device()));
+  const size_t in_bytes = input.size_bytes();
+  SY_RETURN_IF_ERROR(profiler_.TimeCopy(
+      *in_device, "input h2d", "h2d", input.shape(), in_bytes, [&] {
+        return in_device->CopyFromHost(host_input.data(), *input.buffer(), in_bytes);
+      }));
+  RunOptions options;
+  options.profiler = &profiler_;
+  SY_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, plan.Run({input}, options));
+  host_outputs_.resize(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& out = outputs[i];
+    host_outputs_[i].resize(out.num_elements());
+    SY_ASSIGN_OR_RETURN(BackendDevice * out_device, registry.GetDevice(out.device()));
+    SY_RETURN_IF_ERROR(profiler_.TimeCopy(
+        *out_device, outputs.size() == 1 ? "output d2h" : absl::StrCat("output ", i, " d2h"),
+        "d2h", out.shape(), out.size_bytes(), [&] {
+          return out_device->CopyToHost(*out.buffer(), host_outputs_[i].data(),
+                                        out.size_bytes());
+        }));
+  }
+  SY_RETURN_IF_ERROR(profiler_.EndIteration());
+  profiler_.AddHostEvent("host", absl::StrCat("iteration ", iteration), host_start,
+                         Profiler::Clock::now());
+  return outputs.front();
+}
+
+absl::Status RunProfiling::Finish(
+    const std::vector<std::pair<std::string, std::string>>& metadata) {
+  return WriteProfileOutputs(flags_, profiler_.events(), metadata);
+}
+
+}  // namespace cli
+}  // namespace switchyard

@@ -1,0 +1,63 @@
+#ifndef SWITCHYARD_TOOLS_CLI_PROFILE_RUN_H_
+#define SWITCHYARD_TOOLS_CLI_PROFILE_RUN_H_
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/backend_registry.h"
+#include "core/executable_plan.h"
+#include "core/profiler.h"
+#include "core/tensor.h"
+
+namespace switchyard {
+namespace cli {
+
+// `switchyard run --profile=trace.json --profile-summary`: what was asked.
+struct ProfileFlags {
+  std::string trace_path;  // resolved against where `bazel run` was started
+  bool summary = false;
+  bool any() const { return !trace_path.empty() || summary; }
+};
+ProfileFlags GetProfileFlags();
+
+// Writes the Chrome trace (when asked) and prints the summary by op and by
+// layer (when asked) of `events`.
+absl::Status WriteProfileOutputs(
+    const ProfileFlags& flags, absl::Span<const ProfileEvent> events,
+    const std::vector<std::pair<std::string, std::string>>& metadata);
+
+// Profiled iterations of `switchyard run`: each uploads the host input into
+// the device input (a copy event), runs the plan with a Profiler (an event
+// per node on the device's clock), downloads the outputs (copy events).
+//
+//   std::unique_ptr<RunProfiling> profiling = RunProfiling::FromFlags();
+//   if (profiling) output = *profiling->Iteration(*plan, input, host, i, registry);
+//   SY_RETURN_IF_ERROR(profiling->Finish({{"model", "vgg11"}}));
+class RunProfiling {
+ public:
+  // Null when neither --profile nor --profile-summary is given.
+  static std::unique_ptr<RunProfiling> FromFlags();
+
+  // The first output of the plan.
+  absl::StatusOr<Tensor> Iteration(ExecutablePlan& plan, const Tensor& input,
+                                   absl::Span<const float> host_input,
+                                   int iteration, BackendRegistry& registry);
+  // Writes the trace, prints the summary.
+  absl::Status Finish(const std::vector<std::pair<std::string, std::string>>& metadata);
+
+ private:
+  explicit RunProfiling(ProfileFlags flags) : flags_(std::move(flags)) {}
+  ProfileFlags flags_;
+  Profiler profiler_;
+  std::vector<std::vector<float>> host_outputs_;
+};
+
+}  // namespace cli
+}  // namespace switchyard
+
+#endif  // SWITCHYARD_TOOLS_CLI_PROFILE_RUN_H_

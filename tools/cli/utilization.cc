@@ -1,0 +1,145 @@
+#include "tools/cli/utilization.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
+#include "core/timeline_analysis.h"
+#include "nlohmann/json.hpp"
+#include "tools/cli/flags.h"
+#include "tools/cli/pipeline.h"
+#include "tools/cli/profile_run.h"
+
+ABSL_FLAG(int32_t, batches, 0,
+          "run: stream this many batches through an input pipeline and report "
+          "the device's utilization (0: the usual timed iterations)");
+ABSL_FLAG(int32_t, loader_threads, 1, "run --batches: threads preparing batches");
+ABSL_FLAG(int32_t, prefetch, 2,
+          "run --batches: ready batches the queue holds ahead of the device (>= 1)");
+ABSL_FLAG(double, loader_cost_ms, 0,
+          "run --batches: cost of preparing one batch, in ms (see --loader_work)");
+ABSL_FLAG(std::string, loader_work, "busy",
+          "run --batches: busy = the loader thread spends --loader-cost-ms of its "
+          "own CPU time on each batch (real work, competing for cores); sleep = "
+          "it waits that long (I/O, or work done elsewhere)");
+
+namespace switchyard {
+namespace cli {
+namespace {
+
+const char* VerdictName(UtilizationReport::Verdict v) {
+  switch (v) {
+    case UtilizationReport::Verdict::kStarved:
+      return "starved";
+    case UtilizationReport::Verdict::kHostBound:
+      return "host_bound";
+    case UtilizationReport::Verdict::kOneOp:
+      return "one_op";
+    case UtilizationReport::Verdict::kCopies:
+      return "copies";
+    case UtilizationReport::Verdict::kBalanced:
+      return "balanced";
+  }
+  return "?";
+}
+
+nlohmann::json ReportJson(const UtilizationReport& r, const PipelineOptions& o,
+                          const Timeline& t) {
+  nlohmann::json phases = nlohmann::json::object();
+  for (const PhaseStats& p : r.phases) {
+    phases[p.phase] = {{"count", p.count},       {"total_ms", p.total_ms},
+                       {"mean_ms", p.mean_ms},   {"median_ms", p.median_ms},
+                       {"p95_ms", p.p95_ms},     {"max_ms", p.max_ms}};
+  }
+  nlohmann::json devices = nlohmann::json::array();
+  for (const DeviceBusy& d : r.devices) {
+    devices.push_back(
+        {{"device", d.device}, {"busy_ms", d.busy_ms}, {"busy_share", d.busy_share}});
+  }
+  return {{"device", r.device},
+          {"batch", t.batch_size},
+          {"batches", r.batches},
+          {"loader_threads", o.loader_threads},
+          {"prefetch", o.prefetch},
+          {"loader_cost_ms", o.loader_cost_ms},
+          {"loader_work",
+           o.loader_work == PipelineOptions::LoaderWork::kBusy ? "busy" : "sleep"},
+          {"run_ms", r.run_ms},
+          {"images_per_s", r.images_per_s},
+          {"phases", phases},
+          {"devices", devices},
+          {"busy_share", r.busy_share},
+          {"input_wait_ms", r.input_wait_ms},
+          {"input_wait_share", r.input_wait_share},
+          {"startup_wait_ms", r.startup_wait_ms},
+          {"steady_wait_share", r.steady_wait_share},
+          {"other_idle_share", r.other_idle_share},
+          {"loader_busy_share", r.loader_busy_share},
+          {"copy_share", r.copy_share},
+          {"top_node", r.top_node},
+          {"top_node_share", r.top_node_share},
+          {"verdict", VerdictName(r.verdict)},
+          {"diagnosis", r.diagnosis}};
+}
+
+}  // namespace
+
+bool PipelineRequested() { return absl::GetFlag(FLAGS_batches) > 0; }
+
+absl::Status RunPipelineCommand(ExecutablePlan& plan, const Tensor& input,
+                                BackendRegistry& registry) {
+  PipelineOptions options;
+  options.batches = absl::GetFlag(FLAGS_batches);
+  options.loader_threads = absl::GetFlag(FLAGS_loader_threads);
+  options.prefetch = absl::GetFlag(FLAGS_prefetch);
+  options.loader_cost_ms = absl::GetFlag(FLAGS_loader_cost_ms);
+  options.seed = absl::GetFlag(FLAGS_seed);
+  const std::string work = absl::GetFlag(FLAGS_loader_work);
+  if (work == "busy") {
+    options.loader_work = PipelineOptions::LoaderWork::kBusy;
+  } else if (work == "sleep") {
+    options.loader_work = PipelineOptions::LoaderWork::kSleep;
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--loader-work must be busy or sleep, got '", work, "'"));
+  }
+  const int warmup = absl::GetFlag(FLAGS_warmup);
+  if (warmup < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--warmup must be >= 0, got ", warmup));
+  }
+  for (int i = 0; i < warmup; ++i) SY_RETURN_IF_ERROR(plan.Run({input}).status());
+
+  std::printf("streaming %d batches of %s: %d loader thread%s (%s, %.1f ms per "
+              "batch), prefetch %d, after %d warm-up forward%s\n",
+              options.batches, input.shape().ToString().c_str(),
+              options.loader_threads, options.loader_threads == 1 ? "" : "s",
+              work.c_str(), options.loader_cost_ms, options.prefetch, warmup,
+              warmup == 1 ? "" : "s");
+  SY_ASSIGN_OR_RETURN(PipelineResult result,
+                      RunPipeline(plan, input, options, registry));
+  SY_ASSIGN_OR_RETURN(UtilizationReport report, AnalyzeTimeline(result.timeline));
+  std::printf("%s", FormatUtilizationReport(report, result.timeline).c_str());
+
+  const ProfileFlags profile = GetProfileFlags();
+  SY_RETURN_IF_ERROR(WriteProfileOutputs(
+      profile, result.events,
+      {{"mode", "input pipeline"}, {"diagnosis", report.diagnosis}}));
+  const std::string report_path = ResolveUserPath(absl::GetFlag(FLAGS_report));
+  if (!report_path.empty()) {
+    std::ofstream file(report_path);
+    file << ReportJson(report, options, result.timeline).dump(2) << "\n";
+    file.close();
+    if (!file) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("could not write the report to '", report_path, "'"));
+    }
+    std::printf("wrote %s\n", report_path.c_str());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cli
+}  // namespace switchyard

@@ -1,0 +1,31 @@
+#ifndef SWITCHYARD_TOOLS_CLI_UTILIZATION_H_
+#define SWITCHYARD_TOOLS_CLI_UTILIZATION_H_
+
+#include "absl/status/status.h"
+#include "core/backend_registry.h"
+#include "core/executable_plan.h"
+#include "core/tensor.h"
+
+namespace switchyard {
+namespace cli {
+
+// `switchyard run --batches=N [--loader-threads=T] [--prefetch=K]
+// [--loader-cost-ms=C] [--loader-work=busy|sleep]`: streams N batches
+// through an input pipeline (tools/cli/pipeline.h) and prints the
+// utilization report (core/timeline_analysis.h): per-phase times, the
+// device's busy share, time waiting for input, a one-line diagnosis.
+// --profile / --profile-summary cover the stream; --report writes the
+// report as JSON.
+
+// Whether --batches asks for a stream.
+bool PipelineRequested();
+
+// Runs the stream on `plan`, whose input is `input` (the device tensor each
+// batch is copied into).
+absl::Status RunPipelineCommand(ExecutablePlan& plan, const Tensor& input,
+                                BackendRegistry& registry);
+
+}  // namespace cli
+}  // namespace switchyard
+
+#endif  // SWITCHYARD_TOOLS_CLI_UTILIZATION_H_

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# Builds and runs Switchyard's libFuzzer targets (tests/fuzz/*_fuzzer.cc).
+#
+#   tools/fuzz.sh build                  # compile every target
+#   tools/fuzz.sh run TARGET [SECONDS] [libFuzzer flags...]
+#                                        # fuzz one target (default 600 s)
+#   tools/fuzz.sh ci [SECONDS]           # build, then SECONDS (default 10)
+#                                        # per target; fails on any finding
+#   tools/fuzz.sh list                   # the targets
+#
+# Targets: safetensors (ParseSafetensors), npy (ParseNpy), device
+# (Device::Parse), graph (random layer specifications through shape
+# inference, strict placement, lowering and the CPU kernels).
+#
+# Why a script and not Bazel: libFuzzer needs clang, and Bazel 4's
+# auto-configured C++ toolchain is the one compiler of its output base (GCC
+# here); switching it would rebuild everyone's tree. So this compiles the
+# needed sources directly with Debian's clang 14 and its runtime
+# (packages clang, libclang-rt-14-dev; tools/setup.sh installs them) against
+# the same system Abseil, Eigen and nlohmann-json headers and libraries.
+# Bazel still compiles the same fuzz targets with GCC into
+# //tests/fuzz:*_replay_test, which replay each corpus in `bazel test //...`.
+#
+# Where things go (override with FUZZ_OUT): $FUZZ_OUT/bin/TARGET_fuzzer,
+# $FUZZ_OUT/corpus/TARGET (the working corpus, seeded from
+# tests/fuzz/corpus/TARGET, which is only read), $FUZZ_OUT/artifacts/TARGET
+# (crash-*, leak-*, timeout-*, oom-* inputs), $FUZZ_OUT/logs/TARGET.log.
+#
+# Long runs (docs/robustness.md), one target at a time, at low priority:
+#   nice -n 19 tools/fuzz.sh run graph 3600
+# A finding: reproduce with `$FUZZ_OUT/bin/graph_fuzzer CRASH_FILE`, fix
+# it, add the input as a gtest case in tests/fuzz/fuzz_regression_test.cc
+# and copy it into tests/fuzz/corpus/TARGET/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+FUZZ_OUT=${FUZZ_OUT:-${TMPDIR:-/tmp}/switchyard-fuzz}
+CXX=${FUZZ_CXX:-clang++}
+TARGETS=(safetensors npy device graph)
+JOBS=${FUZZ_JOBS:-2}
+
+CXXFLAGS=(
+  -std=c++17 -O1 -g -fno-omit-frame-pointer -march=x86-64-v3
+  -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+  -I. -isystem /usr/include/eigen3 -Wno-unused-command-line-argument
+)
+LDFLAGS=(-fsanitize=fuzzer,address,undefined -ldl -lpthread)
+
+# Sources each target links (besides its own tests/fuzz/TARGET_fuzzer.cc).
+non_test_sources() {  # DIR...: the .cc files of DIRs, without tests
+  find "$@" -maxdepth 1 -name '*.cc' ! -name '*_test.cc' | sort
+}
+sources_for() {
+  case "$1" in
+    device) echo core/device.cc ;;
+    npy | safetensors)
+      non_test_sources models | grep -E '/(file_io|npy|safetensors|mapped_file)\.cc$'
+      echo core/shape.cc ;;
+    graph)
+      non_test_sources core core/passes ops backends/cpu backends/cpu/kernels
+      echo core/testing/host_backend.cc ;;
+    *) echo "tools/fuzz.sh: unknown target '$1' (targets: ${TARGETS[*]})" >&2
+       return 1 ;;
+  esac
+}
+
+absl_libs() {
+  pkg-config --libs absl_statusor absl_status absl_strings absl_str_format \
+    absl_synchronization absl_hash absl_time
+}
+
+check_toolchain() {
+  if ! command -v "$CXX" > /dev/null; then
+    echo "tools/fuzz.sh: $CXX not found; run tools/setup.sh" >&2
+    exit 1
+  fi
+  local rt
+  rt=$("$CXX" -print-file-name=libclang_rt.fuzzer-x86_64.a 2>/dev/null || true)
+  if [[ ! -f "$rt" ]]; then
+    rt=$(find /usr/lib/llvm-*/lib/clang -name 'libclang_rt.fuzzer-x86_64.a' 2>/dev/null | head -1)
+  fi
+  if [[ -z "$rt" || ! -f "$rt" ]]; then
+    echo "tools/fuzz.sh: libFuzzer runtime not found; run tools/setup.sh" \
+         "(Debian package libclang-rt-14-dev)" >&2
+    exit 1
+  fi
+}
+
+export FUZZ_OUT CXX
+
+build() {
+  check_toolchain
+  mkdir -p "$FUZZ_OUT/bin" "$FUZZ_OUT/obj"
+  # Any header newer than the stamp rebuilds every object.
+  local newest
+  newest=$(find core ops models backends/cpu tests/fuzz -name '*.h' -newer \
+             "$FUZZ_OUT/.headers" 2>/dev/null | head -1 || true)
+  if [[ ! -f "$FUZZ_OUT/.headers" || -n "$newest" ]]; then
+    rm -rf "$FUZZ_OUT/obj"
+    mkdir -p "$FUZZ_OUT/obj"
+    touch "$FUZZ_OUT/.headers"
+  fi
+  local all=()
+  for t in "${TARGETS[@]}"; do
+    all+=("tests/fuzz/${t}_fuzzer.cc")
+    mapfile -t -O "${#all[@]}" all < <(sources_for "$t")
+  done
+  printf '%s\n' "${all[@]}" | sort -u | \
+    CXXFLAGS_STR="${CXXFLAGS[*]}" xargs -P "$JOBS" -I{} bash -c '
+      CXXFLAGS=($CXXFLAGS_STR); compile_one() {
+        local src=$1 obj="$FUZZ_OUT/obj/${1%.cc}.o"
+        if [[ -f "$obj" && "$obj" -nt "$src" ]]; then return 0; fi
+        mkdir -p "$(dirname "$obj")"
+        echo "  CXX $src" >&2
+        "$CXX" "${CXXFLAGS[@]}" -c "$src" -o "$obj"
+      }; compile_one {}'
+  local libs
+  libs=$(absl_libs)
+  for t in "${TARGETS[@]}"; do
+    local objs=("$FUZZ_OUT/obj/tests/fuzz/${t}_fuzzer.o")
+    while read -r src; do objs+=("$FUZZ_OUT/obj/${src%.cc}.o"); done \
+      < <(sources_for "$t")
+    echo "  LINK $FUZZ_OUT/bin/${t}_fuzzer" >&2
+    # shellcheck disable=SC2086
+    "$CXX" "${objs[@]}" "${LDFLAGS[@]}" $libs -o "$FUZZ_OUT/bin/${t}_fuzzer"
+  done
+}
+
+# Runs TARGET for SECONDS; returns non-zero on a finding.
+run() {
+  local t=$1 seconds=${2:-600}
+  shift 2 || shift $#
+  sources_for "$t" > /dev/null
+  local bin="$FUZZ_OUT/bin/${t}_fuzzer"
+  [[ -x "$bin" ]] || build
+  local corpus="$FUZZ_OUT/corpus/$t" artifacts="$FUZZ_OUT/artifacts/$t"
+  mkdir -p "$corpus" "$artifacts" "$FUZZ_OUT/logs"
+  local dict=()
+  [[ -f "tests/fuzz/$t.dict" ]] && dict=("-dict=tests/fuzz/$t.dict")
+  echo "tools/fuzz.sh: fuzzing $t for ${seconds}s (log: $FUZZ_OUT/logs/$t.log)" >&2
+  # -rss_limit_mb: a well-formed input may ask for a few hundred MB (a big
+  # tensor); anything near 2 GB is a bug. -timeout: one input, seconds.
+  local status=0
+  "$bin" "$corpus" "tests/fuzz/corpus/$t" "${dict[@]}" \
+    -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 \
+    -max_len=4096 -print_final_stats=1 -artifact_prefix="$artifacts/" \
+    "$@" > "$FUZZ_OUT/logs/$t.log" 2>&1 || status=$?
+  grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb|Done [0-9]+ runs)' \
+    "$FUZZ_OUT/logs/$t.log" | sed "s/^/  $t: /" >&2 || true
+  grep -E 'cov: [0-9]+' "$FUZZ_OUT/logs/$t.log" | tail -1 | sed "s/^/  $t: /" >&2 || true
+  if [[ $status -ne 0 ]]; then
+    echo "tools/fuzz.sh: $t FOUND A PROBLEM (exit $status); the input is in $artifacts:" >&2
+    ls -1 "$artifacts" >&2 || true
+    grep -E -A 25 'ERROR: |FUZZ_CHECK failed|runtime error' "$FUZZ_OUT/logs/$t.log" | head -60 >&2 || true
+  fi
+  return $status
+}
+
+main() {
+  local command=${1:-}
+  shift || true
+  case "$command" in
+    build) build ;;
+    run)
+      [[ $# -ge 1 ]] || { echo "usage: tools/fuzz.sh run TARGET [SECONDS] [flags...]" >&2; exit 2; }
+      run "$@" ;;
+    ci)
+      local seconds=${1:-10} failed=0
+      build
+      for t in "${TARGETS[@]}"; do run "$t" "$seconds" || failed=1; done
+      if [[ $failed -ne 0 ]]; then
+        echo "tools/fuzz.sh ci: FAILED" >&2
+        exit 1
+      fi
+      echo "tools/fuzz.sh ci: ${#TARGETS[@]} targets, ${seconds}s each, no findings" >&2 ;;
+    list) printf '%s\n' "${TARGETS[@]}" ;;
+    *) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  esac
+}
+
+main "$@"
