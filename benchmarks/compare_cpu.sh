@@ -57,13 +57,8 @@ printf 'round\tpeer\tkind\tstart\tend\tload_before\tload_after\tother_cpus\tfile
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
-CLK_TCK="$(getconf CLK_TCK)"
-# Busy CPU time of the whole machine so far, in clock ticks (/proc/stat).
-busy_ticks() {
-  local _cpu user nice system idle iowait irq softirq steal _rest
-  read -r _cpu user nice system idle iowait irq softirq steal _rest < /proc/stat
-  echo $((user + nice + system + irq + softirq + steal))
-}
+# busy_ticks, wait_for_quiet, CLK_TCK
+source benchmarks/quiet.sh
 # CPU seconds (user + system) of this shell's finished children, from a file
 # that `times` wrote. `times` itself must run in this shell (not in $(...),
 # a subshell, which has no children of its own yet).
@@ -75,23 +70,7 @@ child_cpu_s() {
 }
 now_s() { date +%s.%N; }
 
-# Waits (at most QUIET_WAIT seconds, default 300) until other processes use
-# less than 0.2 of a CPU over 2 s, so a run does not start inside someone
-# else's build. What still overlaps a run is measured and reported.
 QUIET_WAIT="${QUIET_WAIT:-300}"
-wait_for_quiet() {
-  local waited=0 before after
-  while ((waited < QUIET_WAIT)); do
-    before="$(busy_ticks)"
-    sleep 2
-    after="$(busy_ticks)"
-    # < 0.2 CPUs: (after - before) / CLK_TCK / 2 s < 0.2
-    if (((after - before) * 10 < 4 * CLK_TCK)); then return 0; fi
-    ((waited == 0)) && echo "   (other processes are busy; waiting up to ${QUIET_WAIT} s for quiet)"
-    waited=$((waited + 2))
-  done
-  echo "   (still busy after ${QUIET_WAIT} s; running anyway)"
-}
 
 # run_peer ROUND PEER KIND FILE COMMAND...: runs COMMAND and logs it in
 # runs.tsv with the load average around it and the CPUs that other processes

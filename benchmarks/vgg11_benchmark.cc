@@ -28,9 +28,10 @@
 //   --batches=1,8      batch sizes of the BM_Vgg11 cases
 //   --layer_batch=1    batch size of the BM_Vgg11Layer cases; 0: none
 //   --repetitions=10   forwards timed per BM_Vgg11 case (one per repetition)
-//   --devices=cpu:0,.. devices to register; default: every available device.
-//                      A listed device that is unavailable registers cases
-//                      that skip with the backend's reason.
+//   --devices=cpu:0,.. devices to register; default: every device of every
+//                      registered backend. A device that is unavailable (or a
+//                      backend type with none, e.g. cuda without a GPU)
+//                      registers cases that skip with the registry's reason.
 //
 //   bazel build -c opt //benchmarks:vgg11_benchmark
 //   bazel-bin/benchmarks/vgg11_benchmark --threads=2 --benchmark_filter='BM_Vgg11/'
@@ -55,12 +56,15 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "backends/cpu/cpu_backend.h"
+#include "benchmarks/bench_util.h"
 #include "benchmark/benchmark.h"
 #include "core/backend_registry.h"
 #include "core/compile.h"
+#include "core/device_list.h"
 #include "core/executable_plan.h"
 #include "core/graph.h"
 #include "core/op_def.h"
+#include "core/profiler.h"
 #include "core/status_macros.h"
 #include "core/tensor.h"
 #include "models/model_zoo.h"
@@ -86,127 +90,41 @@ constexpr char kUsage[] =
     "  --batches=1,8      batch sizes of the BM_Vgg11 cases\n"
     "  --layer_batch=1    batch size of the BM_Vgg11Layer cases (0: none)\n"
     "  --repetitions=10   timed forwards per BM_Vgg11 case (median reported)\n"
-    "  --devices=cpu:0    devices to benchmark; default every available one\n";
+    "  --devices=cpu:0    devices to benchmark; default every device (missing\n"
+    "                     ones register cases that skip with the reason)\n";
 
 struct Options {
   int threads = 0;  // 0: leave the backend's default
   std::vector<int64_t> batches = {1, 8};
   int64_t layer_batch = 1;
   int repetitions = 10;
-  std::vector<std::string> devices;  // empty: AvailableDevices()
+  std::string devices;  // empty: every device (benchmarks::BenchmarkDevices)
 };
-
-absl::StatusOr<std::vector<int64_t>> ParsePositiveList(absl::string_view flag,
-                                                       absl::string_view text) {
-  std::vector<int64_t> values;
-  for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipEmpty())) {
-    int64_t v = 0;
-    if (!absl::SimpleAtoi(part, &v) || v < 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--", flag, " wants positive integers separated by commas, got '",
-          text, "'"));
-    }
-    values.push_back(v);
-  }
-  if (values.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("--", flag, " is empty"));
-  }
-  return values;
-}
-
-absl::StatusOr<int64_t> ParseInt(absl::string_view flag, absl::string_view text,
-                                 int64_t min) {
-  int64_t v = 0;
-  if (!absl::SimpleAtoi(text, &v) || v < min) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--", flag, " wants an integer >= ", min, ", got '", text, "'"));
-  }
-  return v;
-}
 
 // Takes this binary's own flags ("--name=value" or "--name value") out of
 // argv, leaving the rest for benchmark::Initialize.
 absl::StatusOr<Options> ParseOptions(int* argc, char** argv) {
   Options options;
-  int kept = 1;
-  for (int i = 1; i < *argc; ++i) {
-    absl::string_view arg = argv[i];
-    std::string name, value;
-    bool ours = false;
-    for (const char* flag :
-         {"threads", "batches", "layer_batch", "repetitions", "devices"}) {
-      const std::string prefix = absl::StrCat("--", flag);
-      if (arg == prefix) {
-        if (i + 1 >= *argc) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(prefix, " needs a value"));
-        }
-        name = flag;
-        value = argv[++i];
-        ours = true;
-        break;
-      }
-      if (absl::StartsWith(arg, absl::StrCat(prefix, "="))) {
-        name = flag;
-        value = std::string(arg.substr(prefix.size() + 1));
-        ours = true;
-        break;
-      }
-    }
-    if (!ours) {
-      argv[kept++] = argv[i];
-      continue;
-    }
+  SY_ASSIGN_OR_RETURN(
+      auto flags, benchmarks::ExtractFlags(argc, argv,
+                                           {"threads", "batches", "layer_batch",
+                                            "repetitions", "devices"}));
+  for (const auto& [name, value] : flags) {
     if (name == "threads") {
-      SY_ASSIGN_OR_RETURN(int64_t threads, ParseInt(name, value, 1));
+      SY_ASSIGN_OR_RETURN(int64_t threads, benchmarks::ParseInt(name, value, 1));
       options.threads = static_cast<int>(threads);
     } else if (name == "batches") {
-      SY_ASSIGN_OR_RETURN(options.batches, ParsePositiveList(name, value));
+      SY_ASSIGN_OR_RETURN(options.batches, benchmarks::ParsePositiveList(name, value));
     } else if (name == "layer_batch") {
-      SY_ASSIGN_OR_RETURN(options.layer_batch, ParseInt(name, value, 0));
+      SY_ASSIGN_OR_RETURN(options.layer_batch, benchmarks::ParseInt(name, value, 0));
     } else if (name == "repetitions") {
-      SY_ASSIGN_OR_RETURN(int64_t reps, ParseInt(name, value, 1));
+      SY_ASSIGN_OR_RETURN(int64_t reps, benchmarks::ParseInt(name, value, 1));
       options.repetitions = static_cast<int>(reps);
     } else if (name == "devices") {
-      options.devices = absl::StrSplit(value, ',', absl::SkipEmpty());
+      options.devices = value;
     }
   }
-  *argc = kept;
-  argv[kept] = nullptr;
   return options;
-}
-
-absl::StatusOr<Tensor> RandomTensor(const Shape& shape, DType dtype,
-                                    const Device& device, uint64_t seed,
-                                    BackendRegistry& registry) {
-  if (dtype != DType::kFloat32) {
-    // Values do not change the speed of a dense kernel; only float32 has
-    // kernels today anyway.
-    return Tensor::Empty(shape, dtype, device, registry);
-  }
-  std::mt19937_64 rng(seed);
-  std::vector<float> values(shape.num_elements());
-  for (float& v : values) v = NormalSample(rng, 1.0f);
-  return Tensor::FromVector(shape, values, device, registry);
-}
-
-absl::StatusOr<int64_t> NodeFlops(const Graph& graph, const Node& node) {
-  SY_ASSIGN_OR_RETURN(const OpDef* op, OpRegistry::Global().Find(node.op));
-  return op->Flops(node.attrs, graph.InputShapes(node),
-                   *graph.value(node.outputs.front()).shape);
-}
-
-int64_t ValueBytes(const Value& value) {
-  return value.shape->num_elements() * static_cast<int64_t>(DTypeSize(value.dtype));
-}
-
-// Bytes a node must touch once: its operands (activations and weights) and
-// its outputs.
-int64_t NodeBytes(const Graph& graph, const Node& node) {
-  int64_t bytes = 0;
-  for (ValueId v : node.inputs) bytes += ValueBytes(graph.value(v));
-  for (ValueId v : node.outputs) bytes += ValueBytes(graph.value(v));
-  return bytes;
 }
 
 // `node` of the placed graph `graph` as a graph of its own: its constant
@@ -281,7 +199,7 @@ class DeviceBench {
       c->flops += flops;
     }
     SY_ASSIGN_OR_RETURN(Shape shape, ModelInputShape(kModel, batch));
-    SY_ASSIGN_OR_RETURN(c->input, RandomTensor(shape, DType::kFloat32, device_,
+    SY_ASSIGN_OR_RETURN(c->input, benchmarks::RandomTensor(shape, DType::kFloat32, device_,
                                                /*seed=*/kModelSeed + 1, registry_));
     for (int i = 0; i < kWarmupForwards; ++i) {
       SY_RETURN_IF_ERROR(model_->Forward(c->input).status());
@@ -320,7 +238,7 @@ class DeviceBench {
     uint64_t seed = kModelSeed + 2;
     for (const auto& [shape, dtype] : signature) {
       SY_ASSIGN_OR_RETURN(Tensor t,
-                          RandomTensor(shape, dtype, device_, seed++, registry_));
+                          benchmarks::RandomTensor(shape, dtype, device_, seed++, registry_));
       c->inputs.push_back(std::move(t));
     }
     for (int i = 0; i < kWarmupForwards; ++i) {
@@ -350,7 +268,7 @@ class DeviceBench {
 };
 
 void Skip(benchmark::State& state, const absl::Status& status) {
-  state.SkipWithError(std::string(status.ToString()).c_str());
+  benchmarks::SkipWithStatus(state, status);
 }
 
 void BM_Vgg11(benchmark::State& state, DeviceBench* bench, int64_t batch) {
@@ -465,19 +383,19 @@ int Main(int argc, char** argv) {
       return 2;
     }
   }
+  // Every device (or the listed ones); one that is missing still gets cases,
+  // which skip with the registry's reason.
+  absl::StatusOr<std::vector<DeviceChoice>> choices =
+      benchmarks::BenchmarkDevices(registry, options->devices);
+  if (!choices.ok()) {
+    std::fprintf(stderr, "vgg11_benchmark: --devices: %s\n",
+                 choices.status().ToString().c_str());
+    return 2;
+  }
   std::vector<Device> devices;
-  if (options->devices.empty()) {
-    devices = registry.AvailableDevices();
-  } else {
-    for (const std::string& name : options->devices) {
-      absl::StatusOr<Device> device = Device::Parse(name);
-      if (!device.ok()) {
-        std::fprintf(stderr, "vgg11_benchmark: --devices: %s\n",
-                     device.status().ToString().c_str());
-        return 2;
-      }
-      devices.push_back(*device);
-    }
+  for (const DeviceChoice& choice : *choices) {
+    // A type without devices ("cuda") stands for its first device.
+    devices.push_back(choice.device.value_or(*Device::Parse(choice.name)));
   }
   std::vector<std::string> device_names;
   for (const Device& d : devices) device_names.push_back(d.ToString());

@@ -1,13 +1,16 @@
 #include "models/file_io.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 
 namespace switchyard {
 namespace file_io_internal {
@@ -58,6 +61,67 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
   }
   close(fd);
   return contents;
+}
+
+absl::StatusOr<std::unique_ptr<MappedFile>> MappedFile::Open(
+    const std::string& path) {
+  std::unique_ptr<MappedFile> file(new MappedFile());
+  int fd;
+  do {
+    fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return SystemError(errno, "cannot open", path);
+  struct stat info;
+  if (fstat(fd, &info) != 0) {
+    const int error_number = errno;
+    close(fd);
+    return SystemError(error_number, "cannot stat", path);
+  }
+  if (S_ISDIR(info.st_mode)) {
+    close(fd);
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot read '", path, "': it is a directory"));
+  }
+  if (!S_ISREG(info.st_mode)) {
+    // A pipe or device has no size to map; read it like any stream.
+    close(fd);
+    SY_ASSIGN_OR_RETURN(file->contents_, ReadFileToString(path));
+    file->bytes_ = file->contents_;
+    return file;
+  }
+  const size_t size = static_cast<size_t>(info.st_size);
+  if (size > 0) {
+    void* mapping = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (mapping == MAP_FAILED) {
+      const int error_number = errno;
+      close(fd);
+      return SystemError(error_number, "cannot map", path);
+    }
+    file->mapping_ = mapping;
+    file->mapping_size_ = size;
+    file->bytes_ = absl::string_view(static_cast<const char*>(mapping), size);
+  }
+  close(fd);  // the mapping keeps the file open
+  return file;
+}
+
+MappedFile::~MappedFile() {
+  if (mapping_ != nullptr) munmap(mapping_, mapping_size_);
+}
+
+void MappedFile::Release(const char* data, size_t size) {
+  if (mapping_ == nullptr || size == 0) return;
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t start = reinterpret_cast<uintptr_t>(mapping_);
+  const uintptr_t end = start + mapping_size_;
+  uintptr_t first = reinterpret_cast<uintptr_t>(data);
+  uintptr_t last = first + size;
+  if (first < start || last > end || last < first) return;  // not ours
+  first = (first + page - 1) / page * page;  // whole pages only
+  last = last / page * page;
+  if (last <= first) return;
+  // Advice only: on failure the pages simply stay resident.
+  (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
 absl::Status WriteFileAtomically(const std::string& path,

@@ -1,6 +1,7 @@
 #ifndef SWITCHYARD_MODELS_HOST_ARRAY_H_
 #define SWITCHYARD_MODELS_HOST_ARRAY_H_
 
+#include <cstddef>
 #include <vector>
 
 #include "core/shape.h"
@@ -22,6 +23,16 @@ inline constexpr int kMaxTensorFileRank = 8;
 struct HostArray {
   Shape shape;
   std::vector<float> values;
+};
+
+// A float32 array in host memory that something else owns, such as a tensor
+// inside a memory-mapped weight file (MappedSafetensors): little-endian
+// values in C order, `size_bytes == shape.num_elements() * 4`. `data` need
+// not be aligned for float; read it with memcpy. Valid while its owner is.
+struct HostArrayView {
+  Shape shape;
+  const char* data = nullptr;
+  size_t size_bytes = 0;
 };
 
 }  // namespace switchyard

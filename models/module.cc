@@ -1,12 +1,15 @@
 #include "models/module.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/compile.h"
 #include "core/status_macros.h"
+#include "models/safetensors.h"
 
 namespace switchyard {
 namespace {
@@ -215,6 +218,39 @@ absl::Status Module::InitializeParameters(uint64_t seed) {
 
 absl::Status Module::LoadStateDict(
     const std::map<std::string, HostArray>& state) {
+  std::map<std::string, HostArrayView> views;
+  for (const auto& [name, array] : state) {
+    if (static_cast<int64_t>(array.values.size()) !=
+        array.shape.num_elements()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot load state dict into ", type_name(), ": '", name, "' has ",
+          array.values.size(), " values but shape ", array.shape.ToString(),
+          " has ", array.shape.num_elements(), " elements"));
+    }
+    views[name] = HostArrayView{
+        array.shape, reinterpret_cast<const char*>(array.values.data()),
+        array.values.size() * sizeof(float)};
+  }
+  return LoadParameters(views, nullptr);
+}
+
+absl::Status Module::LoadSafetensors(const std::string& path) {
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<MappedSafetensors> file,
+                      MappedSafetensors::Open(path));
+  absl::Status loaded =
+      LoadParameters(file->tensors(), [&](const char* data, size_t size) {
+        file->Release(data, size);
+      });
+  if (!loaded.ok()) {
+    return absl::Status(loaded.code(),
+                        absl::StrCat(path, ": ", loaded.message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Module::LoadParameters(
+    const std::map<std::string, HostArrayView>& state,
+    const std::function<void(const char*, size_t)>& copied) {
   std::vector<std::pair<std::string, Parameter*>> all;
   CollectParameters("", &all);
   std::vector<std::string> missing, unexpected, wrong_shape;
@@ -250,12 +286,41 @@ absl::Status Module::LoadStateDict(
                     "named as in PyTorch's state_dict().");
     return absl::InvalidArgumentError(message);
   }
+  // Each tensor goes straight from `state` to the device, in pieces: a piece
+  // of the destination is addressed as data() + offset (Buffer::data() is an
+  // address in the device's address space) and `copied` may give the source
+  // piece back (a mapped file's pages), so loading needs little more memory
+  // than the parameters themselves. Nothing changes unless all succeed.
+  constexpr size_t kPieceBytes = size_t{16} << 20;
+  SY_ASSIGN_OR_RETURN(BackendDevice * device, registry_->GetDevice(device_));
   std::vector<Tensor> values;
   for (const auto& [name, p] : all) {
-    SY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromVector(p->shape, state.at(name).values,
-                                                     device_, *registry_));
+    const HostArrayView& source = state.at(name);
+    SY_ASSIGN_OR_RETURN(Tensor t, Tensor::Empty(p->shape, DType::kFloat32,
+                                                device_, *registry_));
+    if (source.size_bytes != t.size_bytes()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "parameter '", name, "': ", source.size_bytes,
+          " bytes of data for shape ", p->shape.ToString(), " (",
+          t.size_bytes(), " bytes)"));
+    }
+    for (size_t offset = 0; offset < source.size_bytes; offset += kPieceBytes) {
+      const size_t n = std::min(kPieceBytes, source.size_bytes - offset);
+      Buffer piece(t.device(), static_cast<char*>(t.buffer()->data()) + offset,
+                   n, /*release=*/nullptr);
+      absl::Status status =
+          device->CopyFromHost(source.data + offset, piece, n);
+      if (!status.ok()) {
+        return absl::Status(status.code(),
+                            absl::StrCat("copying parameter '", name, "' to ",
+                                         device_.ToString(), ": ",
+                                         status.message()));
+      }
+      if (copied) copied(source.data + offset, n);
+    }
     values.push_back(std::move(t));
   }
+  SY_RETURN_IF_ERROR(device->Synchronize());
   for (size_t i = 0; i < all.size(); ++i) all[i].second->tensor = values[i];
   ClearPlans();
   return absl::OkStatus();

@@ -1,7 +1,9 @@
 #ifndef SWITCHYARD_MODELS_MODULE_H_
 #define SWITCHYARD_MODELS_MODULE_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -83,6 +85,12 @@ class Module {
   // (strict): missing, unexpected and wrongly shaped entries are all listed
   // in one InvalidArgument error, and nothing changes unless all is well.
   absl::Status LoadStateDict(const std::map<std::string, HostArray>& state);
+  // Loads a .safetensors file (PyTorch's state_dict names) with the same
+  // checks, all or nothing. The file is memory-mapped and each tensor copied
+  // from the mapping straight to the module's device, the copied pages given
+  // back as it goes, so peak memory is about the parameters' size, not the
+  // 2-3x of reading the file and then copying it. Errors start with `path`.
+  absl::Status LoadSafetensors(const std::string& path);
   // The parameters copied to the host, by name.
   absl::StatusOr<std::map<std::string, HostArray>> StateDict() const;
 
@@ -135,6 +143,12 @@ class Module {
     Shape shape;
     Tensor tensor;  // undefined until initialized or loaded
   };
+
+  // LoadStateDict's work, from views; `copied` (optional) is told about
+  // each piece of a view once it is on the device.
+  absl::Status LoadParameters(
+      const std::map<std::string, HostArrayView>& state,
+      const std::function<void(const char*, size_t)>& copied);
 
   // Every parameter of the tree, with its dotted name.
   void CollectParameters(const std::string& prefix,

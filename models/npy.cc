@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -27,6 +28,10 @@ constexpr absl::string_view kMagic("\x93NUMPY", 6);
 constexpr size_t kVersionBytes = 2;  // major, minor
 // NumPy aligns the data to this many bytes so it can be memory-mapped.
 constexpr size_t kDataAlignment = 64;
+// NumPy's own default for np.load (max_header_size): a header describes one
+// dtype and at most a few dimensions, so a longer one is corrupt or hostile
+// and would only cost parsing time.
+constexpr uint64_t kMaxHeaderBytes = 10'000;
 // The only descr this reader and writer handle: little-endian float32.
 constexpr char kFloat32Descr[] = "<f4";
 
@@ -274,6 +279,13 @@ absl::StatusOr<HostArray> ParseNpy(absl::string_view bytes,
         " bytes follow the preamble; the file is "
         "truncated"));
   }
+  if (header_size > kMaxHeaderBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source_name, ": header length ", header_size,
+        " bytes exceeds the limit of ", kMaxHeaderBytes,
+        " bytes (NumPy's own default); the file is corrupt or not a .npy "
+        "file"));
+  }
   const absl::string_view header_text = bytes.substr(preamble, header_size);
   const absl::string_view data = bytes.substr(preamble + header_size);
 
@@ -331,9 +343,10 @@ absl::StatusOr<HostArray> ParseNpy(absl::string_view bytes,
 }
 
 absl::StatusOr<HostArray> ReadNpy(const std::string& path) {
-  SY_ASSIGN_OR_RETURN(const std::string bytes,
-                      file_io_internal::ReadFileToString(path));
-  return ParseNpy(bytes, path);
+  // Mapped, so the array is copied once, from the file's pages.
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<file_io_internal::MappedFile> file,
+                      file_io_internal::MappedFile::Open(path));
+  return ParseNpy(file->bytes(), path);
 }
 
 std::string SerializeNpy(const HostArray& array) {

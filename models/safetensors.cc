@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
+#include <memory>
+#include <set>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -29,6 +32,14 @@ constexpr size_t kLengthPrefixBytes = 8;
 // megabytes; a larger length means a corrupt or foreign file, and refusing it
 // keeps us from building a huge JSON document.
 constexpr uint64_t kMaxHeaderBytes = 100'000'000;
+// Far more than any model file holds (VGG11 has 22 tensors; large language
+// models a few thousand per file). It bounds the work and memory a header
+// can ask for before a single tensor is checked.
+constexpr size_t kMaxTensors = 100'000;
+// Tensors are copied from a mapped file in pieces of this size, each given
+// back to the system once copied, so loading never holds much more than the
+// destination's own memory.
+constexpr size_t kCopyChunkBytes = size_t{16} << 20;
 constexpr char kMetadataKey[] = "__metadata__";
 
 // Every dtype the safetensors format defines. Only F32 can be loaded; the
@@ -361,7 +372,9 @@ absl::Status CheckWritable(const SafetensorsFile& file) {
 
 }  // namespace
 
-absl::StatusOr<SafetensorsFile> ParseSafetensors(
+namespace safetensors_internal {
+
+absl::StatusOr<SafetensorsIndex> ParseSafetensorsIndex(
     absl::string_view bytes, absl::string_view source_name) {
   if (bytes.size() < kLengthPrefixBytes) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -386,8 +399,25 @@ absl::StatusOr<SafetensorsFile> ParseSafetensors(
       bytes.substr(kLengthPrefixBytes, header_size);
   const absl::string_view data = bytes.substr(kLengthPrefixBytes + header_size);
 
-  const Json header = Json::parse(header_text.begin(), header_text.end(),
-                                  /*cb=*/nullptr, /*allow_exceptions=*/false);
+  // JSON lets a key appear twice and nlohmann keeps the last value; another
+  // reader could keep the first, so two programs would load different
+  // weights from one file. A duplicate tensor name is refused instead.
+  std::set<std::string> top_level_keys;
+  std::string duplicate_key;
+  const Json::parser_callback_t find_duplicates =
+      [&](int depth, nlohmann::json::parse_event_t event, Json& parsed) {
+        if (event == nlohmann::json::parse_event_t::key && depth == 1 &&
+            duplicate_key.empty()) {
+          const auto* key = parsed.get_ptr<const Json::string_t*>();
+          if (key != nullptr && !top_level_keys.insert(*key).second) {
+            duplicate_key = *key;
+          }
+        }
+        return true;
+      };
+  const Json header =
+      Json::parse(header_text.begin(), header_text.end(), find_duplicates,
+                  /*allow_exceptions=*/false);
   if (header.is_discarded()) {
     return absl::InvalidArgumentError(
         absl::StrCat(source_name, ": header is not valid JSON (",
@@ -399,14 +429,27 @@ absl::StatusOr<SafetensorsFile> ParseSafetensors(
         absl::StrCat(source_name, ": header is a JSON ", header.type_name(),
                      "; expected an object mapping tensor names to entries"));
   }
+  if (!duplicate_key.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source_name, ": tensor '", duplicate_key,
+        "' appears more than once in the header; each name must be unique"));
+  }
+  const size_t num_tensors =
+      header.size() - (header.contains(kMetadataKey) ? 1 : 0);
+  if (num_tensors > kMaxTensors) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source_name, ": header lists ", num_tensors,
+        " tensors, more than the limit of ", kMaxTensors,
+        "; the file is corrupt, or split the weights into several files"));
+  }
 
-  SafetensorsFile file;
+  SafetensorsIndex index;
   std::vector<Entry> entries;
-  entries.reserve(header.size());
+  entries.reserve(num_tensors);
   for (const auto& item : header.items()) {
     if (item.key() == kMetadataKey) {
       SY_RETURN_IF_ERROR(
-          ParseMetadata(item.value(), source_name, &file.metadata));
+          ParseMetadata(item.value(), source_name, &index.metadata));
       continue;
     }
     SY_ASSIGN_OR_RETURN(Entry entry, ParseEntry(item.key(), item.value(),
@@ -420,23 +463,87 @@ absl::StatusOr<SafetensorsFile> ParseSafetensors(
   SY_RETURN_IF_ERROR(CheckTiling(std::move(layout), data.size(), source_name));
 
   for (Entry& entry : entries) {
-    HostArray array;
-    array.values.resize(static_cast<size_t>(entry.shape.num_elements()));
+    HostArrayView view;
+    view.data = data.data() + entry.begin;
+    view.size_bytes = static_cast<size_t>(entry.end - entry.begin);
+    view.shape = std::move(entry.shape);
+    index.tensors.emplace(std::move(entry.name), std::move(view));
+  }
+  return index;
+}
+
+}  // namespace safetensors_internal
+
+namespace {
+
+// Copies a view's bytes into a new HostArray, handing each copied piece to
+// `copied` (to release mapped pages as it goes).
+HostArray CopyToHostArray(
+    const HostArrayView& view,
+    const std::function<void(const char*, size_t)>& copied) {
+  HostArray array;
+  array.values.resize(static_cast<size_t>(view.shape.num_elements()));
+  char* out = reinterpret_cast<char*>(array.values.data());
+  for (size_t offset = 0; offset < view.size_bytes;
+       offset += kCopyChunkBytes) {
+    const size_t n = std::min(kCopyChunkBytes, view.size_bytes - offset);
     // memcpy, not a cast: the data section has no alignment guarantee.
-    if (!array.values.empty()) {
-      std::memcpy(array.values.data(), data.data() + entry.begin,
-                  entry.end - entry.begin);
-    }
-    array.shape = std::move(entry.shape);
-    file.tensors.emplace(std::move(entry.name), std::move(array));
+    std::memcpy(out + offset, view.data + offset, n);
+    if (copied) copied(view.data + offset, n);
+  }
+  array.shape = view.shape;
+  return array;
+}
+
+}  // namespace
+
+absl::StatusOr<SafetensorsFile> ParseSafetensors(
+    absl::string_view bytes, absl::string_view source_name) {
+  SY_ASSIGN_OR_RETURN(
+      safetensors_internal::SafetensorsIndex index,
+      safetensors_internal::ParseSafetensorsIndex(bytes, source_name));
+  SafetensorsFile file;
+  file.metadata = std::move(index.metadata);
+  for (const auto& [name, view] : index.tensors) {
+    file.tensors.emplace(name, CopyToHostArray(view, nullptr));
   }
   return file;
 }
 
+absl::StatusOr<std::unique_ptr<MappedSafetensors>> MappedSafetensors::Open(
+    const std::string& path) {
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<file_io_internal::MappedFile> mapped,
+                      file_io_internal::MappedFile::Open(path));
+  SY_ASSIGN_OR_RETURN(
+      safetensors_internal::SafetensorsIndex index,
+      safetensors_internal::ParseSafetensorsIndex(mapped->bytes(), path));
+  return std::unique_ptr<MappedSafetensors>(
+      new MappedSafetensors(path, std::move(mapped), std::move(index)));
+}
+
+MappedSafetensors::MappedSafetensors(
+    std::string path, std::unique_ptr<file_io_internal::MappedFile> file,
+    safetensors_internal::SafetensorsIndex index)
+    : path_(std::move(path)), file_(std::move(file)), index_(std::move(index)) {}
+
+MappedSafetensors::~MappedSafetensors() = default;
+
+void MappedSafetensors::Release(const char* data, size_t size) {
+  file_->Release(data, size);
+}
+
 absl::StatusOr<SafetensorsFile> ReadSafetensors(const std::string& path) {
-  SY_ASSIGN_OR_RETURN(const std::string bytes,
-                      file_io_internal::ReadFileToString(path));
-  return ParseSafetensors(bytes, path);
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<MappedSafetensors> mapped,
+                      MappedSafetensors::Open(path));
+  SafetensorsFile file;
+  file.metadata = mapped->metadata();
+  auto release = [&](const char* data, size_t size) {
+    mapped->Release(data, size);
+  };
+  for (const auto& [name, view] : mapped->tensors()) {
+    file.tensors.emplace(name, CopyToHostArray(view, release));
+  }
+  return file;
 }
 
 std::string SerializeSafetensors(const SafetensorsFile& file) {

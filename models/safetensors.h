@@ -18,7 +18,9 @@
 // (every platform the runtime targets); safetensors.cc refuses to compile on a
 // big-endian one.
 
+#include <cstddef>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
@@ -27,6 +29,9 @@
 #include "models/host_array.h"
 
 namespace switchyard {
+namespace file_io_internal {
+class MappedFile;
+}  // namespace file_io_internal
 
 struct SafetensorsFile {
   std::map<std::string, HostArray> tensors;     // by name
@@ -39,8 +44,70 @@ struct SafetensorsFile {
 absl::StatusOr<SafetensorsFile> ParseSafetensors(absl::string_view bytes,
                                                  absl::string_view source_name);
 
-// Reads and parses `path`; a missing file is NotFound.
+// Reads and parses `path`; a missing file is NotFound. The file is
+// memory-mapped and each tensor copied from the mapping once, so reading
+// needs about the tensors' size in memory, not twice that.
 absl::StatusOr<SafetensorsFile> ReadSafetensors(const std::string& path);
+
+namespace safetensors_internal {
+// A checked header: each tensor's shape and where its bytes are.
+struct SafetensorsIndex {
+  std::map<std::string, HostArrayView> tensors;  // views into the file bytes
+  std::map<std::string, std::string> metadata;
+};
+// The checks of ParseSafetensors (all of them), without copying any tensor.
+absl::StatusOr<SafetensorsIndex> ParseSafetensorsIndex(
+    absl::string_view bytes, absl::string_view source_name);
+}  // namespace safetensors_internal
+
+// A .safetensors file memory-mapped with its header parsed and checked
+// (every check of ParseSafetensors), for loading weights straight into their
+// destination: each tensor is a view of the file's bytes, read from disk
+// when first touched. Module::LoadSafetensors uses it to copy weights from
+// the file to the device without a host copy of the whole file.
+//
+// Limits (InvalidArgument naming the file, the tensor and the limit):
+// header at most 100,000,000 bytes (the reference implementation's limit),
+// at most 100,000 tensors, rank at most kMaxTensorFileRank, dimensions
+// whose product (and byte size) fits in int64, each tensor's bytes inside
+// the file, tensors tiling the data section, and unique names.
+//
+//   SY_ASSIGN_OR_RETURN(std::unique_ptr<MappedSafetensors> file,
+//                       MappedSafetensors::Open("vgg11.safetensors"));
+//   const HostArrayView& w = file->tensors().at("features.0.weight");
+//   std::memcpy(destination, w.data, w.size_bytes);
+//   file->Release(w.data, w.size_bytes);  // optional: drop the copied pages
+class MappedSafetensors {
+ public:
+  // Errors: those of ReadSafetensors.
+  static absl::StatusOr<std::unique_ptr<MappedSafetensors>> Open(
+      const std::string& path);
+  ~MappedSafetensors();
+  MappedSafetensors(const MappedSafetensors&) = delete;
+  MappedSafetensors& operator=(const MappedSafetensors&) = delete;
+
+  const std::string& path() const { return path_; }
+  // Views valid as long as this object.
+  const std::map<std::string, HostArrayView>& tensors() const {
+    return index_.tensors;
+  }
+  const std::map<std::string, std::string>& metadata() const {
+    return index_.metadata;
+  }
+  // Gives back the memory of file pages wholly inside [data, data + size)
+  // once they have been copied; reading them again is still correct (they
+  // come back from the file).
+  void Release(const char* data, size_t size);
+
+ private:
+  MappedSafetensors(std::string path,
+                    std::unique_ptr<file_io_internal::MappedFile> file,
+                    safetensors_internal::SafetensorsIndex index);
+
+  std::string path_;
+  std::unique_ptr<file_io_internal::MappedFile> file_;
+  safetensors_internal::SafetensorsIndex index_;
+};
 
 // The file's bytes, laid out as the reference implementation writes them:
 // compact JSON with "__metadata__" first (only when non-empty), tensors sorted

@@ -165,10 +165,26 @@ expect_in graph_dot out "[2, 1000]"
 tail -n 1 "$TMP/graph_dot.out" | grep -q '}' || fail "graph dot: does not end with }"
 
 # --- failures ------------------------------------------------------------------
-run_cli no_backend run --device=cuda:0 --iterations=1 --warmup=0
+run_cli no_backend run --device=tpu:0 --iterations=1 --warmup=0
 expect_exit no_backend 1
-expect_in no_backend err "switchyard run: NOT_FOUND: no backend is registered for device type 'cuda'"
-expect_in no_backend err "registered types: [cpu]"
+expect_in no_backend err "switchyard run: NOT_FOUND: no backend is registered for device type 'tpu'"
+expect_in no_backend err "registered types: [cpu, cuda"
+
+# The CUDA backend is always linked: on a GPU it lists each device; without
+# one (or in a build without CUDA) it says why, and cuda:0 is Unavailable
+# with that reason.
+if grep -q '^cuda: no devices: ' "$TMP/devices.out"; then
+  CUDA_REASON=$(sed -n 's/^cuda: no devices: //p' "$TMP/devices.out")
+  [[ -n "$CUDA_REASON" ]] || fail "devices: cuda has no devices but gives no reason"
+  run_cli cuda_unavailable run --device=cuda:0 --iterations=1 --warmup=0
+  expect_exit cuda_unavailable 1
+  expect_in cuda_unavailable err "switchyard run: UNAVAILABLE: device cuda:0 is not available: backend 'cuda' has 0 devices ("
+  expect_in cuda_unavailable err "$CUDA_REASON"
+else
+  expect_in devices out "cuda:0"
+  expect_in devices out "compute capability"
+  expect_in devices out "multiprocessors"
+fi
 
 run_cli upper_case run --device=CUDA:0 --iterations=1 --warmup=0
 expect_exit upper_case 1

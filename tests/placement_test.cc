@@ -6,6 +6,7 @@
 #include <string>
 
 #include "backends/cpu/cpu_backend.h"
+#include "backends/reference/reference_backend.h"
 #include "core/backend_registry.h"
 #include "core/compile.h"
 #include "core/testing/host_backend.h"
@@ -213,6 +214,38 @@ TEST_F(PlacementTest, EagerCallsGoThroughStrictPlacement) {
   absl::StatusOr<Tensor> fixed = functional::Add(y, *x.To(Fake(1), registry_), registry_);
   ASSERT_TRUE(fixed.ok()) << fixed.status();
   EXPECT_EQ(*fixed->ToVector(registry_), (std::vector<float>{2, 3, 4}));
+}
+
+}  // namespace
+}  // namespace switchyard
+
+namespace switchyard {
+namespace {
+
+// The classic `y + x.cpu()`: two reference devices, one eager call.
+TEST(EagerPlacementTest, AddAcrossTwoReferenceDevicesFailsLikeAModel) {
+  BackendRegistry registry;
+  ASSERT_TRUE(registry.Register("ref", [] { return reference::CreateReferenceBackend(2); })
+                  .ok());
+  const Device ref0 = *Device::Parse("ref:0");
+  const Device ref1 = *Device::Parse("ref:1");
+  Tensor y = *Tensor::FromVector({2, 2}, {1, 2, 3, 4}, ref0, registry);
+  Tensor x = *Tensor::FromVector({2, 2}, {10, 20, 30, 40}, ref1, registry);
+
+  absl::StatusOr<Tensor> sum = functional::Add(y, x, registry);
+  ASSERT_FALSE(sum.ok());
+  EXPECT_EQ(sum.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(sum.status().message()),
+              AllOf(HasSubstr("strict-placement: node 'add/add' (op add, layer 'add') "
+                              "has operands on different devices"),
+                    HasSubstr("input 'input' [2, 2] on ref:0"),
+                    HasSubstr("other 'other' [2, 2] on ref:1"),
+                    HasSubstr("Available devices: ref:0, ref:1")));
+
+  absl::StatusOr<Tensor> moved = functional::Add(y, *x.To(ref0, registry), registry);
+  ASSERT_TRUE(moved.ok()) << moved.status();
+  EXPECT_EQ(moved->device(), ref0);
+  EXPECT_EQ(*moved->ToVector(registry), (std::vector<float>{11, 22, 33, 44}));
 }
 
 }  // namespace

@@ -132,6 +132,10 @@ def cuda_library(
                 "@local_cuda//:cudart_static",
             ],
         }),
+        # Linked into the binary, never as a shared library of its own (the
+        # default for tests): the objects call the statically linked CUDA
+        # runtime, whose symbols an executable does not export to .so files.
+        linkstatic = True,
         visibility = visibility,
         testonly = testonly,
         **kwargs

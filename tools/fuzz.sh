@@ -89,6 +89,7 @@ check_toolchain() {
 export FUZZ_OUT CXX
 
 build() {
+  local t src
   check_toolchain
   mkdir -p "$FUZZ_OUT/bin" "$FUZZ_OUT/obj"
   # Any header newer than the stamp rebuilds every object.
@@ -165,7 +166,7 @@ main() {
       [[ $# -ge 1 ]] || { echo "usage: tools/fuzz.sh run TARGET [SECONDS] [flags...]" >&2; exit 2; }
       run "$@" ;;
     ci)
-      local seconds=${1:-10} failed=0
+      local seconds=${1:-10} failed=0 t
       build
       for t in "${TARGETS[@]}"; do run "$t" "$seconds" || failed=1; done
       if [[ $failed -ne 0 ]]; then

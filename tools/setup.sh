@@ -4,7 +4,8 @@
 #
 #   tools/setup.sh                 # build, tests, benchmarks
 #   tools/setup.sh --with-pytorch  # also PyTorch, to regenerate goldens and
-#                                  # run the PyTorch peer benchmark
+#                                  # run the PyTorch peer benchmark, and
+#                                  # matplotlib for benchmarks/compare.py --png
 set -euo pipefail
 
 packages=(
@@ -19,7 +20,7 @@ packages=(
   python3                # test scripts
 )
 if [[ "${1:-}" == "--with-pytorch" ]]; then
-  packages+=(python3-torch python3-torchvision python3-numpy)
+  packages+=(python3-torch python3-torchvision python3-numpy python3-matplotlib)
 elif [[ $# -gt 0 ]]; then
   echo "usage: tools/setup.sh [--with-pytorch]" >&2
   exit 2

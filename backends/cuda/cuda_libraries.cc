@@ -28,15 +28,11 @@ std::string LoadedPath(void* handle, const std::string& fallback) {
   return fallback;
 }
 
-struct Opened {
-  void* handle = nullptr;
-  std::string path;
-};
+}  // namespace
 
-// Tries the places documented in the header; Unavailable lists each try.
-absl::StatusOr<Opened> Open(const std::string& soname,
-                            const std::string& what,
-                            const std::string& how_to_get) {
+absl::StatusOr<OpenedLibrary> OpenLibrary(const std::string& soname,
+                                          const std::string& what,
+                                          const std::string& how_to_get) {
   std::vector<std::string> candidates;
   if (const char* dirs = std::getenv(kPathVariable)) {
     for (absl::string_view dir : absl::StrSplit(dirs, ':', absl::SkipEmpty())) {
@@ -50,7 +46,9 @@ absl::StatusOr<Opened> Open(const std::string& soname,
   std::vector<std::string> failures;
   for (const std::string& candidate : candidates) {
     void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle != nullptr) return Opened{handle, LoadedPath(handle, candidate)};
+    if (handle != nullptr) {
+      return OpenedLibrary{handle, LoadedPath(handle, candidate)};
+    }
     const char* error = dlerror();
     failures.push_back(error != nullptr ? error : candidate + ": unknown error");
   }
@@ -59,6 +57,8 @@ absl::StatusOr<Opened> Open(const std::string& soname,
       "). Install it (", how_to_get, ") and put the directory holding ",
       soname, " in ", kPathVariable, " or LD_LIBRARY_PATH"));
 }
+
+namespace {
 
 template <typename Fn>
 bool Resolve(void* handle, const char* name, Fn* fn,
@@ -69,8 +69,8 @@ bool Resolve(void* handle, const char* name, Fn* fn,
 }
 
 absl::StatusOr<CublasLtApi> OpenCublasLt() {
-  absl::StatusOr<Opened> opened =
-      Open("libcublasLt.so.13", "cuBLASLt (libcublasLt.so.13, CUDA 13)",
+  absl::StatusOr<OpenedLibrary> opened =
+      OpenLibrary("libcublasLt.so.13", "cuBLASLt (libcublasLt.so.13, CUDA 13)",
            "the CUDA 13 toolkit's cuBLAS, the libcublas-13 package, or pip's "
            "nvidia-cublas with PyTorch");
   if (!opened.ok()) return opened.status();
@@ -90,8 +90,8 @@ absl::StatusOr<CublasLtApi> OpenCublasLt() {
 }
 
 absl::StatusOr<CudnnApi> OpenCudnn() {
-  absl::StatusOr<Opened> opened =
-      Open("libcudnn.so.9", "cuDNN 9 (libcudnn.so.9)",
+  absl::StatusOr<OpenedLibrary> opened =
+      OpenLibrary("libcudnn.so.9", "cuDNN 9 (libcudnn.so.9)",
            "cuDNN 9 for CUDA 13: NVIDIA's cudnn9-cuda-13 package, or pip's "
            "nvidia-cudnn-cu13 with PyTorch");
   if (!opened.ok()) return opened.status();

@@ -99,8 +99,19 @@ absl::Status CublasLtCheck(const CublasLtApi& api, cublasStatus_t status,
 absl::Status CudnnCheck(const CudnnApi& api, cudnnStatus_t status,
                         absl::string_view call, absl::string_view device);
 
-// The directories searched first (SWITCHYARD_CUDA_LIBRARY_PATH), for messages.
+// The name of the variable searched first: "SWITCHYARD_CUDA_LIBRARY_PATH".
 std::string LibrarySearchPathVariable();
+
+// dlopen()s `soname` from the places above; Unavailable naming `what`, every
+// place tried (with dlerror's words) and `how_to_get` when none has it.
+// LoadCublasLt and LoadCudnn use it; tests call it with other names.
+struct OpenedLibrary {
+  void* handle = nullptr;
+  std::string path;  // the file the dynamic loader mapped
+};
+absl::StatusOr<OpenedLibrary> OpenLibrary(const std::string& soname,
+                                          const std::string& what,
+                                          const std::string& how_to_get);
 
 }  // namespace cuda
 }  // namespace switchyard

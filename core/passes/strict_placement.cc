@@ -52,8 +52,10 @@ absl::Status MixedDevicesError(const Graph& graph, const Node& node,
     absl::StrAppend(&message, "move every operand to one device with To(device)");
   }
   absl::StrAppend(&message,
-                  ", or insert an explicit copy node; the CLI takes --device "
-                  "for both model and input.");
+                  ", or use the auto placement policy, which inserts the copy "
+                  "and reports what it moves (--placement=auto on the command "
+                  "line, PlacementPolicy::kAuto in CompileOptions or "
+                  "Module::set_placement).");
   return absl::InvalidArgumentError(message);
 }
 

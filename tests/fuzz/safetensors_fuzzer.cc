@@ -9,6 +9,9 @@
 // for replaying the corpus in the normal test suite, by Bazel as
 // //tests/fuzz:safetensors_fuzzer_replay_test.
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -18,6 +21,47 @@
 #include "absl/strings/string_view.h"
 #include "models/safetensors.h"
 #include "tests/fuzz/fuzz_check.h"
+
+namespace {
+
+bool SameFile(const switchyard::SafetensorsFile& a,
+              const switchyard::SafetensorsFile& b) {
+  if (a.metadata != b.metadata || a.tensors.size() != b.tensors.size()) {
+    return false;
+  }
+  for (const auto& [name, array] : a.tensors) {
+    auto it = b.tensors.find(name);
+    if (it == b.tensors.end() || it->second.shape != array.shape ||
+        it->second.values.size() != array.values.size() ||
+        (!array.values.empty() &&
+         std::memcmp(it->second.values.data(), array.values.data(),
+                     array.values.size() * sizeof(float)) != 0)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Writes `bytes` to an anonymous in-memory file and reads it back through
+// ReadSafetensors, which maps it.
+bool ReadMatchesParse(absl::string_view bytes,
+                      const switchyard::SafetensorsFile& parsed) {
+  const int fd = memfd_create("fuzz.safetensors", MFD_CLOEXEC);
+  FUZZ_CHECK(fd >= 0);
+  size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
+    FUZZ_CHECK(n > 0);
+    written += static_cast<size_t>(n);
+  }
+  const std::string path = "/proc/self/fd/" + std::to_string(fd);
+  absl::StatusOr<switchyard::SafetensorsFile> read =
+      switchyard::ReadSafetensors(path);
+  close(fd);
+  return read.ok() && SameFile(*read, parsed);
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::string_view bytes(reinterpret_cast<const char*>(data), size);
@@ -37,6 +81,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                array.shape.num_elements());
     FUZZ_CHECK(array.shape.rank() <= switchyard::kMaxTensorFileRank);
   }
+  // The file path (ReadSafetensors: memory-mapped, copied piecewise with
+  // the mapped pages released) must read the same bytes the same way.
+  FUZZ_CHECK(ReadMatchesParse(bytes, *file));
+
   // Round trip. Names the writer refuses (invalid UTF-8 is replaced on
   // output) cannot come back unchanged, so compare only valid files.
   const std::string again = switchyard::SerializeSafetensors(*file);

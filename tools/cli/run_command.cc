@@ -105,11 +105,8 @@ absl::Status RunCommand(BackendRegistry& registry) {
   if (weights.empty()) {
     SY_RETURN_IF_ERROR(InitializeModel(*model, absl::GetFlag(FLAGS_seed)));
   } else {
-    SY_ASSIGN_OR_RETURN(SafetensorsFile file, ReadSafetensors(weights));
-    absl::Status loaded = model->LoadStateDict(file.tensors);
-    if (!loaded.ok()) {
-      return absl::Status(loaded.code(), absl::StrCat(weights, ": ", loaded.message()));
-    }
+    // Mapped and copied straight to the device (errors start with the path).
+    SY_RETURN_IF_ERROR(model->LoadSafetensors(weights));
   }
 
   SY_ASSIGN_OR_RETURN(PlacementPolicy placement,
