@@ -21,6 +21,10 @@ struct BatchTimeline {
   int index = 0;
   int loader = -1;   // the loader thread that prepared it
   Interval load;     // preparing it on that loader thread (host)
+  // Of the load: the loader thread's CPU time, and the time it was ready to
+  // run but waited for a free core (Linux schedstat); -1 when unknown.
+  double load_cpu_ms = -1;
+  double load_core_wait_ms = -1;
   // The thread that drives the device waiting for this batch to be ready
   // (host); zero length when it was already waiting in the queue.
   Interval wait;

@@ -104,6 +104,13 @@ absl::StatusOr<UtilizationReport> AnalyzeTimeline(
   r.steady_wait_share = (r.input_wait_ms - r.startup_wait_ms) / run_ms;
   double load_total = 0;
   for (double v : load) load_total += v;
+  double core_wait = 0, core_wait_of = 0;
+  for (const BatchTimeline& b : batches) {
+    if (b.load_core_wait_ms < 0) continue;
+    core_wait += b.load_core_wait_ms;
+    core_wait_of += b.load.duration_ms();
+  }
+  if (core_wait_of > 0) r.loader_core_wait_share = core_wait / core_wait_of;
   r.loader_busy_share =
       timeline.loader_threads > 0 ? load_total / (timeline.loader_threads * run_ms) : 0;
 
@@ -162,7 +169,14 @@ absl::StatusOr<UtilizationReport> AnalyzeTimeline(
     std::string why = absl::StrFormat(
         "loaders busy %s; a batch takes %.0f ms to load and %.0f ms on %s",
         Pct(r.loader_busy_share), load_mean, device_mean, dev);
-    if (device_mean > 0 && r.loader_busy_share >= 0.8) {
+    if (r.loader_core_wait_share >= thresholds.saturated_core_wait_share) {
+      absl::StrAppendFormat(
+          &why,
+          "; but the loaders waited for a free core %s of their load time: the "
+          "cores are saturated, so more loader threads would take cores from "
+          "the device's work; make loading cheaper or give it more cores",
+          Pct(r.loader_core_wait_share));
+    } else if (device_mean > 0 && r.loader_busy_share >= 0.8) {
       const int needed = static_cast<int>(std::ceil(load_mean / device_mean));
       absl::StrAppendFormat(&why, ", so about %d loader thread%s would keep up",
                             needed, needed == 1 ? "" : "s");
@@ -189,9 +203,10 @@ absl::StatusOr<UtilizationReport> AnalyzeTimeline(
         Pct(r.copy_share), dev);
   } else {
     r.verdict = UtilizationReport::Verdict::kBalanced;
-    r.diagnosis = absl::StrFormat("balanced: %s busy %s of the run, waiting for "
-                                  "input %s",
-                                  dev, Pct(r.busy_share), Pct(r.input_wait_share));
+    r.diagnosis = absl::StrFormat(
+        "balanced: %s busy %s of the run, waiting for input %s (%s after the "
+        "first batch)",
+        dev, Pct(r.busy_share), Pct(r.input_wait_share), Pct(r.steady_wait_share));
     if (!r.top_node.empty()) {
       absl::StrAppendFormat(&r.diagnosis, "; largest op %s at %s of device time",
                             r.top_node, Pct(r.top_node_share));
@@ -226,10 +241,13 @@ std::string FormatUtilizationReport(const UtilizationReport& r,
       r.input_wait_ms, 100 * r.input_wait_share, r.startup_wait_ms,
       100 * r.steady_wait_share);
   absl::StrAppendFormat(&out,
-                        "idle with input ready: %.1f%%; loaders busy %.1f%%; "
-                        "copies %.1f%% of device time",
-                        100 * r.other_idle_share, 100 * r.loader_busy_share,
-                        100 * r.copy_share);
+                        "idle with input ready: %.1f%%; loaders busy %.1f%%",
+                        100 * r.other_idle_share, 100 * r.loader_busy_share);
+  if (r.loader_core_wait_share >= 0) {
+    absl::StrAppendFormat(&out, " (waiting for a free core %.1f%% of it)",
+                          100 * r.loader_core_wait_share);
+  }
+  absl::StrAppendFormat(&out, "; copies %.1f%% of device time", 100 * r.copy_share);
   if (!r.top_node.empty()) {
     absl::StrAppendFormat(&out, "; largest op %s %.1f%%", r.top_node,
                           100 * r.top_node_share);

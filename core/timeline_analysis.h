@@ -42,6 +42,10 @@ struct AnalysisThresholds {
   double one_op_share = 0.50;
   // Host<->device copies take at least this share of the device's busy time.
   double copy_share = 0.30;
+  // Starved, and the loaders waited for a core at least this share of their
+  // load time: the advice is then cheaper loading or more cores, not more
+  // loader threads.
+  double saturated_core_wait_share = 0.25;
   // The device is idle at least this share of the run while its input is
   // ready: the host does not keep it fed with work (launch gaps, overhead).
   double host_idle_share = 0.20;
@@ -66,6 +70,10 @@ struct UtilizationReport {
   double other_idle_share = 0;
   // Load time of all batches / (loader threads x run).
   double loader_busy_share = 0;
+  // Of the loads' wall time, the share the loader threads waited for a free
+  // core (-1 when the timeline does not say): high means the cores are
+  // saturated, and more loader threads would only take cores from others.
+  double loader_core_wait_share = -1;
   // h2d + d2h time on the fed device / its busy time.
   double copy_share = 0;
   // The node with the most device time on the fed device (all its calls).

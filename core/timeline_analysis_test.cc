@@ -86,6 +86,28 @@ TEST(AnalyzeTimelineTest, SlowLoaderStarvesTheDevice) {
   EXPECT_DOUBLE_EQ(r->images_per_s, 80 / 5.102);
 }
 
+TEST(AnalyzeTimelineTest, StarvedOnSaturatedCoresAdvisesCheaperLoading) {
+  // The same stream, but each 500 ms load spent 300 ms waiting for a core:
+  // more loader threads would not help.
+  Timeline t = Stream(10, 500, 100);
+  for (BatchTimeline& b : t.batches) {
+    b.load_cpu_ms = 200;
+    b.load_core_wait_ms = 300;
+  }
+  absl::StatusOr<UtilizationReport> r = AnalyzeTimeline(t);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->verdict, Verdict::kStarved);
+  EXPECT_DOUBLE_EQ(r->loader_core_wait_share, 0.6);
+  EXPECT_THAT(r->diagnosis, HasSubstr("cpu:0 idle 80% of the run waiting for input"));
+  EXPECT_THAT(r->diagnosis,
+              HasSubstr("the loaders waited for a free core 60% of their load time: "
+                        "the cores are saturated"));
+  EXPECT_THAT(r->diagnosis, ::testing::Not(HasSubstr("loader threads would keep up")));
+  EXPECT_THAT(FormatUtilizationReport(*r, t), HasSubstr("waiting for a free core 60.0%"));
+  // Unknown (-1) when no batch says.
+  EXPECT_DOUBLE_EQ(AnalyzeTimeline(Stream(10, 500, 100))->loader_core_wait_share, -1);
+}
+
 TEST(AnalyzeTimelineTest, EnoughLoadersFeedTheDevice) {
   // Same costs, 6 loader threads: after start-up the device never waits.
   const Timeline t = Stream(30, 500, 100, /*loaders=*/6);
@@ -95,7 +117,8 @@ TEST(AnalyzeTimelineTest, EnoughLoadersFeedTheDevice) {
   EXPECT_DOUBLE_EQ(r->startup_wait_ms, 500);
   EXPECT_NEAR(r->steady_wait_share, 0, 1e-12);
   EXPECT_DOUBLE_EQ(r->busy_share, 30 * 102 / (500 + 30 * 102.0));
-  EXPECT_THAT(r->diagnosis, HasSubstr("balanced: cpu:0 busy 86% of the run"));
+  EXPECT_THAT(r->diagnosis, HasSubstr("balanced: cpu:0 busy 86% of the run, waiting "
+                                      "for input 14% (0% after the first batch)"));
   // Busy share rises against the starved run.
   EXPECT_GT(r->busy_share, AnalyzeTimeline(Stream(30, 500, 100))->busy_share * 4);
 }

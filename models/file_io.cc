@@ -10,7 +10,6 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
-#include "core/status_macros.h"
 
 namespace switchyard {
 namespace file_io_internal {
@@ -22,6 +21,20 @@ namespace {
 absl::Status SystemError(int error_number, absl::string_view what,
                          const std::string& path) {
   return absl::ErrnoToStatus(error_number, absl::StrCat(what, " '", path, "'"));
+}
+
+// Appends everything `fd` still has to `contents`.
+absl::Status ReadToEnd(int fd, const std::string& path, std::string* contents) {
+  char buffer[1 << 16];
+  while (true) {
+    const ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n == 0) return absl::OkStatus();
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return SystemError(errno, "cannot read", path);
+    }
+    contents->append(buffer, static_cast<size_t>(n));
+  }
 }
 
 }  // namespace
@@ -47,19 +60,9 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
     }
   }
 
-  char buffer[1 << 16];
-  while (true) {
-    const ssize_t n = read(fd, buffer, sizeof(buffer));
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int error_number = errno;
-      close(fd);
-      return SystemError(error_number, "cannot read", path);
-    }
-    contents.append(buffer, static_cast<size_t>(n));
-  }
+  absl::Status read = ReadToEnd(fd, path, &contents);
   close(fd);
+  if (!read.ok()) return read;
   return contents;
 }
 
@@ -83,9 +86,11 @@ absl::StatusOr<std::unique_ptr<MappedFile>> MappedFile::Open(
         absl::StrCat("cannot read '", path, "': it is a directory"));
   }
   if (!S_ISREG(info.st_mode)) {
-    // A pipe or device has no size to map; read it like any stream.
+    // A pipe or device has no size to map; read it like any stream (from
+    // this descriptor: a FIFO's data is gone once its writer has closed).
+    absl::Status read = ReadToEnd(fd, path, &file->contents_);
     close(fd);
-    SY_ASSIGN_OR_RETURN(file->contents_, ReadFileToString(path));
+    if (!read.ok()) return read;
     file->bytes_ = file->contents_;
     return file;
   }

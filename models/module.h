@@ -49,6 +49,13 @@ struct ParameterPlacement {
 //   SY_RETURN_IF_ERROR(net.InitializeParameters(/*seed=*/0));
 //   SY_RETURN_IF_ERROR(net.To(*Device::Parse("cuda:0")));
 //   absl::StatusOr<Tensor> y = net.Forward(x_on_cuda);
+//
+// Threads: Forward and Compiled may be called from many threads at once.
+// Plans are compiled under a lock and cached per signature, and runs of one
+// plan are serialized, so every caller gets what a single thread would
+// (tests/concurrency_test.cc, clean under --config=tsan). Changing
+// parameters (To, InitializeParameters, LoadStateDict, LoadSafetensors)
+// must not overlap any other call on the same model, as with torch.nn.
 class Module {
  public:
   explicit Module(BackendRegistry& registry = BackendRegistry::Global())

@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -132,6 +133,74 @@ class ParseErrorRecorder : public nlohmann::json_sax<Json> {
 
  private:
   std::string message_ = "unknown JSON parse error";
+};
+
+// A first, streaming pass over the header that bounds what the JSON
+// document will cost before it is built: it stops at the first duplicate
+// top-level key, at more than `max_keys` top-level keys, or at nesting
+// deeper than kMaxHeaderNesting (a valid header nests 3 levels; a 100 MB
+// header of '[' would otherwise build a document 100 million levels deep).
+// Linear time, unlike nlohmann's parser callbacks, whose cost grows with the
+// square of the entry count (a 100,000-tensor header took minutes).
+constexpr int kMaxHeaderNesting = 64;
+
+class HeaderScan : public nlohmann::json_sax<Json> {
+ public:
+  explicit HeaderScan(size_t max_keys) : max_keys_(max_keys) {}
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return Enter(); }
+  bool key(string_t& key) override {
+    if (depth_ != 1) return true;
+    if (keys_.size() >= max_keys_) {
+      too_many_keys_ = true;
+      return false;
+    }
+    if (!keys_.insert(key).second) {
+      duplicate_ = key;
+      return false;
+    }
+    return true;
+  }
+  bool end_object() override {
+    --depth_;
+    return true;
+  }
+  bool start_array(std::size_t) override { return Enter(); }
+  bool end_array() override {
+    --depth_;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&,
+                   const Json::exception&) override {
+    return false;  // the full parse reports it
+  }
+
+  const std::optional<std::string>& duplicate() const { return duplicate_; }
+  bool too_many_keys() const { return too_many_keys_; }
+  bool too_deep() const { return too_deep_; }
+
+ private:
+  bool Enter() {
+    if (++depth_ > kMaxHeaderNesting) {
+      too_deep_ = true;
+      return false;
+    }
+    return true;
+  }
+
+  size_t max_keys_;
+  int depth_ = 0;
+  std::set<std::string> keys_;
+  std::optional<std::string> duplicate_;
+  bool too_many_keys_ = false;
+  bool too_deep_ = false;
 };
 
 std::string JsonParseError(absl::string_view text) {
@@ -399,25 +468,31 @@ absl::StatusOr<SafetensorsIndex> ParseSafetensorsIndex(
       bytes.substr(kLengthPrefixBytes, header_size);
   const absl::string_view data = bytes.substr(kLengthPrefixBytes + header_size);
 
+  // Tensors plus "__metadata__".
+  HeaderScan scan(kMaxTensors + 1);
+  Json::sax_parse(header_text.begin(), header_text.end(), &scan);
+  if (scan.too_deep()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source_name, ": header nests JSON more than ", kMaxHeaderNesting,
+        " levels deep (a safetensors header has 3); the file is corrupt or "
+        "not a safetensors file"));
+  }
+  if (scan.too_many_keys()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source_name, ": header lists more than the limit of ", kMaxTensors,
+        " tensors; the file is corrupt, or split the weights into several "
+        "files"));
+  }
   // JSON lets a key appear twice and nlohmann keeps the last value; another
   // reader could keep the first, so two programs would load different
   // weights from one file. A duplicate tensor name is refused instead.
-  std::set<std::string> top_level_keys;
-  std::string duplicate_key;
-  const Json::parser_callback_t find_duplicates =
-      [&](int depth, nlohmann::json::parse_event_t event, Json& parsed) {
-        if (event == nlohmann::json::parse_event_t::key && depth == 1 &&
-            duplicate_key.empty()) {
-          const auto* key = parsed.get_ptr<const Json::string_t*>();
-          if (key != nullptr && !top_level_keys.insert(*key).second) {
-            duplicate_key = *key;
-          }
-        }
-        return true;
-      };
-  const Json header =
-      Json::parse(header_text.begin(), header_text.end(), find_duplicates,
-                  /*allow_exceptions=*/false);
+  if (scan.duplicate().has_value()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source_name, ": tensor '", *scan.duplicate(),
+        "' appears more than once in the header; each name must be unique"));
+  }
+  const Json header = Json::parse(header_text.begin(), header_text.end(),
+                                  /*cb=*/nullptr, /*allow_exceptions=*/false);
   if (header.is_discarded()) {
     return absl::InvalidArgumentError(
         absl::StrCat(source_name, ": header is not valid JSON (",
@@ -429,18 +504,13 @@ absl::StatusOr<SafetensorsIndex> ParseSafetensorsIndex(
         absl::StrCat(source_name, ": header is a JSON ", header.type_name(),
                      "; expected an object mapping tensor names to entries"));
   }
-  if (!duplicate_key.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        source_name, ": tensor '", duplicate_key,
-        "' appears more than once in the header; each name must be unique"));
-  }
   const size_t num_tensors =
       header.size() - (header.contains(kMetadataKey) ? 1 : 0);
-  if (num_tensors > kMaxTensors) {
+  if (num_tensors > kMaxTensors) {  // 100,001 tensors and no metadata
     return absl::InvalidArgumentError(absl::StrCat(
-        source_name, ": header lists ", num_tensors,
-        " tensors, more than the limit of ", kMaxTensors,
-        "; the file is corrupt, or split the weights into several files"));
+        source_name, ": header lists more than the limit of ", kMaxTensors,
+        " tensors; the file is corrupt, or split the weights into several "
+        "files"));
   }
 
   SafetensorsIndex index;

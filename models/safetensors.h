@@ -67,8 +67,10 @@ absl::StatusOr<SafetensorsIndex> ParseSafetensorsIndex(
 // the file to the device without a host copy of the whole file.
 //
 // Limits (InvalidArgument naming the file, the tensor and the limit):
-// header at most 100,000,000 bytes (the reference implementation's limit),
-// at most 100,000 tensors, rank at most kMaxTensorFileRank, dimensions
+// header at most 100,000,000 bytes (the reference implementation's limit)
+// and JSON nested at most 64 levels, at most 100,000 tensors, both checked
+// in one streaming pass before the header is parsed into a document, rank
+// at most kMaxTensorFileRank, dimensions
 // whose product (and byte size) fits in int64, each tensor's bytes inside
 // the file, tensors tiling the data section, and unique names.
 //

@@ -76,7 +76,19 @@ TEST(SafetensorsLimitsTest, TooManyTensorsNamesTheLimit) {
   EXPECT_EQ(file.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(file.status().message(), HasSubstr("many.safetensors"));
   EXPECT_THAT(file.status().message(),
-              HasSubstr("lists 100001 tensors, more than the limit of 100000"));
+              HasSubstr("header lists more than the limit of 100000 tensors"));
+}
+
+TEST(SafetensorsLimitsTest, DeeplyNestedHeaderIsRejectedBeforeParsing) {
+  // A valid header nests 3 levels; 100,000 would build a document as deep.
+  const std::string header =
+      R"({"w":)" + std::string(100'000, '[') + std::string(100'000, ']') + "}";
+  absl::StatusOr<SafetensorsFile> file =
+      ParseSafetensors(FileWith(header), "deep.safetensors");
+  EXPECT_EQ(file.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(file.status().message(),
+              HasSubstr("deep.safetensors: header nests JSON more than 64 "
+                        "levels deep"));
 }
 
 TEST(SafetensorsLimitsTest, DuplicateTensorNameIsRejected) {

@@ -5,7 +5,8 @@
 #   tools/fuzz.sh run TARGET [SECONDS] [libFuzzer flags...]
 #                                        # fuzz one target (default 600 s)
 #   tools/fuzz.sh ci [SECONDS]           # build, then SECONDS (default 10)
-#                                        # per target; fails on any finding
+#                                        # per target; fails on any finding;
+#                                        # prints "fuzz: N passed, N failed"
 #   tools/fuzz.sh list                   # the targets
 #
 # Targets: safetensors (ParseSafetensors), npy (ParseNpy), device
@@ -166,16 +167,20 @@ main() {
       [[ $# -ge 1 ]] || { echo "usage: tools/fuzz.sh run TARGET [SECONDS] [flags...]" >&2; exit 2; }
       run "$@" ;;
     ci)
-      local seconds=${1:-10} failed=0 t
-      build
-      for t in "${TARGETS[@]}"; do run "$t" "$seconds" || failed=1; done
-      if [[ $failed -ne 0 ]]; then
-        echo "tools/fuzz.sh ci: FAILED" >&2
+      # Progress on stderr; on stdout only "fuzz: N passed, N failed", each
+      # target counting as one test (.ci/run adds it to its totals).
+      local seconds=${1:-10} passed=0 failed=0 t
+      if ! build >&2; then
+        echo "fuzz: 0 passed, ${#TARGETS[@]} failed"
         exit 1
       fi
-      echo "tools/fuzz.sh ci: ${#TARGETS[@]} targets, ${seconds}s each, no findings" >&2 ;;
+      for t in "${TARGETS[@]}"; do
+        if run "$t" "$seconds"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+      done
+      echo "fuzz: ${passed} passed, ${failed} failed"
+      [[ $failed -eq 0 ]] || exit 1 ;;
     list) printf '%s\n' "${TARGETS[@]}" ;;
-    *) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 }
 

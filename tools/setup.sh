@@ -18,6 +18,7 @@ packages=(
   libbenchmark-dev       # Google Benchmark 1.7.1
   nlohmann-json3-dev
   python3                # test scripts
+  clang libclang-rt-14-dev pkg-config  # libFuzzer + sanitizer runtimes: tools/fuzz.sh
 )
 if [[ "${1:-}" == "--with-pytorch" ]]; then
   packages+=(python3-torch python3-torchvision python3-numpy python3-matplotlib)

@@ -32,7 +32,8 @@ using ::testing::Not;
 
 // The shared objects the dynamic loader mapped before main: a binary that
 // links the CUDA backend must start without cuBLAS, cuDNN or a shared CUDA
-// runtime, so none of them may be among these.
+// runtime, so none of them may be among these. (The driver, libcuda.so.1,
+// is the runtime's business: it loads it on first use.)
 std::vector<std::string> LoadedObjects() {
   std::vector<std::string> names;
   dl_iterate_phdr(
@@ -89,7 +90,6 @@ TEST(CudaBackendTest, StartsWithoutCublasCudnnOrSharedCudart) {
     EXPECT_FALSE(absl::StrContains(name, "libcublas")) << name;
     EXPECT_FALSE(absl::StrContains(name, "libcudnn")) << name;
     EXPECT_FALSE(absl::StrContains(name, "libcudart.so")) << name;
-    EXPECT_FALSE(absl::StrContains(name, "libcuda.so")) << name;
   }
 }
 

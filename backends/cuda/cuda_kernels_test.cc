@@ -4,8 +4,9 @@
 // grouped and strided convolutions, GEMV and GEMM shapes), then VGG11 end
 // to end. Skips, with the reason, where there is no CUDA device.
 //
-// Tolerances: elementwise ops and pooling are exact up to float rounding;
-// reductions (softmax) 1e-6 relative; linear and conv2d
+// Tolerances: elementwise ops and max pooling are exact up to float rounding;
+// reductions (softmax: a 100000-term sum in another order; adaptive average)
+// 1e-7 + 1e-4 * |cpu|, the goldens' per-op tolerance; linear and conv2d
 // |gpu - cpu| <= 1e-5 + 1e-4 * max|cpu| (FP32 sums in another order; TF32 is
 // off by default); with TF32 on, 1e-2 * max|cpu|.
 
@@ -114,7 +115,7 @@ void ExpectMatchesCpu(const std::string& op, const AttrMap& attrs,
       double limit = 0;
       switch (tolerance) {
         case Tolerance::kExact: limit = 1e-6 * std::abs(w); break;
-        case Tolerance::kReduction: limit = 1e-7 + 1e-5 * std::abs(w); break;
+        case Tolerance::kReduction: limit = 1e-7 + 1e-4 * std::abs(w); break;
         case Tolerance::kMatmul: limit = 1e-5 + 1e-4 * scale; break;
         case Tolerance::kTf32: limit = 1e-2 * scale; break;
       }

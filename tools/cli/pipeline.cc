@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <deque>
 #include <memory>
@@ -28,6 +29,7 @@ struct Staged {
   int index = -1;
   int loader = -1;
   Clock::time_point load_start, load_end;
+  double load_cpu_ms = -1, load_core_wait_ms = -1;
 };
 
 // A bounded blocking queue of staged batches that can be cancelled.
@@ -70,6 +72,17 @@ class StagedQueue {
   std::deque<Staged*> items_ ABSL_GUARDED_BY(mu_);
   bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
 };
+
+// This thread's time waiting on a run queue (ready, no free core), in ms,
+// from Linux's schedstat; -1 when unavailable.
+double ThreadCoreWaitMs() {
+  std::FILE* f = std::fopen("/proc/thread-self/schedstat", "r");
+  if (f == nullptr) return -1;
+  unsigned long long on_cpu_ns = 0, waiting_ns = 0;
+  const int read = std::fscanf(f, "%llu %llu", &on_cpu_ns, &waiting_ns);
+  std::fclose(f);
+  return read == 2 ? waiting_ns * 1e-6 : -1;
+}
 
 double ThreadCpuMs() {
   timespec ts;
@@ -146,6 +159,8 @@ absl::StatusOr<PipelineResult> RunPipeline(ExecutablePlan& plan,
         if (s == nullptr) return;
         s->index = index;
         s->loader = t;
+        const double cpu0 = ThreadCpuMs();
+        const double wait0 = ThreadCoreWaitMs();
         s->load_start = Clock::now();
         Fill(s->values, options.seed, index);
         if (options.loader_work == PipelineOptions::LoaderWork::kBusy) {
@@ -156,6 +171,9 @@ absl::StatusOr<PipelineResult> RunPipeline(ExecutablePlan& plan,
                                   options.loader_cost_ms));
         }
         s->load_end = Clock::now();
+        s->load_cpu_ms = ThreadCpuMs() - cpu0;
+        const double wait1 = ThreadCoreWaitMs();
+        s->load_core_wait_ms = wait0 >= 0 && wait1 >= 0 ? wait1 - wait0 : -1;
         if (!ready.Push(s)) return;
       }
     });
@@ -191,6 +209,8 @@ absl::StatusOr<PipelineResult> RunPipeline(ExecutablePlan& plan,
       batch.loader = s->loader;
       batch.load = {profiler.ToUs(s->load_start) / 1e3, profiler.ToUs(s->load_end) / 1e3};
       batch.wait = {profiler.ToUs(wait_start) / 1e3, profiler.ToUs(wait_end) / 1e3};
+      batch.load_cpu_ms = s->load_cpu_ms;
+      batch.load_core_wait_ms = s->load_core_wait_ms;
       ProfileEvent load;
       load.kind = ProfileEvent::Kind::kHost;
       load.name = absl::StrCat("load batch ", s->index);
