@@ -167,7 +167,14 @@ def chart(runs, path, title):
     fig.suptitle(title)
     fig.legend(list(legend.values()), list(legend.keys()), loc="upper center",
                ncol=len(legend), fontsize=9, bbox_to_anchor=(0.5, 0.955), frameon=False)
-    fig.tight_layout(rect=(0, 0, 1, 0.92))
+    missing = ["%s %s" % (r["label"], d["device"]) for r in runs
+               for d in r["doc"].get("devices", []) if not d.get("available")]
+    bottom = 0.0
+    if missing:
+        fig.text(0.5, 0.01, "not measured (unavailable): %s; the Markdown says why" %
+                 ", ".join(missing), ha="center", fontsize=8, color="dimgray")
+        bottom = 0.04
+    fig.tight_layout(rect=(0, bottom, 1, 0.92))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 

@@ -35,7 +35,8 @@ class OpDef {
   // Errors name the bad attribute or operand; the caller adds the node.
   virtual absl::StatusOr<Shape> InferShape(
       const AttrMap& attrs, absl::Span<const Shape> operands) const = 0;
-  // Floating-point operations for one run (a multiply-add counts as 2).
+  // Floating-point operations for one run (a multiply-add counts as 2);
+  // INT64_MAX when the count does not fit in int64.
   virtual int64_t Flops(const AttrMap& attrs, absl::Span<const Shape> operands,
                         const Shape& output) const {
     return 0;

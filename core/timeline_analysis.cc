@@ -166,25 +166,29 @@ absl::StatusOr<UtilizationReport> AnalyzeTimeline(
     double device_mean = 0;
     for (double v : device_per_batch) device_mean += v;
     device_mean /= device_per_batch.size();
-    std::string why = absl::StrFormat(
-        "loaders busy %s; a batch takes %.0f ms to load and %.0f ms on %s",
-        Pct(r.loader_busy_share), load_mean, device_mean, dev);
+    const std::string costs = absl::StrFormat(
+        "a batch takes %.0f ms to load and %.0f ms on %s", load_mean, device_mean, dev);
     if (r.loader_core_wait_share >= thresholds.saturated_core_wait_share) {
-      absl::StrAppendFormat(
-          &why,
-          "; but the loaders waited for a free core %s of their load time: the "
-          "cores are saturated, so more loader threads would take cores from "
-          "the device's work; make loading cheaper or give it more cores",
-          Pct(r.loader_core_wait_share));
-    } else if (device_mean > 0 && r.loader_busy_share >= 0.8) {
-      const int needed = static_cast<int>(std::ceil(load_mean / device_mean));
-      absl::StrAppendFormat(&why, ", so about %d loader thread%s would keep up",
-                            needed, needed == 1 ? "" : "s");
+      // More loader threads cannot help: they would wait for cores too.
+      r.diagnosis = absl::StrFormat(
+          "%s idle %s of the run waiting for input, and the loaders waited for "
+          "a free core %s of their load time: the cores are saturated, so make "
+          "loading cheaper or give it more cores (more loader threads would "
+          "take cores from the device's work; %s)",
+          dev, Pct(r.input_wait_share), Pct(r.loader_core_wait_share), costs);
+    } else {
+      std::string why =
+          absl::StrFormat("loaders busy %s; %s", Pct(r.loader_busy_share), costs);
+      if (device_mean > 0 && r.loader_busy_share >= 0.8) {
+        const int needed = static_cast<int>(std::ceil(load_mean / device_mean));
+        absl::StrAppendFormat(&why, ", so about %d loader thread%s would keep up",
+                              needed, needed == 1 ? "" : "s");
+      }
+      r.diagnosis = absl::StrFormat(
+          "%s idle %s of the run waiting for input: raise --loader-threads or "
+          "--prefetch (%s)",
+          dev, Pct(r.input_wait_share), why);
     }
-    r.diagnosis = absl::StrFormat(
-        "%s idle %s of the run waiting for input: raise --loader-threads or "
-        "--prefetch (%s)",
-        dev, Pct(r.input_wait_share), why);
   } else if (r.other_idle_share >= thresholds.host_idle_share) {
     r.verdict = UtilizationReport::Verdict::kHostBound;
     r.diagnosis = absl::StrFormat(

@@ -98,11 +98,12 @@ TEST(AnalyzeTimelineTest, StarvedOnSaturatedCoresAdvisesCheaperLoading) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->verdict, Verdict::kStarved);
   EXPECT_DOUBLE_EQ(r->loader_core_wait_share, 0.6);
-  EXPECT_THAT(r->diagnosis, HasSubstr("cpu:0 idle 80% of the run waiting for input"));
-  EXPECT_THAT(r->diagnosis,
-              HasSubstr("the loaders waited for a free core 60% of their load time: "
-                        "the cores are saturated"));
-  EXPECT_THAT(r->diagnosis, ::testing::Not(HasSubstr("loader threads would keep up")));
+  EXPECT_EQ(r->diagnosis,
+            "cpu:0 idle 80% of the run waiting for input, and the loaders waited "
+            "for a free core 60% of their load time: the cores are saturated, so "
+            "make loading cheaper or give it more cores (more loader threads "
+            "would take cores from the device's work; a batch takes 500 ms to "
+            "load and 102 ms on cpu:0)");
   EXPECT_THAT(FormatUtilizationReport(*r, t), HasSubstr("waiting for a free core 60.0%"));
   // Unknown (-1) when no batch says.
   EXPECT_DOUBLE_EQ(AnalyzeTimeline(Stream(10, 500, 100))->loader_core_wait_share, -1);

@@ -6,6 +6,7 @@
 //   output:     [N, C, output_size[0], output_size[1]]
 
 #include <memory>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -18,13 +19,11 @@
 namespace switchyard {
 namespace {
 
-// Sum of the window lengths along one dimension.
+// Sum of the window lengths along one dimension, sum over i < out of
+// AdaptiveEnd(i) - AdaptiveStart(i), in closed form: in + out - gcd(in, out)
+// (a loop over the windows took seconds for out = 2^30 and overflowed).
 int64_t WindowTotal(int64_t in, int64_t out) {
-  int64_t total = 0;
-  for (int64_t i = 0; i < out; ++i) {
-    total += AdaptiveEnd(i, in, out) - AdaptiveStart(i, in, out);
-  }
-  return total;
+  return in + out - std::gcd(in, out);
 }
 
 class AdaptiveAvgPool2dOp : public OpDef {
@@ -51,10 +50,12 @@ class AdaptiveAvgPool2dOp : public OpDef {
         ParseAdaptiveAvgPool2dAttrs(attrs);
     if (!a.ok() || operands.empty() || operands[0].rank() != 4) return 0;
     const Shape& input = operands[0];
-    return input.dim(0) * input.dim(1) *
-               WindowTotal(input.dim(2), a->output_h) *
-               WindowTotal(input.dim(3), a->output_w) +
-           output.num_elements();
+    return ops_internal::SaturatingSum(
+        {ops_internal::SaturatingProduct(
+             {input.dim(0), input.dim(1),
+              WindowTotal(input.dim(2), a->output_h),
+              WindowTotal(input.dim(3), a->output_w)}),
+         output.num_elements()});
   }
 };
 

@@ -108,8 +108,10 @@ class Conv2dOp : public OpDef {
     if (operands.size() < 2 || operands[1].rank() != 4) return 0;
     const Shape& weight = operands[1];
     const int64_t outputs = output.num_elements();
-    return 2 * outputs * weight.dim(1) * weight.dim(2) * weight.dim(3) +
-           (operands.size() > 2 ? outputs : 0);
+    return ops_internal::SaturatingSum(
+        {ops_internal::SaturatingProduct(
+             {2, outputs, weight.dim(1), weight.dim(2), weight.dim(3)}),
+         operands.size() > 2 ? outputs : 0});
   }
 };
 

@@ -70,7 +70,10 @@ class LinearOp : public OpDef {
     const int64_t rows = LeadingRows(operands[0]);
     const int64_t in = operands[1].dim(1);
     const int64_t out = operands[1].dim(0);
-    return 2 * rows * in * out + (operands.size() > 2 ? rows * out : 0);
+    return ops_internal::SaturatingSum(
+        {ops_internal::SaturatingProduct({2, rows, in, out}),
+         operands.size() > 2 ? ops_internal::SaturatingProduct({rows, out})
+                             : 0});
   }
 };
 

@@ -56,7 +56,8 @@ class MaxPool2dOp : public OpDef {
                 const Shape& output) const override {
     absl::StatusOr<MaxPool2dAttrs> a = ParseMaxPool2dAttrs(attrs);
     if (!a.ok()) return 0;
-    return output.num_elements() * a->kernel_h * a->kernel_w;
+    return ops_internal::SaturatingProduct(
+        {output.num_elements(), a->kernel_h, a->kernel_w});
   }
 };
 

@@ -1,5 +1,6 @@
 #include "ops/op_util.h"
 
+#include <limits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -106,6 +107,29 @@ absl::StatusOr<int> WrapDim(int64_t dim, int rank, absl::string_view attr) {
 
 std::string PairToString(const Pair& p) {
   return absl::StrCat("[", p[0], ", ", p[1], "]");
+}
+
+int64_t SaturatingProduct(std::initializer_list<int64_t> factors) {
+  int64_t product = 1;
+  for (int64_t f : factors) {
+    if (f == 0) return 0;
+  }
+  for (int64_t f : factors) {
+    if (__builtin_mul_overflow(product, f, &product)) {
+      return std::numeric_limits<int64_t>::max();
+    }
+  }
+  return product;
+}
+
+int64_t SaturatingSum(std::initializer_list<int64_t> terms) {
+  int64_t sum = 0;
+  for (int64_t t : terms) {
+    if (__builtin_add_overflow(sum, t, &sum)) {
+      return std::numeric_limits<int64_t>::max();
+    }
+  }
+  return sum;
 }
 
 }  // namespace ops_internal

@@ -75,6 +75,12 @@ absl::StatusOr<int> WrapDim(int64_t dim, int rank, absl::string_view attr);
 // "[2, 3]".
 std::string PairToString(const Pair& p);
 
+// For FLOP counts, which for huge (valid) shapes exceed int64: the product
+// or sum of non-negative values, INT64_MAX when it would overflow (signed
+// overflow is undefined; found by tests/fuzz/graph_fuzzer).
+int64_t SaturatingProduct(std::initializer_list<int64_t> factors);
+int64_t SaturatingSum(std::initializer_list<int64_t> terms);
+
 }  // namespace ops_internal
 }  // namespace switchyard
 

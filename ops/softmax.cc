@@ -41,7 +41,7 @@ class SoftmaxOp : public OpDef {
   // divide.
   int64_t Flops(const AttrMap& attrs, absl::Span<const Shape> operands,
                 const Shape& output) const override {
-    return 5 * output.num_elements();
+    return ops_internal::SaturatingProduct({5, output.num_elements()});
   }
 };
 

@@ -3,7 +3,9 @@
 // raw inputs are also in tests/fuzz/corpus/<target>/crash-* and replayed by
 // the *_fuzzer_replay_test targets. docs/robustness.md lists the findings.
 
+#include <chrono>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "core/backend_registry.h"
 #include "core/compile.h"
 #include "core/graph.h"
+#include "core/op_def.h"
 #include "core/shape.h"
 #include "core/tensor.h"
 #include "gmock/gmock.h"
@@ -127,6 +130,48 @@ TEST(FuzzRegression, InferredShapeTooLargeIsInvalidArgument) {
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(status.message(), HasSubstr("node 'pool/adaptive_avg_pool2d'"));
   EXPECT_THAT(status.message(), HasSubstr("invalid output shape"));
+}
+
+// graph_fuzzer, crash-73aa606c: OpDef::Flops multiplied valid but huge
+// dimensions (conv2d: 2 * outputs * C/g * kH * kW, with a 2^30 kernel) and
+// overflowed int64 (UBSan, ops/conv2d.cc:111); linear, max_pool2d, softmax
+// and adaptive_avg_pool2d could too. FLOP counts now saturate at INT64_MAX.
+// And adaptive_avg_pool2d summed its window lengths in a loop over the
+// output size: seconds for 2^30 (libFuzzer's slow-unit-1ca66329); now
+// closed form.
+TEST(FuzzRegression, FlopCountsSaturateInsteadOfOverflowing) {
+  const int64_t kMax = std::numeric_limits<int64_t>::max();
+  const OpDef* conv = *OpRegistry::Global().Find("conv2d");
+  // 2^40 outputs, each 2 * 2^30 multiply-adds: 2^71.
+  const Shape input({1 << 20, 1, int64_t{1} << 30, 1024});
+  const Shape weight({1 << 10, 1, int64_t{1} << 30, 1});
+  EXPECT_EQ(conv->Flops(AttrMap(), {input, weight},
+                        Shape({1 << 20, 1 << 10, 1, 1024})),
+            kMax);
+  const OpDef* softmax = *OpRegistry::Global().Find("softmax");
+  EXPECT_EQ(softmax->Flops(AttrMap(), {Shape({int64_t{1} << 61})},
+                           Shape({int64_t{1} << 61})),
+            kMax);
+  // Ordinary shapes keep their exact counts.
+  EXPECT_EQ(conv->Flops(AttrMap(), {Shape({1, 3, 8, 8}), Shape({4, 3, 3, 3})},
+                        Shape({1, 4, 6, 6})),
+            2 * 4 * 6 * 6 * 3 * 3 * 3);
+
+  const OpDef* pool = *OpRegistry::Global().Find("adaptive_avg_pool2d");
+  AttrMap attrs;
+  attrs.Set("output_size",
+            std::vector<int64_t>{int64_t{1} << 30, int64_t{1} << 30});
+  const auto start = std::chrono::steady_clock::now();
+  // 2^10 planes of (2^30 + 2)^2 window elements. (The output argument only
+  // adds its element count; the real [2^10, 1, 2^30, 2^30] would not even
+  // pass shape inference.)
+  EXPECT_EQ(pool->Flops(attrs, {Shape({1 << 10, 1, 3, 3})}, Shape({1})),
+            kMax);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  // 7x7 windows over 14x14: each output takes 2x2 inputs, plus the divides.
+  attrs.Set("output_size", std::vector<int64_t>{7, 7});
+  EXPECT_EQ(pool->Flops(attrs, {Shape({1, 2, 14, 14})}, Shape({1, 2, 7, 7})),
+            2 * 14 * 14 + 2 * 7 * 7);
 }
 
 }  // namespace

@@ -252,7 +252,9 @@ Shape ParameterShape(Choices& c, const std::string& op, int which,
       return which == 0 ? Shape({out, in}) : Shape({out});
     }
     if (op == "conv2d" && input->rank() == 4) {
-      const int64_t g = std::max<int64_t>(groups, 1);
+      // A plausible group count for the weight's shape; the attribute
+      // itself keeps whatever value it was given.
+      const int64_t g = groups >= 1 && groups <= 64 ? groups : 1;
       const int64_t out = g * c.Range(1, 3);
       if (which == 1) return Shape({out});
       return Shape({out, input->dim(1) / g, c.Range(1, 3), c.Range(1, 3)});

@@ -18,10 +18,13 @@
 // (potential deadlock) reports, and "unlock of an unlocked mutex" checks.
 //
 // Covered: Lock, Unlock, TryLock, ReaderLock, ReaderUnlock, ReaderTryLock,
-// the destructor, LockWhen/ReaderLockWhen (lock) and CondVar::Wait*
-// (unlock + lock). Not covered, because nothing in Switchyard uses them:
-// Mutex::Await* and the timed LockWhen variants; a TSan report whose stack
-// goes through them would need an annotation added here, not a suppression.
+// the destructor, every LockWhen variant (lock), and Mutex::Await* and
+// CondVar::Wait* (unlock + lock). The library evaluates absl::Condition
+// callbacks inside these calls, sometimes on the unlocking thread; TSan
+// ignores memory accesses during them (between the pre and post
+// annotations), as it does for Abseil built with TSan. A TSan report whose
+// stack goes through another absl::Mutex entry point needs an annotation
+// here, not a suppression.
 //
 // Suppressions: none. __tsan_default_suppressions below is where one would
 // go, each with the reason it is a false positive.
@@ -78,6 +81,32 @@ F Real(const char* suffix) {
   return reinterpret_cast<F>(RealFunction(suffix));
 }
 
+// SWITCHYARD_TSAN_NO_ABSL_ANNOTATIONS=1 turns the annotations off (the
+// functions below then only forward to Abseil), to see what TSan reports
+// without them: `bazel test --config=tsan
+// --test_env=SWITCHYARD_TSAN_NO_ABSL_ANNOTATIONS=1 //tests:concurrency_test`
+// fails with reports on every ABSL_GUARDED_BY member it touches.
+bool Enabled() {
+  static const bool enabled =
+      std::getenv("SWITCHYARD_TSAN_NO_ABSL_ANNOTATIONS") == nullptr;
+  return enabled;
+}
+void PreLock(void* mu, unsigned flags) {
+  if (Enabled()) __tsan_mutex_pre_lock(mu, flags);
+}
+void PostLock(void* mu, unsigned flags, int recursion) {
+  if (Enabled()) __tsan_mutex_post_lock(mu, flags, recursion);
+}
+void PreUnlock(void* mu, unsigned flags) {
+  if (Enabled()) __tsan_mutex_pre_unlock(mu, flags);
+}
+void PostUnlock(void* mu, unsigned flags) {
+  if (Enabled()) __tsan_mutex_post_unlock(mu, flags);
+}
+void Destroy(void* mu, unsigned flags) {
+  if (Enabled()) __tsan_mutex_destroy(mu, flags);
+}
+
 using MutexMethod = void (*)(absl::Mutex*);
 using MutexTryMethod = bool (*)(absl::Mutex*);
 using LockWhenMethod = void (*)(absl::Mutex*, const absl::Condition&);
@@ -86,15 +115,45 @@ using CondVarWaitTimeout = bool (*)(absl::CondVar*, absl::Mutex*,
                                     absl::Duration);
 using CondVarWaitDeadline = bool (*)(absl::CondVar*, absl::Mutex*, absl::Time);
 
-// TSan's view of a CondVar wait: the mutex is released while waiting and
-// held again on return.
-void BeforeWait(absl::Mutex* mu) {
-  __tsan_mutex_pre_unlock(mu, 0);
-  __tsan_mutex_post_unlock(mu, 0);
+using AwaitMethod = void (*)(absl::Mutex*, const absl::Condition&);
+using AwaitTimeoutMethod = bool (*)(absl::Mutex*, const absl::Condition&,
+                                    absl::Duration);
+using AwaitDeadlineMethod = bool (*)(absl::Mutex*, const absl::Condition&,
+                                     absl::Time);
+using LockWhenTimeoutMethod = AwaitTimeoutMethod;
+using LockWhenDeadlineMethod = AwaitDeadlineMethod;
+
+// Whether `mu`, held by the caller, is held in shared (reader) mode: the
+// writer bit of Abseil's mutex word (kMuWriter = 0x8 in mutex.cc) is clear.
+unsigned HeldModeFlags(const absl::Mutex* mu) {
+  const intptr_t word =
+      __atomic_load_n(reinterpret_cast<const intptr_t*>(mu), __ATOMIC_RELAXED);
+  return (word & 0x8) != 0 ? 0 : __tsan_mutex_read_lock;
 }
-void AfterWait(absl::Mutex* mu) {
-  __tsan_mutex_pre_lock(mu, 0);
-  __tsan_mutex_post_lock(mu, 0, 0);
+
+// A wait that releases `mu` and holds it again on return (CondVar::Wait*,
+// Mutex::Await*). For TSan: released at the start, and everything the
+// library does meanwhile ignored (it evaluates the caller's Condition while
+// it holds the lock, which TSan cannot see), then acquired again.
+template <typename F>
+auto Waiting(absl::Mutex* mu, F wait) {
+  const unsigned mode = HeldModeFlags(mu);
+  PreUnlock(mu, mode);  // released; ignoring starts
+  auto result = wait();
+  PostUnlock(mu, mode);  // ignoring ends
+  PreLock(mu, mode);
+  PostLock(mu, mode, 0);  // held again
+  return result;
+}
+
+// Taking the lock, possibly after waiting for a condition (LockWhen*):
+// the library evaluates the Condition while TSan ignores accesses.
+template <typename F>
+auto Locking(absl::Mutex* mu, unsigned mode, F lock) {
+  PreLock(mu, mode);
+  auto result = lock();
+  PostLock(mu, mode, 0);
+  return result;
 }
 
 }  // namespace
@@ -104,53 +163,53 @@ ABSL_NAMESPACE_BEGIN
 
 Mutex::~Mutex() {
   static const MutexMethod real = Real<MutexMethod>("5MutexD2Ev");
-  __tsan_mutex_destroy(this, __tsan_mutex_not_static);
+  Destroy(this, __tsan_mutex_not_static);
   real(this);
 }
 
 void Mutex::Lock() {
   static const MutexMethod real = Real<MutexMethod>("5Mutex4LockEv");
-  __tsan_mutex_pre_lock(this, 0);
+  PreLock(this, 0);
   real(this);
-  __tsan_mutex_post_lock(this, 0, 0);
+  PostLock(this, 0, 0);
 }
 
 void Mutex::Unlock() {
   static const MutexMethod real = Real<MutexMethod>("5Mutex6UnlockEv");
-  __tsan_mutex_pre_unlock(this, 0);
+  PreUnlock(this, 0);
   real(this);
-  __tsan_mutex_post_unlock(this, 0);
+  PostUnlock(this, 0);
 }
 
 bool Mutex::TryLock() {
   static const MutexTryMethod real = Real<MutexTryMethod>("5Mutex7TryLockEv");
-  __tsan_mutex_pre_lock(this, __tsan_mutex_try_lock);
+  PreLock(this, __tsan_mutex_try_lock);
   const bool locked = real(this);
-  __tsan_mutex_post_lock(
+  PostLock(
       this, locked ? __tsan_mutex_try_lock : __tsan_mutex_try_lock_failed, 0);
   return locked;
 }
 
 void Mutex::ReaderLock() {
   static const MutexMethod real = Real<MutexMethod>("5Mutex10ReaderLockEv");
-  __tsan_mutex_pre_lock(this, __tsan_mutex_read_lock);
+  PreLock(this, __tsan_mutex_read_lock);
   real(this);
-  __tsan_mutex_post_lock(this, __tsan_mutex_read_lock, 0);
+  PostLock(this, __tsan_mutex_read_lock, 0);
 }
 
 void Mutex::ReaderUnlock() {
   static const MutexMethod real = Real<MutexMethod>("5Mutex12ReaderUnlockEv");
-  __tsan_mutex_pre_unlock(this, __tsan_mutex_read_lock);
+  PreUnlock(this, __tsan_mutex_read_lock);
   real(this);
-  __tsan_mutex_post_unlock(this, __tsan_mutex_read_lock);
+  PostUnlock(this, __tsan_mutex_read_lock);
 }
 
 bool Mutex::ReaderTryLock() {
   static const MutexTryMethod real =
       Real<MutexTryMethod>("5Mutex13ReaderTryLockEv");
-  __tsan_mutex_pre_lock(this, __tsan_mutex_try_read_lock);
+  PreLock(this, __tsan_mutex_try_read_lock);
   const bool locked = real(this);
-  __tsan_mutex_post_lock(this,
+  PostLock(this,
                          locked ? __tsan_mutex_try_read_lock
                                 : __tsan_mutex_try_read_lock_failed,
                          0);
@@ -160,43 +219,76 @@ bool Mutex::ReaderTryLock() {
 void Mutex::LockWhen(const Condition& cond) {
   static const LockWhenMethod real =
       Real<LockWhenMethod>("5Mutex8LockWhenERKNS0_9ConditionE");
-  __tsan_mutex_pre_lock(this, 0);
-  real(this, cond);
-  __tsan_mutex_post_lock(this, 0, 0);
+  Locking(this, 0, [&] { return (real(this, cond), 0); });
 }
 
 void Mutex::ReaderLockWhen(const Condition& cond) {
   static const LockWhenMethod real =
       Real<LockWhenMethod>("5Mutex14ReaderLockWhenERKNS0_9ConditionE");
-  __tsan_mutex_pre_lock(this, __tsan_mutex_read_lock);
-  real(this, cond);
-  __tsan_mutex_post_lock(this, __tsan_mutex_read_lock, 0);
+  Locking(this, __tsan_mutex_read_lock, [&] { return (real(this, cond), 0); });
+}
+
+bool Mutex::LockWhenWithTimeout(const Condition& cond, Duration timeout) {
+  static const LockWhenTimeoutMethod real = Real<LockWhenTimeoutMethod>(
+      "5Mutex19LockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE");
+  return Locking(this, 0, [&] { return real(this, cond, timeout); });
+}
+
+bool Mutex::LockWhenWithDeadline(const Condition& cond, Time deadline) {
+  static const LockWhenDeadlineMethod real = Real<LockWhenDeadlineMethod>(
+      "5Mutex20LockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE");
+  return Locking(this, 0, [&] { return real(this, cond, deadline); });
+}
+
+bool Mutex::ReaderLockWhenWithTimeout(const Condition& cond,
+                                      Duration timeout) {
+  static const LockWhenTimeoutMethod real = Real<LockWhenTimeoutMethod>(
+      "5Mutex25ReaderLockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE");
+  return Locking(this, __tsan_mutex_read_lock,
+                 [&] { return real(this, cond, timeout); });
+}
+
+bool Mutex::ReaderLockWhenWithDeadline(const Condition& cond, Time deadline) {
+  static const LockWhenDeadlineMethod real = Real<LockWhenDeadlineMethod>(
+      "5Mutex26ReaderLockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE");
+  return Locking(this, __tsan_mutex_read_lock,
+                 [&] { return real(this, cond, deadline); });
+}
+
+void Mutex::Await(const Condition& cond) {
+  static const AwaitMethod real =
+      Real<AwaitMethod>("5Mutex5AwaitERKNS0_9ConditionE");
+  Waiting(this, [&] { return (real(this, cond), 0); });
+}
+
+bool Mutex::AwaitWithTimeout(const Condition& cond, Duration timeout) {
+  static const AwaitTimeoutMethod real = Real<AwaitTimeoutMethod>(
+      "5Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE");
+  return Waiting(this, [&] { return real(this, cond, timeout); });
+}
+
+bool Mutex::AwaitWithDeadline(const Condition& cond, Time deadline) {
+  static const AwaitDeadlineMethod real = Real<AwaitDeadlineMethod>(
+      "5Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE");
+  return Waiting(this, [&] { return real(this, cond, deadline); });
 }
 
 void CondVar::Wait(Mutex* mu) {
   static const CondVarWait real =
       Real<CondVarWait>("7CondVar4WaitEPNS0_5MutexE");
-  BeforeWait(mu);
-  real(this, mu);
-  AfterWait(mu);
+  Waiting(mu, [&] { return (real(this, mu), 0); });
 }
 
 bool CondVar::WaitWithTimeout(Mutex* mu, Duration timeout) {
   static const CondVarWaitTimeout real = Real<CondVarWaitTimeout>(
       "7CondVar15WaitWithTimeoutEPNS0_5MutexENS0_8DurationE");
-  BeforeWait(mu);
-  const bool timed_out = real(this, mu, timeout);
-  AfterWait(mu);
-  return timed_out;
+  return Waiting(mu, [&] { return real(this, mu, timeout); });
 }
 
 bool CondVar::WaitWithDeadline(Mutex* mu, Time deadline) {
   static const CondVarWaitDeadline real = Real<CondVarWaitDeadline>(
       "7CondVar16WaitWithDeadlineEPNS0_5MutexENS0_4TimeE");
-  BeforeWait(mu);
-  const bool timed_out = real(this, mu, deadline);
-  AfterWait(mu);
-  return timed_out;
+  return Waiting(mu, [&] { return real(this, mu, deadline); });
 }
 
 ABSL_NAMESPACE_END
