@@ -22,7 +22,8 @@
 # Bazel still compiles the same fuzz targets with GCC into
 # //tests/fuzz:*_replay_test, which replay each corpus in `bazel test //...`.
 #
-# Where things go (override with FUZZ_OUT): $FUZZ_OUT/bin/TARGET_fuzzer,
+# Where things go (override with FUZZ_OUT; by default a folder in $TMPDIR
+# or /tmp named after this checkout): $FUZZ_OUT/bin/TARGET_fuzzer,
 # $FUZZ_OUT/corpus/TARGET (the working corpus, seeded from
 # tests/fuzz/corpus/TARGET, which is only read), $FUZZ_OUT/artifacts/TARGET
 # (crash-*, leak-*, timeout-*, oom-* inputs), $FUZZ_OUT/logs/TARGET.log.
@@ -35,7 +36,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-FUZZ_OUT=${FUZZ_OUT:-${TMPDIR:-/tmp}/switchyard-fuzz}
+# One default folder per checkout, so two checkouts never share objects.
+FUZZ_OUT=${FUZZ_OUT:-${TMPDIR:-/tmp}/switchyard-fuzz-$(pwd | cksum | cut -d' ' -f1)}
 CXX=${FUZZ_CXX:-clang++}
 TARGETS=(safetensors npy device graph)
 JOBS=${FUZZ_JOBS:-2}

@@ -14,6 +14,8 @@
 #include "backends/cpu/cpu_backend.h"
 #include "core/backend_registry.h"
 #include "core/compile.h"
+#include "core/backend.h"
+#include "core/executable_plan.h"
 #include "core/graph.h"
 #include "core/op_def.h"
 #include "core/shape.h"
@@ -130,6 +132,44 @@ TEST(FuzzRegression, InferredShapeTooLargeIsInvalidArgument) {
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(status.message(), HasSubstr("node 'pool/adaptive_avg_pool2d'"));
   EXPECT_THAT(status.message(), HasSubstr("invalid output shape"));
+}
+
+// graph_fuzzer, timeout-44249598: softmax over the empty dimension of a
+// [2^40, 0] input ran its row loop 2^40 times (a hang) though there is no
+// element to compute. The executor now skips nodes whose outputs are all
+// empty, and the CPU softmax kernel returns at once on an empty input.
+TEST(FuzzRegression, SoftmaxOverAnEmptyDimensionReturnsAtOnce) {
+  const Shape shape({int64_t{1} << 40, 0});
+  Graph graph;
+  const ValueId x = graph.AddInput("input", shape, Device::Cpu());
+  AttrMap attrs;
+  attrs.Set("dim", int64_t{1});
+  graph.AddOutput(graph.AddNode("softmax", "0", {x}, attrs));
+  CompileOptions options;
+  options.backends = &CpuRegistry();
+  absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan =
+      Compile(std::move(graph), options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  absl::StatusOr<Tensor> input =
+      Tensor::FromVector(shape, {}, Device::Cpu(), CpuRegistry());
+  ASSERT_TRUE(input.ok()) << input.status();
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<std::vector<Tensor>> out = (*plan)->Run({*input});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].shape(), shape);
+
+  // The kernel on its own, as another executor might call it.
+  const Graph& placed = (*plan)->graph();
+  absl::StatusOr<BackendDevice*> cpu = CpuRegistry().GetDevice(Device::Cpu());
+  ASSERT_TRUE(cpu.ok());
+  absl::StatusOr<std::unique_ptr<Kernel>> kernel =
+      (*cpu)->CreateKernel(placed.nodes()[0], placed);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  Tensor result = (*out)[0];
+  const Tensor* operands[] = {&*input};
+  Tensor* results[] = {&result};
+  EXPECT_TRUE((*kernel)->Run(operands, results).ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
 // graph_fuzzer, crash-73aa606c: OpDef::Flops multiplied valid but huge

@@ -401,12 +401,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   absl::StatusOr<BufferPlan> plan = PlanBuffers(graph);
   FUZZ_CHECK(plan.ok());
-  int64_t bytes = static_cast<int64_t>(plan->planned_bytes);
+  // Buffers, outputs and the input, each bounded before adding (a valid
+  // shape may hold up to 2^61 floats, whose bytes overflow a sum).
+  bool small = plan->planned_bytes <= static_cast<size_t>(kMaxRunBytes);
+  int64_t elements = static_cast<int64_t>(plan->planned_bytes / sizeof(float));
+  std::vector<int64_t> counts = {input_shape.num_elements()};
   for (ValueId id : graph.outputs()) {
-    bytes += graph.value(id).shape->num_elements() * sizeof(float);
+    counts.push_back(graph.value(id).shape->num_elements());
   }
-  bytes += input_shape.num_elements() * sizeof(float);
-  if (!runnable || flops > kMaxRunFlops || bytes > kMaxRunBytes) return 0;
+  for (int64_t n : counts) {
+    small = small && n <= kMaxRunBytes / static_cast<int64_t>(sizeof(float));
+    if (small) elements += n;
+  }
+  small = small && elements <= kMaxRunBytes / static_cast<int64_t>(sizeof(float));
+  if (!runnable || flops > kMaxRunFlops || !small) return 0;
 
   // Small enough to run: lower onto the backends and execute.
   absl::StatusOr<std::unique_ptr<ExecutablePlan>> executable =

@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """Writes the hand-made seed inputs of tests/fuzz/corpus/ (run from anywhere).
 
-The corpora also hold inputs the fuzzers found or minimized (names starting
-with a hash); this script only (re)writes the seeds below, named seed_*.
+The corpora also hold, from the fuzzers: min-<sha1> (a long run's corpus,
+minimized to the inputs that cover its edges: `FUZZER -merge=1
+-use_counters=0 OUT CORPUS`), and crash-*, timeout-*, slow-unit-* (findings,
+each also a case in fuzz_regression_test.cc) and harness-* (inputs that broke
+the fuzz target itself). This script only (re)writes the seeds below,
+named seed_*.
 """
 import json
 import os

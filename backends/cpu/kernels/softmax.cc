@@ -19,6 +19,8 @@ class SoftmaxKernel : public Kernel {
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
     const Shape& shape = inputs[0]->shape();
+    // Empty: nothing to do, and outer * inner alone may be huge.
+    if (shape.num_elements() == 0) return absl::OkStatus();
     int64_t outer = 1, inner = 1;
     for (int d = 0; d < dim_; ++d) outer *= shape.dim(d);
     for (int d = dim_ + 1; d < shape.rank(); ++d) inner *= shape.dim(d);
