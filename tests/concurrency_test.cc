@@ -32,7 +32,7 @@ namespace switchyard {
 namespace {
 
 constexpr int kThreads = 8;
-constexpr int kIterations = 6;
+constexpr int kIterations = 16;
 
 using nn::Vgg;
 using nn::VggConfig;
