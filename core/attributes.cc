@@ -7,24 +7,9 @@
 namespace switchyard {
 namespace {
 
-std::string ValueToString(const AttrValue& v) {
-  if (const auto* i = std::get_if<int64_t>(&v)) return absl::StrCat(*i);
-  if (const auto* d = std::get_if<double>(&v)) return absl::StrCat(*d);
-  if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
-  if (const auto* s = std::get_if<std::string>(&v)) return absl::StrCat("'", *s, "'");
-  return absl::StrCat("[", absl::StrJoin(std::get<std::vector<int64_t>>(v), ", "),
-                      "]");
-}
+std::string ValueToString(const AttrValue& v) { return AttrValueToString(v); }
 
-const char* TypeName(const AttrValue& v) {
-  switch (v.index()) {
-    case 0: return "int";
-    case 1: return "float";
-    case 2: return "bool";
-    case 3: return "string";
-    default: return "int list";
-  }
-}
+const char* TypeName(const AttrValue& v) { return AttrTypeName(TypeOf(v)); }
 
 template <typename T>
 absl::StatusOr<T> Get(const std::map<std::string, AttrValue>& values,
@@ -41,6 +26,39 @@ absl::StatusOr<T> Get(const std::map<std::string, AttrValue>& values,
 }
 
 }  // namespace
+
+AttrType TypeOf(const AttrValue& value) {
+  return static_cast<AttrType>(value.index());
+}
+
+const char* AttrTypeName(AttrType type) {
+  switch (type) {
+    case AttrType::kInt: return "int";
+    case AttrType::kFloat: return "float";
+    case AttrType::kBool: return "bool";
+    case AttrType::kString: return "string";
+    case AttrType::kInts: return "int list";
+    case AttrType::kFloats: return "float list";
+  }
+  return "unknown";
+}
+
+std::string AttrValueToString(const AttrValue& v) {
+  if (const auto* i = std::get_if<int64_t>(&v)) return absl::StrCat(*i);
+  if (const auto* d = std::get_if<double>(&v)) return absl::StrCat(*d);
+  if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  if (const auto* s = std::get_if<std::string>(&v)) return absl::StrCat("'", *s, "'");
+  if (const auto* f = std::get_if<std::vector<double>>(&v)) {
+    return absl::StrCat("[", absl::StrJoin(*f, ", "), "]");
+  }
+  return absl::StrCat("[", absl::StrJoin(std::get<std::vector<int64_t>>(v), ", "),
+                      "]");
+}
+
+absl::StatusOr<std::vector<double>> AttrMap::GetFloats(
+    absl::string_view name) const {
+  return Get<std::vector<double>>(values_, name, "a float list");
+}
 
 absl::StatusOr<int64_t> AttrMap::GetInt(absl::string_view name) const {
   return Get<int64_t>(values_, name, "an int");

@@ -12,8 +12,18 @@
 
 namespace switchyard {
 
-using AttrValue =
-    std::variant<int64_t, double, bool, std::string, std::vector<int64_t>>;
+using AttrValue = std::variant<int64_t, double, bool, std::string,
+                               std::vector<int64_t>, std::vector<double>>;
+
+// The kinds of AttrValue, in the variant's order (an op schema declares
+// each attribute's; core/op_def.h).
+enum class AttrType { kInt, kFloat, kBool, kString, kInts, kFloats };
+
+AttrType TypeOf(const AttrValue& value);
+// "int", "float", "bool", "string", "int list", "float list".
+const char* AttrTypeName(AttrType type);
+// "3", "0.5", "true", "'cuda:0'", "[1, 1]".
+std::string AttrValueToString(const AttrValue& value);
 
 // The attributes of a graph node (stride, padding, ...), by name. Typed
 // getters return InvalidArgument naming the attribute when it is missing or
@@ -37,6 +47,7 @@ class AttrMap {
   absl::StatusOr<bool> GetBool(absl::string_view name) const;
   absl::StatusOr<std::string> GetString(absl::string_view name) const;
   absl::StatusOr<std::vector<int64_t>> GetInts(absl::string_view name) const;
+  absl::StatusOr<std::vector<double>> GetFloats(absl::string_view name) const;
 
   // With a default for an absent attribute; a present one of the wrong type
   // is still an error.

@@ -19,6 +19,7 @@ namespace switchyard {
 class Graph;
 struct Node;
 class Tensor;
+using NodeId = int;
 
 // What `switchyard devices` prints about one device.
 struct DeviceInfo {
@@ -38,6 +39,28 @@ class Kernel {
   virtual ~Kernel() = default;
   virtual absl::Status Run(absl::Span<const Tensor* const> inputs,
                            absl::Span<Tensor* const> outputs) = 0;
+};
+
+// A group of nodes one device runs as one kernel (ONNX Runtime's
+// GetCapability subgraphs): where fusion (Conv+bias+ReLU, Linear+ReLU) and
+// CUDA graphs live. Core checks what a backend claims: the nodes are
+// consecutive in the graph's order, all placed on the claiming device, no
+// node is in two partitions, and values made inside the group are read only
+// inside it (and are not graph outputs). The kernel's inputs are the group's
+// operands from outside, in first-use order; its outputs are the values the
+// group makes for the rest of the graph, in node order (core computes both:
+// PartitionInputs / PartitionOutputs in core/partition.h).
+struct Partition {
+  std::vector<NodeId> nodes;  // consecutive, in graph order
+  std::string name;           // what `graph` shows: "conv2d+relu"
+};
+
+// A backend option's name, current value and what it does, for
+// `switchyard devices` and error messages.
+struct BackendOption {
+  std::string key;  // "threads"
+  std::string value;
+  std::string help;  // "worker threads of the CPU kernels (>= 1)"
 };
 
 // Marks on one device's own clock, for the profiler: a CUDA backend records
@@ -89,6 +112,18 @@ class BackendDevice {
   virtual absl::Status Supports(const Node& node, const Graph& graph) const = 0;
   virtual absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(
       const Node& node, const Graph& graph) = 0;
+
+  // Partitions (optional): groups of nodes placed on this device that it
+  // wants to run as one kernel each. Asked once per compile, after
+  // placement; the default claims none.
+  virtual std::vector<Partition> ClaimPartitions(const Graph& graph) const {
+    return {};
+  }
+  // The kernel of one partition this device claimed.
+  virtual absl::StatusOr<std::unique_ptr<Kernel>> CreatePartitionKernel(
+      const Partition& partition, const Graph& graph) {
+    return absl::UnimplementedError("this device runs no partitions");
+  }
 };
 
 // The factory of one device type ("cpu", "cuda", a plugin's own type): it
@@ -104,6 +139,15 @@ class Backend {
   virtual std::string UnavailableReason() const { return ""; }
   // index is in [0, DeviceCount()); the registry checks that first.
   virtual BackendDevice& GetDevice(int index) = 0;
+
+  // Options (ggml's get_proc_address, ONNX Runtime's provider options): a
+  // backend, plugins included, is configured by key and value. SetOption
+  // returns InvalidArgument naming the key and the accepted keys (or the
+  // accepted values) when it cannot take one; it affects kernels created
+  // afterwards. The defaults: no options.
+  virtual std::vector<BackendOption> Options() const { return {}; }
+  virtual absl::Status SetOption(const std::string& key,
+                                 const std::string& value);
 };
 
 }  // namespace switchyard

@@ -55,6 +55,17 @@ class BackendRegistry {
   // Every device of every backend that could start, in type order.
   std::vector<Device> AvailableDevices();
 
+  // Sets option `key` of backend `type` (Backend::SetOption); errors name
+  // the backend, the key and the accepted keys.
+  absl::Status SetOption(absl::string_view type, const std::string& key,
+                         const std::string& value);
+  // The same from "type.key=value" ("cpu.threads=2"), as the command line's
+  // --backend_option takes it.
+  absl::Status SetOption(absl::string_view spec);
+  // The current value of option `key` of backend `type`.
+  absl::StatusOr<std::string> GetOption(absl::string_view type,
+                                        absl::string_view key);
+
  private:
   struct Entry {
     Factory factory;

@@ -31,8 +31,22 @@ ValueId Graph::AddConstant(const std::string& name, const Tensor& tensor) {
   return values_.back().id;
 }
 
+std::string DescribeNode(const Node& node) {
+  return absl::StrCat("node '", node.name, "' (op ", node.op,
+                      node.layer.empty() ? "" : absl::StrCat(", layer '", node.layer, "'"),
+                      ")");
+}
+
 ValueId Graph::AddNode(const std::string& op, const std::string& layer,
                        std::vector<ValueId> inputs, AttrMap attrs) {
+  return AddNodeWithOutputs(op, layer, std::move(inputs), std::move(attrs), 1)
+      .front();
+}
+
+std::vector<ValueId> Graph::AddNodeWithOutputs(const std::string& op,
+                                               const std::string& layer,
+                                               std::vector<ValueId> inputs,
+                                               AttrMap attrs, int num_outputs) {
   Node n;
   n.id = static_cast<NodeId>(nodes_.size());
   n.name = layer.empty() ? absl::StrCat(op, "_", n.id)
@@ -41,14 +55,17 @@ ValueId Graph::AddNode(const std::string& op, const std::string& layer,
   n.layer = layer;
   n.inputs = std::move(inputs);
   n.attrs = std::move(attrs);
-  Value out;
-  out.id = static_cast<ValueId>(values_.size());
-  out.name = absl::StrCat(n.name, ":0");
-  out.producer = n.id;
-  n.outputs.push_back(out.id);
-  values_.push_back(std::move(out));
+  for (int i = 0; i < num_outputs; ++i) {
+    Value out;
+    out.id = static_cast<ValueId>(values_.size());
+    out.name = absl::StrCat(n.name, ":", i);
+    out.producer = n.id;
+    n.outputs.push_back(out.id);
+    values_.push_back(std::move(out));
+  }
+  std::vector<ValueId> outputs = n.outputs;
   nodes_.push_back(std::move(n));
-  return values_.back().id;
+  return outputs;
 }
 
 ValueId Graph::InsertNodeBefore(NodeId before, const std::string& op,
@@ -75,6 +92,17 @@ std::string ShapeOrUnknown(const Value& value) {
   return value.shape ? value.shape->ToString() : "?";
 }
 
+namespace {
+
+// "[1, 10]", with the dtype when it is not float32: "int64[5, 3]".
+std::string TypeText(const Value& value) {
+  return absl::StrCat(
+      value.dtype == DType::kFloat32 ? "" : DTypeName(value.dtype),
+      ShapeOrUnknown(value));
+}
+
+}  // namespace
+
 std::string DeviceOrUnknown(const Value& value) {
   return value.device ? value.device->ToString() : "?";
 }
@@ -83,14 +111,16 @@ std::string Graph::ToText() const {
   std::string out;
   for (ValueId id : inputs_) {
     const Value& v = values_[id];
-    absl::StrAppend(&out, "input ", v.name, " ", ShapeOrUnknown(v), " on ",
+    absl::StrAppend(&out, "input ", v.name, " ", TypeText(v), " on ",
                     DeviceOrUnknown(v), "\n");
   }
   for (const Node& n : nodes_) {
     std::vector<std::string> operands;
-    for (ValueId id : n.inputs) operands.push_back(ShapeOrUnknown(values_[id]));
+    for (ValueId id : n.inputs) operands.push_back(TypeText(values_[id]));
+    std::vector<std::string> results;
+    for (ValueId id : n.outputs) results.push_back(TypeText(values_[id]));
     absl::StrAppend(&out, n.name, "  ", n.op, "(", absl::StrJoin(operands, ", "),
-                    ") -> ", ShapeOrUnknown(values_[n.outputs[0]]), "  on ",
+                    ") -> ", absl::StrJoin(results, ", "), "  on ",
                     n.device ? n.device->ToString() : "?");
     if (!n.attrs.values().empty()) absl::StrAppend(&out, "  {", n.attrs.ToString(), "}");
     out.append("\n");

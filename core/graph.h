@@ -60,6 +60,12 @@ class Graph {
   // Returns the id of the node's single output. Input ids must exist.
   ValueId AddNode(const std::string& op, const std::string& layer,
                   std::vector<ValueId> inputs, AttrMap attrs);
+  // A node with `num_outputs` outputs ("name:0", "name:1", ...); returns
+  // their ids in order. Shape inference checks the count against the op.
+  std::vector<ValueId> AddNodeWithOutputs(const std::string& op,
+                                          const std::string& layer,
+                                          std::vector<ValueId> inputs,
+                                          AttrMap attrs, int num_outputs);
   void AddOutput(ValueId value) { outputs_.push_back(value); }
 
   const std::vector<Value>& values() const { return values_; }
@@ -91,6 +97,10 @@ class Graph {
   std::vector<ValueId> inputs_;
   std::vector<ValueId> outputs_;
 };
+
+// "node 'features.0/conv2d' (op conv2d, layer 'features.0')": how every
+// error about a node starts.
+std::string DescribeNode(const Node& node);
 
 // "[1, 3, 224, 224]" or "?" before shape inference.
 std::string ShapeOrUnknown(const Value& value);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -14,7 +15,17 @@ namespace {
 constexpr int64_t kSummaryThreshold = 1000;
 constexpr int64_t kEdgeItems = 3;
 
-std::string FormatValue(float v) {
+std::string FormatValue(const char* data, DType dtype, int64_t index) {
+  const double v = ElementAsDouble(data, dtype, index);
+  if (dtype == DType::kBool) return v != 0 ? "True" : "False";
+  if (!IsFloatingPoint(dtype)) {
+    if (dtype == DType::kInt64) {
+      int64_t exact;
+      std::memcpy(&exact, data + index * 8, 8);
+      return absl::StrCat(exact);
+    }
+    return absl::StrCat(static_cast<int64_t>(v));
+  }
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   char text[64];
@@ -22,10 +33,10 @@ std::string FormatValue(float v) {
   return text;
 }
 
-void FormatDim(const std::vector<float>& values, const Shape& shape, int dim,
+void FormatDim(const char* values, DType dtype, const Shape& shape, int dim,
                int64_t offset, bool summarize, int indent, std::string* out) {
   if (dim == shape.rank()) {
-    out->append(FormatValue(values[offset]));
+    out->append(FormatValue(values, dtype, offset));
     return;
   }
   int64_t stride = 1;
@@ -39,7 +50,7 @@ void FormatDim(const std::vector<float>& values, const Shape& shape, int dim,
       out->append(last_dim ? "..., " : "...,\n" + std::string(indent + 1, ' '));
       i = n - kEdgeItems;
     }
-    FormatDim(values, shape, dim + 1, offset + i * stride, summarize,
+    FormatDim(values, dtype, shape, dim + 1, offset + i * stride, summarize,
               indent + 1, out);
     if (i + 1 < n) {
       if (last_dim) {
@@ -57,41 +68,63 @@ void FormatDim(const std::vector<float>& values, const Shape& shape, int dim,
 }  // namespace
 
 absl::StatusOr<Tensor> Tensor::Empty(const Shape& shape, DType dtype,
-                                     const Device& device,
-                                     BackendRegistry& registry) {
+                                     BackendDevice& device) {
   SY_ASSIGN_OR_RETURN(Shape checked,
                       Shape::Create(shape.dims(), DTypeSize(dtype)));
-  SY_ASSIGN_OR_RETURN(BackendDevice * backend_device,
-                      registry.GetDevice(device));
   SY_ASSIGN_OR_RETURN(
       std::shared_ptr<Buffer> buffer,
-      backend_device->Allocate(checked.num_elements() * DTypeSize(dtype)));
+      device.Allocate(checked.num_elements() * DTypeSize(dtype)));
   return Tensor(std::move(checked), dtype, std::move(buffer));
+}
+
+absl::StatusOr<Tensor> Tensor::Empty(const Shape& shape, DType dtype,
+                                     const Device& device,
+                                     BackendRegistry& registry) {
+  SY_ASSIGN_OR_RETURN(BackendDevice * backend_device,
+                      registry.GetDevice(device));
+  return Empty(shape, dtype, *backend_device);
+}
+
+absl::StatusOr<Tensor> Tensor::FromBytes(const Shape& shape, DType dtype,
+                                         const void* data, size_t size_bytes,
+                                         BackendDevice& device) {
+  SY_ASSIGN_OR_RETURN(Shape checked,
+                      Shape::Create(shape.dims(), DTypeSize(dtype)));
+  const size_t expected = checked.num_elements() * DTypeSize(dtype);
+  if (size_bytes != expected) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "shape ", shape.ToString(), " holds ", shape.num_elements(), " ",
+        DTypeName(dtype), " elements (", expected, " bytes) but ", size_bytes,
+        " bytes (", size_bytes / DTypeSize(dtype), " values) were given"));
+  }
+  SY_ASSIGN_OR_RETURN(Tensor tensor, Empty(checked, dtype, device));
+  // Nothing to copy, and an empty span's data() may be null, which no
+  // backend should have to expect.
+  if (expected == 0) return tensor;
+  SY_RETURN_IF_ERROR(device.CopyFromHost(data, *tensor.buffer(), expected));
+  SY_RETURN_IF_ERROR(device.Synchronize());
+  return tensor;
+}
+
+absl::StatusOr<Tensor> Tensor::FromVector(const Shape& shape,
+                                          absl::Span<const float> values,
+                                          BackendDevice& device) {
+  return FromValues<float>(shape, values, device);
 }
 
 absl::StatusOr<Tensor> Tensor::FromVector(const Shape& shape,
                                           absl::Span<const float> values,
                                           const Device& device,
                                           BackendRegistry& registry) {
-  if (static_cast<int64_t>(values.size()) != shape.num_elements()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "shape ", shape.ToString(), " holds ", shape.num_elements(),
-        " elements but ", values.size(), " values were given"));
-  }
-  SY_ASSIGN_OR_RETURN(Tensor tensor,
-                      Empty(shape, DType::kFloat32, device, registry));
-  // Nothing to copy, and an empty span's data() may be null, which no
-  // backend should have to expect.
-  if (tensor.size_bytes() == 0) return tensor;
   SY_ASSIGN_OR_RETURN(BackendDevice * backend_device,
                       registry.GetDevice(device));
-  SY_RETURN_IF_ERROR(backend_device->CopyFromHost(
-      values.data(), *tensor.buffer(), tensor.size_bytes()));
-  return tensor;
+  return FromVector(shape, values, *backend_device);
 }
 
-absl::Status CopyTensor(const Tensor& src, const Tensor& dst,
-                        BackendRegistry& registry) {
+absl::Status CopyTensor(const Tensor& src, const Tensor& dst) {
+  if (!src.defined() || !dst.defined()) {
+    return absl::FailedPreconditionError("cannot copy an undefined tensor");
+  }
   if (src.shape() != dst.shape() || src.dtype() != dst.dtype()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cannot copy a ", DTypeName(src.dtype()), src.shape().ToString(),
@@ -100,17 +133,27 @@ absl::Status CopyTensor(const Tensor& src, const Tensor& dst,
   }
   const size_t bytes = src.size_bytes();
   if (bytes == 0) return absl::OkStatus();
-  SY_ASSIGN_OR_RETURN(BackendDevice * from, registry.GetDevice(src.device()));
-  SY_ASSIGN_OR_RETURN(BackendDevice * to, registry.GetDevice(dst.device()));
-  absl::Status direct = from->CopyToDevice(*src.buffer(), *to, *dst.buffer(),
-                                           bytes);
+  BackendDevice& from = src.backend_device();
+  BackendDevice& to = dst.backend_device();
+  absl::Status direct = from.CopyToDevice(*src.buffer(), to, *dst.buffer(),
+                                          bytes);
   if (direct.code() != absl::StatusCode::kUnimplemented) return direct;
   // Staged through host memory: works between any two backends.
   std::vector<char> staging(bytes);
-  SY_RETURN_IF_ERROR(from->CopyToHost(*src.buffer(), staging.data(), bytes));
-  SY_RETURN_IF_ERROR(from->Synchronize());
-  SY_RETURN_IF_ERROR(to->CopyFromHost(staging.data(), *dst.buffer(), bytes));
-  return to->Synchronize();
+  SY_RETURN_IF_ERROR(from.CopyToHost(*src.buffer(), staging.data(), bytes));
+  SY_RETURN_IF_ERROR(from.Synchronize());
+  SY_RETURN_IF_ERROR(to.CopyFromHost(staging.data(), *dst.buffer(), bytes));
+  return to.Synchronize();
+}
+
+absl::StatusOr<Tensor> Tensor::To(BackendDevice& device) const {
+  if (!defined()) {
+    return absl::FailedPreconditionError("cannot move an undefined tensor");
+  }
+  if (device.device() == this->device()) return *this;
+  SY_ASSIGN_OR_RETURN(Tensor moved, Empty(shape_, dtype_, device));
+  SY_RETURN_IF_ERROR(CopyTensor(*this, moved));
+  return moved;
 }
 
 absl::StatusOr<Tensor> Tensor::To(const Device& device,
@@ -119,29 +162,39 @@ absl::StatusOr<Tensor> Tensor::To(const Device& device,
     return absl::FailedPreconditionError("cannot move an undefined tensor");
   }
   if (device == this->device()) return *this;
-  SY_ASSIGN_OR_RETURN(Tensor moved, Empty(shape_, dtype_, device, registry));
-  SY_RETURN_IF_ERROR(CopyTensor(*this, moved, registry));
-  return moved;
+  SY_ASSIGN_OR_RETURN(BackendDevice * backend_device,
+                      registry.GetDevice(device));
+  return To(*backend_device);
 }
 
-absl::StatusOr<std::vector<float>> Tensor::ToVector(
-    BackendRegistry& registry) const {
+absl::StatusOr<std::vector<char>> Tensor::ToBytes() const {
   if (!defined()) {
     return absl::FailedPreconditionError("cannot read an undefined tensor");
   }
+  std::vector<char> bytes(size_bytes());
+  if (bytes.empty()) return bytes;
+  BackendDevice& owner = backend_device();
+  SY_RETURN_IF_ERROR(owner.CopyToHost(*buffer_, bytes.data(), bytes.size()));
+  SY_RETURN_IF_ERROR(owner.Synchronize());
+  return bytes;
+}
+
+absl::StatusOr<std::vector<float>> Tensor::ToVector() const {
+  SY_ASSIGN_OR_RETURN(std::vector<char> bytes, ToBytes());
   std::vector<float> values(num_elements());
-  if (values.empty()) return values;
-  SY_ASSIGN_OR_RETURN(BackendDevice * backend_device,
-                      registry.GetDevice(device()));
-  SY_RETURN_IF_ERROR(
-      backend_device->CopyToHost(*buffer_, values.data(), size_bytes()));
-  SY_RETURN_IF_ERROR(backend_device->Synchronize());
+  if (dtype_ == DType::kFloat32) {
+    if (!values.empty()) std::memcpy(values.data(), bytes.data(), bytes.size());
+    return values;
+  }
+  for (int64_t i = 0; i < num_elements(); ++i) {
+    values[i] = static_cast<float>(ElementAsDouble(bytes.data(), dtype_, i));
+  }
   return values;
 }
 
-std::string Tensor::ToString(BackendRegistry& registry) const {
+std::string Tensor::ToString() const {
   if (!defined()) return "tensor(undefined)";
-  absl::StatusOr<std::vector<float>> values = ToVector(registry);
+  absl::StatusOr<std::vector<char>> values = ToBytes();
   if (!values.ok()) {
     return absl::StrCat("tensor(<unreadable: ", values.status().message(),
                         ">, device='", device().ToString(), "')");
@@ -150,8 +203,11 @@ std::string Tensor::ToString(BackendRegistry& registry) const {
   if (num_elements() == 0) {
     absl::StrAppend(&out, "[], size=", shape_.ToString());
   } else {
-    FormatDim(*values, shape_, 0, 0, num_elements() > kSummaryThreshold,
-              /*indent=*/7, &out);
+    FormatDim(values->data(), dtype_, shape_, 0, 0,
+              num_elements() > kSummaryThreshold, /*indent=*/7, &out);
+  }
+  if (dtype_ != DType::kFloat32) {
+    absl::StrAppend(&out, ", dtype=", DTypeName(dtype_));
   }
   absl::StrAppend(&out, ", device='", device().ToString(), "')");
   return out;
