@@ -44,12 +44,12 @@ class Kernel {
 // A group of nodes one device runs as one kernel (ONNX Runtime's
 // GetCapability subgraphs): where fusion (Conv+bias+ReLU, Linear+ReLU) and
 // CUDA graphs live. Core checks what a backend claims: the nodes are
-// consecutive in the graph's order, all placed on the claiming device, no
-// node is in two partitions, and values made inside the group are read only
-// inside it (and are not graph outputs). The kernel's inputs are the group's
-// operands from outside, in first-use order; its outputs are the values the
-// group makes for the rest of the graph, in node order (core computes both:
-// PartitionInputs / PartitionOutputs in core/partition.h).
+// consecutive in the graph's order, all placed on the claiming device, and
+// no node is in two partitions. The kernel's inputs are the group's operands
+// made outside it, in first-use order; its outputs are the values the group
+// makes that the rest of the graph reads or returns, in node order (core
+// computes both: core/partition.h). Values made and read only inside the
+// group are never materialized.
 struct Partition {
   std::vector<NodeId> nodes;  // consecutive, in graph order
   std::string name;           // what `graph` shows: "conv2d+relu"

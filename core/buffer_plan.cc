@@ -8,18 +8,28 @@
 namespace switchyard {
 
 absl::StatusOr<BufferPlan> PlanBuffers(const Graph& graph) {
+  std::vector<PlannedStep> steps;
+  for (const Node& node : graph.nodes()) {
+    steps.push_back({node.inputs, node.outputs});
+  }
+  return PlanBuffers(graph, steps);
+}
+
+absl::StatusOr<BufferPlan> PlanBuffers(const Graph& graph,
+                                       const std::vector<PlannedStep>& steps) {
   const int num_values = static_cast<int>(graph.values().size());
   std::vector<bool> is_output(num_values, false);
   for (ValueId id : graph.outputs()) is_output[id] = true;
-  std::vector<NodeId> last_use(num_values, -1);
-  for (const Node& node : graph.nodes()) {
-    for (ValueId id : node.inputs) last_use[id] = node.id;
+  std::vector<int> last_use(num_values, -1);
+  for (int s = 0; s < static_cast<int>(steps.size()); ++s) {
+    for (ValueId id : steps[s].inputs) last_use[id] = s;
   }
 
   BufferPlan plan;
   plan.value_slot.assign(num_values, -1);
   std::vector<int> free_slots;
-  for (const Node& node : graph.nodes()) {
+  for (int step = 0; step < static_cast<int>(steps.size()); ++step) {
+    const PlannedStep& node = steps[step];
     for (ValueId id : node.outputs) {
       const Value& v = graph.value(id);
       if (is_output[id]) continue;
@@ -58,7 +68,7 @@ absl::StatusOr<BufferPlan> PlanBuffers(const Graph& graph) {
     // Inputs are released only after the outputs took their slots, so a
     // kernel never writes over its own operands.
     for (ValueId id : node.inputs) {
-      if (last_use[id] == node.id && plan.value_slot[id] >= 0 &&
+      if (last_use[id] == step && plan.value_slot[id] >= 0 &&
           std::find(free_slots.begin(), free_slots.end(),
                     plan.value_slot[id]) == free_slots.end()) {
         free_slots.push_back(plan.value_slot[id]);

@@ -31,6 +31,16 @@ struct BufferPlan {
 
 absl::StatusOr<BufferPlan> PlanBuffers(const Graph& graph);
 
+// The same for a plan whose kernels each run several nodes (partitions): one
+// entry per kernel launch, in run order, with the values it reads and
+// writes. Values no step writes (made inside a partition) get no slot.
+struct PlannedStep {
+  std::vector<ValueId> inputs;
+  std::vector<ValueId> outputs;
+};
+absl::StatusOr<BufferPlan> PlanBuffers(const Graph& graph,
+                                       const std::vector<PlannedStep>& steps);
+
 }  // namespace switchyard
 
 #endif  // SWITCHYARD_CORE_BUFFER_PLAN_H_

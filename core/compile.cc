@@ -4,6 +4,7 @@
 
 #include "core/pass.h"
 #include "core/passes/shape_inference.h"
+#include "core/passes/auto_placement.h"
 #include "core/passes/strict_placement.h"
 #include "core/status_macros.h"
 

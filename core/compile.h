@@ -9,7 +9,7 @@
 #include "core/executable_plan.h"
 #include "core/graph.h"
 #include "core/op_def.h"
-#include "core/passes/auto_placement.h"
+#include "core/placement_report.h"
 
 namespace switchyard {
 

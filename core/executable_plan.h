@@ -12,7 +12,8 @@
 #include "core/backend_registry.h"
 #include "core/buffer_plan.h"
 #include "core/graph.h"
-#include "core/passes/auto_placement.h"
+#include "core/partition.h"
+#include "core/placement_report.h"
 #include "core/tensor.h"
 
 namespace switchyard {
@@ -49,6 +50,10 @@ class ExecutablePlan {
       absl::Span<const Tensor> inputs, const RunOptions& options = RunOptions());
 
   const Graph& graph() const { return graph_; }
+  // The partitions backends claimed (fused groups), in run order.
+  const std::vector<Partition>& partitions() const { return partitions_; }
+  // One line per fused group: "features.0/conv2d + features.1/relu -> conv2d+relu on cpu:0".
+  std::string PartitionsToString() const;
   const BufferPlan& buffer_plan() const { return buffer_plan_; }
   // What the auto placement policy moved and where nodes fell back; empty
   // under strict placement.
@@ -58,17 +63,28 @@ class ExecutablePlan {
   }
 
  private:
+  // One kernel launch: a node, or a partition of several (then `node`
+  // points at `group`, a node that names the group for errors and the
+  // profiler, and `fused` lists the graph nodes it runs).
   struct Step {
     const Node* node;
     BackendDevice* device;
     std::unique_ptr<Kernel> kernel;
+    std::vector<ValueId> inputs;
+    std::vector<ValueId> outputs;
+    std::unique_ptr<Node> group;
+    std::vector<NodeId> fused;
   };
 
   ExecutablePlan(Graph graph, BackendRegistry& registry)
       : graph_(std::move(graph)), registry_(registry) {}
 
+  // Adds the steps of the nodes placed on each device, partitions first.
+  absl::Status BindKernels();
+
   Graph graph_;
   BackendRegistry& registry_;
+  std::vector<Partition> partitions_;
   BufferPlan buffer_plan_;
   PlacementReport placement_report_;
   std::vector<Step> steps_;

@@ -3,7 +3,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/executable_plan.h"
-#include "core/passes/shape_inference.h"
 #include "core/profiler.h"
 #include "core/status_macros.h"
 
@@ -53,20 +52,20 @@ absl::StatusOr<std::vector<Tensor>> ExecutablePlan::Run(
   std::vector<Tensor*> output_ptrs;
   for (const Step& step : steps_) {
     const Node& node = *step.node;
-    for (ValueId id : node.outputs) {
+    for (ValueId id : step.outputs) {
       const Value& v = graph_.value(id);
       const int slot = buffer_plan_.value_slot[id];
       if (slot >= 0) {
         values_[id] = Tensor(*v.shape, v.dtype, slot_buffers_[slot]);
       } else {
-        SY_ASSIGN_OR_RETURN(
-            values_[id], Tensor::Empty(*v.shape, v.dtype, *v.device, registry_));
+        SY_ASSIGN_OR_RETURN(values_[id],
+                            Tensor::Empty(*v.shape, v.dtype, *step.device));
       }
     }
     operand_ptrs.clear();
     output_ptrs.clear();
-    for (ValueId id : node.inputs) operand_ptrs.push_back(&values_[id]);
-    for (ValueId id : node.outputs) output_ptrs.push_back(&values_[id]);
+    for (ValueId id : step.inputs) operand_ptrs.push_back(&values_[id]);
+    for (ValueId id : step.outputs) output_ptrs.push_back(&values_[id]);
     if (profiler != nullptr) {
       SY_RETURN_IF_ERROR(profiler->OnNodeStart(node, *step.device));
     }
@@ -88,7 +87,7 @@ absl::StatusOr<std::vector<Tensor>> ExecutablePlan::Run(
                                        status.message()));
     }
     if (profiler != nullptr) {
-      SY_RETURN_IF_ERROR(profiler->OnNodeEnd(node, *step.device));
+      SY_RETURN_IF_ERROR(profiler->OnNodeEnd(node, *step.device, step.fused));
     }
   }
   for (BackendDevice* device : devices_used_) {

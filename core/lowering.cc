@@ -1,11 +1,13 @@
 // ExecutablePlan::Lower: from a placed graph to kernels and buffers.
 
 #include <algorithm>
+#include <map>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/copy_op.h"
 #include "core/executable_plan.h"
-#include "core/passes/shape_inference.h"
 #include "core/status_macros.h"
 
 namespace switchyard {
@@ -14,14 +16,10 @@ namespace {
 // Copy nodes are core's own: any pair of devices, through CopyTensor.
 class CopyKernel : public Kernel {
  public:
-  explicit CopyKernel(BackendRegistry& registry) : registry_(registry) {}
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
-    return CopyTensor(*inputs[0], *outputs[0], registry_);
+    return CopyTensor(*inputs[0], *outputs[0]);
   }
-
- private:
-  BackendRegistry& registry_;
 };
 
 absl::Status WithNode(const Node& node, const absl::Status& status) {
@@ -30,7 +28,102 @@ absl::Status WithNode(const Node& node, const absl::Status& status) {
                                                   status.message()));
 }
 
+// The node that stands for a partition in errors and the profiler:
+// "features.0/conv2d+features.1/relu", op "conv2d+relu".
+std::unique_ptr<Node> GroupNode(const Graph& graph, const Partition& partition) {
+  auto group = std::make_unique<Node>();
+  const Node& first = graph.node(partition.nodes.front());
+  std::vector<std::string> names;
+  for (NodeId id : partition.nodes) names.push_back(graph.node(id).name);
+  group->id = first.id;
+  group->name = absl::StrJoin(names, "+");
+  group->op = partition.name;
+  group->layer = first.layer;
+  group->inputs = PartitionInputs(graph, partition);
+  group->outputs = PartitionOutputs(graph, partition);
+  group->device = first.device;
+  return group;
+}
+
 }  // namespace
+
+std::string ExecutablePlan::PartitionsToString() const {
+  std::string out;
+  for (const Partition& p : partitions_) {
+    std::vector<std::string> names;
+    for (NodeId id : p.nodes) names.push_back(graph_.node(id).name);
+    absl::StrAppend(&out, absl::StrJoin(names, " + "), " -> ", p.name, " on ",
+                    graph_.node(p.nodes.front()).device->ToString(), "\n");
+  }
+  return out;
+}
+
+absl::Status ExecutablePlan::BindKernels() {
+  const Graph& g = graph_;
+  // Partitions: each device that runs nodes is asked once what it claims.
+  std::vector<bool> taken(g.nodes().size(), false);
+  std::map<NodeId, Partition> starts;  // by first node
+  std::vector<Device> asked;
+  for (const Node& node : g.nodes()) {
+    if (std::find(asked.begin(), asked.end(), *node.device) != asked.end()) {
+      continue;
+    }
+    asked.push_back(*node.device);
+    SY_ASSIGN_OR_RETURN(BackendDevice * device, registry_.GetDevice(*node.device));
+    for (Partition& p : device->ClaimPartitions(g)) {
+      SY_RETURN_IF_ERROR(ValidatePartition(g, p, *node.device, taken));
+      for (NodeId id : p.nodes) {
+        if (g.node(id).op == kCopyOp) {
+          return absl::InternalError(absl::StrCat(
+              "partition '", p.name, "' claimed by ", node.device->ToString(),
+              " includes a copy node; copies are core's"));
+        }
+      }
+      starts.emplace(p.nodes.front(), std::move(p));
+    }
+  }
+
+  for (NodeId i = 0; i < static_cast<NodeId>(g.nodes().size());) {
+    const Node& node = g.node(i);
+    BackendDevice* device = *registry_.GetDevice(*node.device);
+    Step step;
+    step.device = device;
+    auto partition = starts.find(i);
+    if (partition != starts.end()) {
+      const Partition& p = partition->second;
+      step.group = GroupNode(g, p);
+      step.node = step.group.get();
+      step.fused = p.nodes;
+      step.inputs = step.group->inputs;
+      step.outputs = step.group->outputs;
+      absl::StatusOr<std::unique_ptr<Kernel>> created =
+          device->CreatePartitionKernel(p, g);
+      if (!created.ok()) return WithNode(*step.node, created.status());
+      step.kernel = std::move(*created);
+      partitions_.push_back(p);
+      i += static_cast<NodeId>(p.nodes.size());
+    } else {
+      step.node = &node;
+      step.inputs = node.inputs;
+      step.outputs = node.outputs;
+      if (node.op == kCopyOp) {
+        step.kernel = std::make_unique<CopyKernel>();
+      } else {
+        absl::StatusOr<std::unique_ptr<Kernel>> created =
+            device->CreateKernel(node, g);
+        if (!created.ok()) return WithNode(node, created.status());
+        step.kernel = std::move(*created);
+      }
+      ++i;
+    }
+    steps_.push_back(std::move(step));
+    if (std::find(devices_used_.begin(), devices_used_.end(), device) ==
+        devices_used_.end()) {
+      devices_used_.push_back(device);
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<std::unique_ptr<ExecutablePlan>> ExecutablePlan::Lower(
     Graph graph, BackendRegistry& registry) {
@@ -48,29 +141,17 @@ absl::StatusOr<std::unique_ptr<ExecutablePlan>> ExecutablePlan::Lower(
   for (const Node& node : g.nodes()) {
     SY_ASSIGN_OR_RETURN(BackendDevice * device,
                         registry.GetDevice(*node.device));
-    if (node.op == "copy") continue;
+    if (node.op == kCopyOp) continue;
     absl::Status supported = device->Supports(node, g);
     if (!supported.ok()) return WithNode(node, supported);
   }
-  for (const Node& node : g.nodes()) {
-    BackendDevice* device = *registry.GetDevice(*node.device);
-    std::unique_ptr<Kernel> kernel;
-    if (node.op == "copy") {
-      kernel = std::make_unique<CopyKernel>(registry);
-    } else {
-      absl::StatusOr<std::unique_ptr<Kernel>> created =
-          device->CreateKernel(node, g);
-      if (!created.ok()) return WithNode(node, created.status());
-      kernel = std::move(*created);
-    }
-    plan->steps_.push_back({&node, device, std::move(kernel)});
-    if (std::find(plan->devices_used_.begin(), plan->devices_used_.end(),
-                  device) == plan->devices_used_.end()) {
-      plan->devices_used_.push_back(device);
-    }
-  }
+  SY_RETURN_IF_ERROR(plan->BindKernels());
 
-  SY_ASSIGN_OR_RETURN(plan->buffer_plan_, PlanBuffers(g));
+  std::vector<PlannedStep> planned;
+  for (const Step& step : plan->steps_) {
+    planned.push_back({step.inputs, step.outputs});
+  }
+  SY_ASSIGN_OR_RETURN(plan->buffer_plan_, PlanBuffers(g, planned));
   for (const BufferPlan::Slot& slot : plan->buffer_plan_.slots) {
     SY_ASSIGN_OR_RETURN(BackendDevice * device, registry.GetDevice(slot.device));
     SY_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer,

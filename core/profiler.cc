@@ -1,9 +1,11 @@
 #include "core/profiler.h"
 
+#include <cstdint>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/copy_op.h"
 #include "core/dtype.h"
 #include "core/status_macros.h"
 
@@ -76,10 +78,18 @@ absl::StatusOr<Profiler::DeviceSession*> Profiler::Session(
   return sessions_.back().get();
 }
 
-absl::StatusOr<Profiler::NodeInfo> Profiler::Info(const Node& node) const {
+absl::StatusOr<Profiler::NodeInfo> Profiler::Info(
+    const Node& node, absl::Span<const NodeId> fused) const {
   NodeInfo info;
   const Graph& graph = *run_graph_;
-  SY_ASSIGN_OR_RETURN(info.flops, NodeFlops(graph, node, ops_));
+  if (fused.empty()) {
+    SY_ASSIGN_OR_RETURN(info.flops, NodeFlops(graph, node, ops_));
+  } else {
+    for (NodeId id : fused) {
+      SY_ASSIGN_OR_RETURN(int64_t flops, NodeFlops(graph, graph.node(id), ops_));
+      info.flops = flops > INT64_MAX - info.flops ? INT64_MAX : info.flops + flops;
+    }
+  }
   info.bytes = NodeBytes(graph, node);
   info.input_shapes = graph.InputShapes(node);
   for (ValueId id : node.outputs) {
@@ -152,7 +162,8 @@ absl::Status Profiler::OnNodeStart(const Node& node, BackendDevice& device) {
   return absl::OkStatus();
 }
 
-absl::Status Profiler::OnNodeEnd(const Node& node, BackendDevice& device) {
+absl::Status Profiler::OnNodeEnd(const Node& node, BackendDevice& device,
+                                 absl::Span<const NodeId> fused) {
   if (run_graph_ == nullptr || node_start_mark_ < 0) {
     return absl::FailedPreconditionError(absl::StrCat(
         "Profiler::OnNodeEnd for '", node.name, "' without OnNodeStart"));
@@ -160,9 +171,9 @@ absl::Status Profiler::OnNodeEnd(const Node& node, BackendDevice& device) {
   SY_ASSIGN_OR_RETURN(DeviceSession * session, Session(device));
   SY_ASSIGN_OR_RETURN(int end, session->clock->Mark());
   // Costs are computed after the end mark, outside the timed span.
-  SY_ASSIGN_OR_RETURN(NodeInfo info, Info(node));
+  SY_ASSIGN_OR_RETURN(NodeInfo info, Info(node, fused));
   Pending pending;
-  pending.event.kind = node.op == "copy" ? ProfileEvent::Kind::kCopy
+  pending.event.kind = node.op == kCopyOp ? ProfileEvent::Kind::kCopy
                                          : ProfileEvent::Kind::kNode;
   pending.event.name = node.name;
   pending.event.op = node.op;

@@ -129,7 +129,10 @@ class Profiler {
   absl::Status OnRunStart(const Graph& graph,
                           absl::Span<BackendDevice* const> devices);
   absl::Status OnNodeStart(const Node& node, BackendDevice& device);
-  absl::Status OnNodeEnd(const Node& node, BackendDevice& device);
+  // `fused`: for a partition's kernel (core/partition.h), the graph nodes
+  // it ran; `node` then names the group and its cost is theirs.
+  absl::Status OnNodeEnd(const Node& node, BackendDevice& device,
+                         absl::Span<const NodeId> fused = {});
   // After the run's devices were synchronized.
   absl::Status OnRunEnd();
   // When a run failed between OnRunStart and OnRunEnd: forgets the run, keeps
@@ -167,7 +170,8 @@ class Profiler {
   };
 
   absl::StatusOr<DeviceSession*> Session(BackendDevice& device);
-  absl::StatusOr<NodeInfo> Info(const Node& node) const;
+  absl::StatusOr<NodeInfo> Info(const Node& node,
+                                absl::Span<const NodeId> fused) const;
   // Turns every pending mark pair into an event.
   absl::Status ResolvePending();
 

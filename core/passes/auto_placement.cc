@@ -6,7 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/passes/shape_inference.h"
+#include "core/copy_op.h"
 #include "core/status_macros.h"
 
 namespace switchyard {
@@ -18,43 +18,6 @@ int64_t ValueBytes(const Value& v) {
 
 }  // namespace
 
-int64_t PlacementReport::BytesPerRun() const {
-  int64_t bytes = 0;
-  for (const Move& m : moves) bytes += m.per_run ? m.bytes : 0;
-  return bytes;
-}
-
-int PlacementReport::CopiesPerRun() const {
-  int copies = 0;
-  for (const Move& m : moves) copies += m.per_run ? 1 : 0;
-  return copies;
-}
-
-std::string PlacementReport::ToString() const {
-  std::vector<std::string> per_run, once;
-  int64_t once_bytes = 0;
-  for (const Move& m : moves) {
-    const std::string line = absl::StrCat(m.value, " ", m.from.ToString(), " -> ",
-                                          m.to.ToString(), " (", m.bytes, " bytes)");
-    (m.per_run ? per_run : once).push_back(line);
-    if (!m.per_run) once_bytes += m.bytes;
-  }
-  std::string out = absl::StrCat("auto placement: ", per_run.size(), " cop",
-                                 per_run.size() == 1 ? "y" : "ies", " per run, ",
-                                 BytesPerRun(), " bytes per run");
-  if (!per_run.empty()) absl::StrAppend(&out, "\n  every run: ", absl::StrJoin(per_run, "\n             "));
-  if (!once.empty()) {
-    absl::StrAppend(&out, "\n  ", once.size(), " parameter", once.size() == 1 ? "" : "s",
-                    " moved once at compile time (", once_bytes, " bytes): ",
-                    absl::StrJoin(once, ", "));
-  }
-  for (const Fallback& f : fallbacks) {
-    absl::StrAppend(&out, "\n  fell back: ", f.node, " runs on ", f.to.ToString(),
-                    " because ", f.from.ToString(), " cannot: ", f.reason);
-  }
-  return out;
-}
-
 absl::StatusOr<bool> AutoPlacementPass::Run(Graph& graph) {
   SY_ASSIGN_OR_RETURN(BackendDevice * target, registry_.GetDevice(target_));
   PlacementReport local;
@@ -64,7 +27,7 @@ absl::StatusOr<bool> AutoPlacementPass::Run(Graph& graph) {
   bool changed = false;
 
   for (NodeId i = 0; i < static_cast<NodeId>(graph.nodes().size()); ++i) {
-    if (graph.node(i).op == "copy") continue;  // the user's own copies stay
+    if (graph.node(i).op == kCopyOp) continue;  // the user's own copies stay
     Device device = target_;
     absl::Status supported = target->Supports(graph.node(i), graph);
     if (!supported.ok()) {
@@ -108,14 +71,16 @@ absl::StatusOr<bool> AutoPlacementPass::Run(Graph& graph) {
         const Device from = *v.device;
         const std::string value_name = v.name;
         const Shape shape = *v.shape;
+        const DType dtype = v.dtype;
         const int64_t bytes = ValueBytes(v);
-        copied = graph.InsertNodeBefore(i, "copy", layer, {id}, std::move(to));
+        copied = graph.InsertNodeBefore(i, kCopyOp, layer, {id}, std::move(to));
         Node& copy = graph.mutable_node(i);
         copy.name = absl::StrCat("copy:", value_name, "->", device.ToString());
         copy.device = device;
         Value& out = graph.mutable_value(copied);
         out.name = absl::StrCat(copy.name, ":0");
         out.shape = shape;
+        out.dtype = dtype;
         out.device = device;
         copies[{id, device}] = copied;
         report.moves.push_back({value_name, from, device, bytes, true});

@@ -1,15 +1,19 @@
 #include "core/passes/shape_inference.h"
 
+#include <vector>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
 namespace switchyard {
+namespace {
 
-std::string DescribeNode(const Node& node) {
-  return absl::StrCat("node '", node.name, "' (op ", node.op,
-                      node.layer.empty() ? "" : absl::StrCat(", layer '", node.layer, "'"),
-                      ")");
+absl::Status AtNode(const Node& node, const absl::Status& status) {
+  return absl::Status(status.code(), absl::StrCat(DescribeNode(node), ": ",
+                                                  status.message()));
 }
+
+}  // namespace
 
 absl::StatusOr<bool> ShapeInferencePass::Run(Graph& graph) {
   bool changed = false;
@@ -28,19 +32,14 @@ absl::StatusOr<bool> ShapeInferencePass::Run(Graph& graph) {
   }
   for (const Node& node : graph.nodes()) {
     absl::StatusOr<const OpDef*> def = ops_.Find(node.op);
-    if (!def.ok()) {
-      return absl::Status(def.status().code(),
-                          absl::StrCat(DescribeNode(node), ": ",
-                                       def.status().message()));
-    }
-    const int given = static_cast<int>(node.inputs.size());
-    const int most = static_cast<int>((*def)->operand_names().size());
-    if (given < (*def)->min_operands() || given > most) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          DescribeNode(node), ": takes ", (*def)->min_operands(),
-          (*def)->min_operands() == most ? "" : absl::StrCat(" to ", most),
-          " operands, got ", given));
-    }
+    if (!def.ok()) return AtNode(node, def.status());
+    const OpSchema& schema = (*def)->schema();
+    absl::Status count = schema.CheckOperandCount(
+        static_cast<int>(node.inputs.size()), node.op);
+    if (!count.ok()) return AtNode(node, count);
+    absl::Status attrs = schema.CheckAttrs(node.attrs, node.op);
+    if (!attrs.ok()) return AtNode(node, attrs);
+    std::vector<TensorType> operands;
     for (ValueId id : node.inputs) {
       const Value& v = graph.value(id);
       if (!v.shape.has_value()) {
@@ -48,31 +47,32 @@ absl::StatusOr<bool> ShapeInferencePass::Run(Graph& graph) {
             DescribeNode(node), ": operand '", v.name,
             "' has no shape; nodes must come after their operands"));
       }
-      if (v.dtype != DType::kFloat32) {
-        return absl::UnimplementedError(absl::StrCat(
-            DescribeNode(node), ": operand '", v.name, "' is ",
-            DTypeName(v.dtype), "; only float32 is supported"));
-      }
+      operands.push_back({*v.shape, v.dtype});
     }
-    absl::StatusOr<Shape> shape =
-        (*def)->InferShape(node.attrs, graph.InputShapes(node));
-    if (!shape.ok()) {
-      return absl::Status(shape.status().code(),
-                          absl::StrCat(DescribeNode(node), ": ",
-                                       shape.status().message()));
-    }
-    absl::Status valid =
-        Shape::Create(shape->dims(),
-                      DTypeSize(graph.value(node.outputs[0]).dtype))
-            .status();
-    if (!valid.ok()) {
+    absl::StatusOr<std::vector<TensorType>> types =
+        (*def)->InferTypes(node.attrs, operands);
+    if (!types.ok()) return AtNode(node, types.status());
+    if (types->size() != node.outputs.size()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          DescribeNode(node), ": invalid output shape: ", valid.message()));
+          DescribeNode(node), ": the op makes ", types->size(),
+          " output(s) but the node has ", node.outputs.size()));
     }
-    Value& out = graph.mutable_value(node.outputs[0]);
-    if (!out.shape.has_value() || *out.shape != *shape) {
-      out.shape = *shape;
-      changed = true;
+    for (size_t i = 0; i < types->size(); ++i) {
+      const TensorType& type = (*types)[i];
+      absl::Status valid =
+          Shape::Create(type.shape.dims(), DTypeSize(type.dtype)).status();
+      if (!valid.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            DescribeNode(node), ": invalid shape of output ", i, ": ",
+            valid.message()));
+      }
+      Value& out = graph.mutable_value(node.outputs[i]);
+      if (!out.shape.has_value() || *out.shape != type.shape ||
+          out.dtype != type.dtype) {
+        out.shape = type.shape;
+        out.dtype = type.dtype;
+        changed = true;
+      }
     }
   }
   return changed;

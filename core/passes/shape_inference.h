@@ -8,8 +8,9 @@
 
 namespace switchyard {
 
-// Validates every node against its OpDef (operand count, attributes, operand
-// shapes) and records the shape of each node's output.
+// Validates every node against its OpDef (operand count and attributes
+// against the op's schema, then the op's own checks of operand shapes and
+// dtypes) and records the shape and dtype of each node's outputs.
 //
 //   before: features.0/conv2d(input [1, 3, 32, 32], weight [8, 3, 3, 3]) -> ?
 //   after:  features.0/conv2d(input [1, 3, 32, 32], weight [8, 3, 3, 3]) -> [1, 8, 32, 32]
@@ -25,10 +26,6 @@ class ShapeInferencePass : public Pass {
  private:
   const OpRegistry& ops_;
 };
-
-// "node 'features.0/conv2d' (op conv2d, layer 'features.0')": how every
-// error about a node starts.
-std::string DescribeNode(const Node& node);
 
 }  // namespace switchyard
 

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/op_def.h"
-#include "core/passes/shape_inference.h"
+#include "core/copy_op.h"
 
 namespace switchyard {
 namespace {
@@ -65,18 +65,10 @@ absl::StatusOr<bool> StrictPlacementPass::Run(Graph& graph) {
   bool changed = false;
   for (const Node& node : graph.nodes()) {
     std::optional<Device> device;
-    if (node.op == "copy") {
-      absl::StatusOr<std::string> target = node.attrs.GetString("device");
-      if (!target.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(DescribeNode(node), ": ", target.status().message()));
-      }
-      absl::StatusOr<Device> parsed = Device::Parse(*target);
-      if (!parsed.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(DescribeNode(node), ": ", parsed.status().message()));
-      }
-      device = *parsed;
+    if (node.op == kCopyOp) {
+      absl::StatusOr<Device> target = CopyTarget(node);
+      if (!target.ok()) return target.status();
+      device = *target;
     } else {
       for (ValueId id : node.inputs) {
         const Value& v = graph.value(id);
@@ -103,7 +95,7 @@ absl::StatusOr<bool> StrictPlacementPass::Run(Graph& graph) {
     Node& mutable_node = graph.mutable_node(node.id);
     if (mutable_node.device != device) changed = true;
     mutable_node.device = device;
-    graph.mutable_value(node.outputs[0]).device = device;
+    for (ValueId out : node.outputs) graph.mutable_value(out).device = device;
   }
   return changed;
 }

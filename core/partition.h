@@ -1,0 +1,34 @@
+#ifndef SWITCHYARD_CORE_PARTITION_H_
+#define SWITCHYARD_CORE_PARTITION_H_
+
+#include <vector>
+
+#include "absl/status/status.h"
+#include "core/backend.h"
+#include "core/graph.h"
+
+namespace switchyard {
+
+// What core computes about a Partition (core/backend.h) a backend claimed.
+//
+//   Partition p{{3, 4}, "conv2d+relu"};  // features.0/conv2d, features.1/relu
+//   PartitionInputs(graph, p)  == {input, features.0.weight, features.0.bias}
+//   PartitionOutputs(graph, p) == {features.1/relu:0}
+
+// The group's operands made outside it, in first-use order, without repeats.
+std::vector<ValueId> PartitionInputs(const Graph& graph,
+                                     const Partition& partition);
+// The values the group makes that the rest of the graph reads or returns,
+// in node order.
+std::vector<ValueId> PartitionOutputs(const Graph& graph,
+                                      const Partition& partition);
+
+// Internal when a claim breaks the rules (empty, not consecutive, a node
+// placed elsewhere than `device`, a node already in another partition:
+// `taken`, by NodeId, which this marks).
+absl::Status ValidatePartition(const Graph& graph, const Partition& partition,
+                               const Device& device, std::vector<bool>& taken);
+
+}  // namespace switchyard
+
+#endif  // SWITCHYARD_CORE_PARTITION_H_
