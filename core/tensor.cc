@@ -93,9 +93,9 @@ absl::StatusOr<Tensor> Tensor::FromBytes(const Shape& shape, DType dtype,
   const size_t expected = checked.num_elements() * DTypeSize(dtype);
   if (size_bytes != expected) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "shape ", shape.ToString(), " holds ", shape.num_elements(), " ",
-        DTypeName(dtype), " elements (", expected, " bytes) but ", size_bytes,
-        " bytes (", size_bytes / DTypeSize(dtype), " values) were given"));
+        "shape ", shape.ToString(), " holds ", shape.num_elements(),
+        " elements but ", size_bytes / DTypeSize(dtype), " values were given (",
+        size_bytes, " bytes of ", DTypeName(dtype), ")"));
   }
   SY_ASSIGN_OR_RETURN(Tensor tensor, Empty(checked, dtype, device));
   // Nothing to copy, and an empty span's data() may be null, which no
