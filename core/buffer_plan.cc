@@ -15,6 +15,23 @@ absl::StatusOr<BufferPlan> PlanBuffers(const Graph& graph) {
   return PlanBuffers(graph, steps);
 }
 
+std::vector<PlannedStep> PlannedSteps(const Graph& graph,
+                                      const std::vector<Partition>& partitions) {
+  std::vector<PlannedStep> steps;
+  size_t next = 0;
+  for (NodeId i = 0; i < static_cast<NodeId>(graph.nodes().size());) {
+    if (next < partitions.size() && partitions[next].nodes.front() == i) {
+      const Partition& p = partitions[next++];
+      steps.push_back({PartitionInputs(graph, p), PartitionOutputs(graph, p)});
+      i += static_cast<NodeId>(p.nodes.size());
+    } else {
+      steps.push_back({graph.node(i).inputs, graph.node(i).outputs});
+      ++i;
+    }
+  }
+  return steps;
+}
+
 absl::StatusOr<BufferPlan> PlanBuffers(const Graph& graph,
                                        const std::vector<PlannedStep>& steps) {
   const int num_values = static_cast<int>(graph.values().size());

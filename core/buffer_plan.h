@@ -7,6 +7,7 @@
 #include "absl/status/statusor.h"
 #include "core/device.h"
 #include "core/graph.h"
+#include "core/partition.h"
 
 namespace switchyard {
 
@@ -40,6 +41,9 @@ struct PlannedStep {
 };
 absl::StatusOr<BufferPlan> PlanBuffers(const Graph& graph,
                                        const std::vector<PlannedStep>& steps);
+// The steps of `graph` run with `partitions` (sorted, from ClaimPartitions).
+std::vector<PlannedStep> PlannedSteps(const Graph& graph,
+                                      const std::vector<Partition>& partitions);
 
 }  // namespace switchyard
 

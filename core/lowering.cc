@@ -48,40 +48,15 @@ std::unique_ptr<Node> GroupNode(const Graph& graph, const Partition& partition) 
 }  // namespace
 
 std::string ExecutablePlan::PartitionsToString() const {
-  std::string out;
-  for (const Partition& p : partitions_) {
-    std::vector<std::string> names;
-    for (NodeId id : p.nodes) names.push_back(graph_.node(id).name);
-    absl::StrAppend(&out, absl::StrJoin(names, " + "), " -> ", p.name, " on ",
-                    graph_.node(p.nodes.front()).device->ToString(), "\n");
-  }
-  return out;
+  return switchyard::PartitionsToString(graph_, partitions_);
 }
 
 absl::Status ExecutablePlan::BindKernels() {
   const Graph& g = graph_;
-  // Partitions: each device that runs nodes is asked once what it claims.
-  std::vector<bool> taken(g.nodes().size(), false);
+  SY_ASSIGN_OR_RETURN(std::vector<Partition> claimed,
+                      ClaimPartitions(g, registry_));
   std::map<NodeId, Partition> starts;  // by first node
-  std::vector<Device> asked;
-  for (const Node& node : g.nodes()) {
-    if (std::find(asked.begin(), asked.end(), *node.device) != asked.end()) {
-      continue;
-    }
-    asked.push_back(*node.device);
-    SY_ASSIGN_OR_RETURN(BackendDevice * device, registry_.GetDevice(*node.device));
-    for (Partition& p : device->ClaimPartitions(g)) {
-      SY_RETURN_IF_ERROR(ValidatePartition(g, p, *node.device, taken));
-      for (NodeId id : p.nodes) {
-        if (g.node(id).op == kCopyOp) {
-          return absl::InternalError(absl::StrCat(
-              "partition '", p.name, "' claimed by ", node.device->ToString(),
-              " includes a copy node; copies are core's"));
-        }
-      }
-      starts.emplace(p.nodes.front(), std::move(p));
-    }
-  }
+  for (Partition& p : claimed) starts.emplace(p.nodes.front(), std::move(p));
 
   for (NodeId i = 0; i < static_cast<NodeId>(g.nodes().size());) {
     const Node& node = g.node(i);
@@ -147,11 +122,8 @@ absl::StatusOr<std::unique_ptr<ExecutablePlan>> ExecutablePlan::Lower(
   }
   SY_RETURN_IF_ERROR(plan->BindKernels());
 
-  std::vector<PlannedStep> planned;
-  for (const Step& step : plan->steps_) {
-    planned.push_back({step.inputs, step.outputs});
-  }
-  SY_ASSIGN_OR_RETURN(plan->buffer_plan_, PlanBuffers(g, planned));
+  SY_ASSIGN_OR_RETURN(plan->buffer_plan_,
+                      PlanBuffers(g, PlannedSteps(g, plan->partitions_)));
   for (const BufferPlan::Slot& slot : plan->buffer_plan_.slots) {
     SY_ASSIGN_OR_RETURN(BackendDevice * device, registry.GetDevice(slot.device));
     SY_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer,

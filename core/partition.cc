@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/copy_op.h"
 
 namespace switchyard {
 namespace {
@@ -86,6 +88,54 @@ absl::Status ValidatePartition(const Graph& graph, const Partition& partition,
   }
   for (NodeId n : partition.nodes) taken[n] = true;
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Partition>> ClaimPartitions(
+    const Graph& graph, BackendRegistry& registry) {
+  std::vector<bool> taken(graph.nodes().size(), false);
+  std::vector<Partition> claimed;
+  std::vector<Device> asked;
+  for (const Node& node : graph.nodes()) {
+    if (!node.device.has_value()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          DescribeNode(node), " is not placed; run placement first"));
+    }
+    if (std::find(asked.begin(), asked.end(), *node.device) != asked.end()) {
+      continue;
+    }
+    asked.push_back(*node.device);
+    absl::StatusOr<BackendDevice*> device = registry.GetDevice(*node.device);
+    if (!device.ok()) return device.status();
+    for (Partition& p : (*device)->ClaimPartitions(graph)) {
+      absl::Status valid = ValidatePartition(graph, p, *node.device, taken);
+      if (!valid.ok()) return valid;
+      for (NodeId id : p.nodes) {
+        if (graph.node(id).op == kCopyOp) {
+          return absl::InternalError(absl::StrCat(
+              "partition '", p.name, "' claimed by ", node.device->ToString(),
+              " includes a copy node; copies are core's"));
+        }
+      }
+      claimed.push_back(std::move(p));
+    }
+  }
+  std::sort(claimed.begin(), claimed.end(),
+            [](const Partition& a, const Partition& b) {
+              return a.nodes.front() < b.nodes.front();
+            });
+  return claimed;
+}
+
+std::string PartitionsToString(const Graph& graph,
+                               const std::vector<Partition>& partitions) {
+  std::string out;
+  for (const Partition& p : partitions) {
+    std::vector<std::string> names;
+    for (NodeId id : p.nodes) names.push_back(graph.node(id).name);
+    absl::StrAppend(&out, absl::StrJoin(names, " + "), " -> ", p.name, " on ",
+                    graph.node(p.nodes.front()).device->ToString(), "\n");
+  }
+  return out;
 }
 
 }  // namespace switchyard

@@ -1,10 +1,14 @@
 #ifndef SWITCHYARD_CORE_PARTITION_H_
 #define SWITCHYARD_CORE_PARTITION_H_
 
+#include <string>
 #include <vector>
+
+#include "absl/status/statusor.h"
 
 #include "absl/status/status.h"
 #include "core/backend.h"
+#include "core/backend_registry.h"
 #include "core/graph.h"
 
 namespace switchyard {
@@ -28,6 +32,17 @@ std::vector<ValueId> PartitionOutputs(const Graph& graph,
 // `taken`, by NodeId, which this marks).
 absl::Status ValidatePartition(const Graph& graph, const Partition& partition,
                                const Device& device, std::vector<bool>& taken);
+
+// Asks each device that runs nodes of the placed `graph` which partitions
+// it claims, validates them, and returns them in graph order. Lowering
+// calls it; tools that show a placed graph (`switchyard graph`) too.
+absl::StatusOr<std::vector<Partition>> ClaimPartitions(
+    const Graph& graph, BackendRegistry& registry);
+
+// "features.0/conv2d + features.1/relu -> conv2d+relu on cpu:0", one line
+// per partition.
+std::string PartitionsToString(const Graph& graph,
+                               const std::vector<Partition>& partitions);
 
 }  // namespace switchyard
 

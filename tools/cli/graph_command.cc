@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/buffer_plan.h"
 #include "core/compile.h"
+#include "core/partition.h"
 #include "core/status_macros.h"
 #include "models/model_zoo.h"
 #include "tools/cli/commands.h"
@@ -49,7 +50,14 @@ absl::Status GraphCommand(BackendRegistry& registry) {
   if (options.placement == PlacementPolicy::kAuto) {
     std::printf("%s\n", report.ToString().c_str());
   }
-  SY_ASSIGN_OR_RETURN(BufferPlan plan, PlanBuffers(graph));
+  // What each backend runs as one kernel (fusion), as lowering will.
+  SY_ASSIGN_OR_RETURN(std::vector<Partition> partitions,
+                      ClaimPartitions(graph, registry));
+  std::printf("fused: %zu group%s\n%s", partitions.size(),
+              partitions.size() == 1 ? "" : "s",
+              PartitionsToString(graph, partitions).c_str());
+  SY_ASSIGN_OR_RETURN(BufferPlan plan,
+                      PlanBuffers(graph, PlannedSteps(graph, partitions)));
   std::printf("buffer plan: %zu slot%s, %.1f MiB for intermediates (%.1f MiB "
               "without reuse)\n",
               plan.slots.size(), plan.slots.size() == 1 ? "" : "s",
