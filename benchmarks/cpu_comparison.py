@@ -271,7 +271,7 @@ def main(argv=None):
     out.append("- CPU: %s (%s), %d logical CPUs, %s" % (
         cpu_model(), cpu_details(), logical_cpus(), platform.machine()))
     out.append("- Threads: %d on both sides (Switchyard `--threads=%d` -> "
-               "`cpu::SetCpuThreads`, reports %s; PyTorch `torch.set_num_threads(%d)`, "
+               "option `cpu.threads`, reports %s; PyTorch `torch.set_num_threads(%d)`, "
                "reports %s, interop %s)" % (
                    args.threads, args.threads, sy_context.get("switchyard_cpu_threads", "?"),
                    args.threads, torch_doc.get("threads"), torch_doc.get("interop_threads")))

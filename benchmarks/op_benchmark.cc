@@ -24,8 +24,8 @@
 // output says why a GPU was not measured.
 //
 // Flags of this binary (besides --benchmark_*):
-//   --threads=N   CPU threads (cpu::SetCpuThreads); default all cores or
-//                 SWITCHYARD_CPU_THREADS
+//   --threads=N   CPU threads (the cpu backend's option cpu.threads); default
+//                 all cores or SWITCHYARD_CPU_THREADS
 //   --batch=N     batch size of the activations (default 1)
 //   --devices=..  devices, see above
 //
@@ -46,7 +46,6 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "backends/cpu/cpu_backend.h"
 #include "benchmark/benchmark.h"
 #include "benchmarks/bench_util.h"
 #include "core/backend_registry.h"
@@ -93,7 +92,7 @@ struct Workload {
 
 nn::Conv2dOptions Pad1() {
   nn::Conv2dOptions o;
-  o.padding_h = o.padding_w = 1;
+  o.pad_h = o.pad_w = 1;
   return o;
 }
 
@@ -299,7 +298,7 @@ int Main(int argc, char** argv) {
 
   BackendRegistry& registry = BackendRegistry::Global();
   if (threads > 0) {
-    absl::Status set = cpu::SetCpuThreads(registry, static_cast<int>(threads));
+    absl::Status set = registry.SetOption("cpu", "threads", absl::StrCat(threads));
     if (!set.ok()) {
       std::fprintf(stderr, "op_benchmark: --threads: %s\n", set.ToString().c_str());
       return 2;
@@ -362,8 +361,9 @@ int Main(int argc, char** argv) {
     }
   }
   benchmark::AddCustomContext("switchyard_devices", absl::StrJoin(names, ","));
-  benchmark::AddCustomContext("switchyard_cpu_threads",
-                              absl::StrCat(cpu::CpuThreads(registry)));
+  benchmark::AddCustomContext(
+      "switchyard_cpu_threads",
+      registry.GetOption("cpu", "threads").value_or("?"));
   benchmark::AddCustomContext("switchyard_batch", absl::StrCat(batch));
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

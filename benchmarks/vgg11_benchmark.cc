@@ -23,8 +23,11 @@
 //
 // Flags of this binary (removed from argv before Google Benchmark parses it;
 // every --benchmark_* flag works as usual):
-//   --threads=N        CPU threads (cpu::SetCpuThreads, before anything is
+//   --threads=N        CPU threads (option cpu.threads, before anything is
 //                      compiled); default: SWITCHYARD_CPU_THREADS, else all cores
+//   --backend_option=cpu.fusion=off,...
+//                      backend options (type.key=value, comma-separated),
+//                      set after --threads and before anything is compiled
 //   --batches=1,8      batch sizes of the BM_Vgg11 cases
 //   --layer_batch=1    batch size of the BM_Vgg11Layer cases; 0: none
 //   --repetitions=10   forwards timed per BM_Vgg11 case (one per repetition)
@@ -55,7 +58,6 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "backends/cpu/cpu_backend.h"
 #include "benchmarks/bench_util.h"
 #include "benchmark/benchmark.h"
 #include "core/backend_registry.h"
@@ -87,6 +89,7 @@ constexpr int kLayerRepetitions = 5;
 constexpr char kUsage[] =
     "vgg11_benchmark flags (besides --benchmark_*):\n"
     "  --threads=N        CPU threads; default SWITCHYARD_CPU_THREADS, else all cores\n"
+    "  --backend_option=TYPE.KEY=VALUE,...  backend options, e.g. cpu.fusion=off\n"
     "  --batches=1,8      batch sizes of the BM_Vgg11 cases\n"
     "  --layer_batch=1    batch size of the BM_Vgg11Layer cases (0: none)\n"
     "  --repetitions=10   timed forwards per BM_Vgg11 case (median reported)\n"
@@ -95,6 +98,7 @@ constexpr char kUsage[] =
 
 struct Options {
   int threads = 0;  // 0: leave the backend's default
+  std::vector<std::string> backend_options;  // "cpu.fusion=off"
   std::vector<int64_t> batches = {1, 8};
   int64_t layer_batch = 1;
   int repetitions = 10;
@@ -107,12 +111,15 @@ absl::StatusOr<Options> ParseOptions(int* argc, char** argv) {
   Options options;
   SY_ASSIGN_OR_RETURN(
       auto flags, benchmarks::ExtractFlags(argc, argv,
-                                           {"threads", "batches", "layer_batch",
-                                            "repetitions", "devices"}));
+                                           {"threads", "backend_option", "batches",
+                                            "layer_batch", "repetitions",
+                                            "devices"}));
   for (const auto& [name, value] : flags) {
     if (name == "threads") {
       SY_ASSIGN_OR_RETURN(int64_t threads, benchmarks::ParseInt(name, value, 1));
       options.threads = static_cast<int>(threads);
+    } else if (name == "backend_option") {
+      options.backend_options = absl::StrSplit(value, ',', absl::SkipEmpty());
     } else if (name == "batches") {
       SY_ASSIGN_OR_RETURN(options.batches, benchmarks::ParsePositiveList(name, value));
     } else if (name == "layer_batch") {
@@ -374,11 +381,21 @@ int Main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
 
   BackendRegistry& registry = BackendRegistry::Global();
+  // Before any model is compiled: kernels take the pool (and fusion) in
+  // force when they are created.
   if (options->threads > 0) {
-    // Before any model is compiled: kernels take the pool they are created with.
-    absl::Status status = cpu::SetCpuThreads(registry, options->threads);
+    absl::Status status =
+        registry.SetOption("cpu", "threads", absl::StrCat(options->threads));
     if (!status.ok()) {
       std::fprintf(stderr, "vgg11_benchmark: --threads: %s\n",
+                   status.ToString().c_str());
+      return 2;
+    }
+  }
+  for (const std::string& option : options->backend_options) {
+    absl::Status status = registry.SetOption(option);
+    if (!status.ok()) {
+      std::fprintf(stderr, "vgg11_benchmark: --backend_option: %s\n",
                    status.ToString().c_str());
       return 2;
     }
@@ -403,8 +420,11 @@ int Main(int argc, char** argv) {
                               absl::StrCat(kModel, " (seed ", kModelSeed, ")"));
   benchmark::AddCustomContext("switchyard_devices",
                               absl::StrJoin(device_names, ","));
-  benchmark::AddCustomContext("switchyard_cpu_threads",
-                              absl::StrCat(cpu::CpuThreads(registry)));
+  benchmark::AddCustomContext(
+      "switchyard_cpu_threads",
+      registry.GetOption("cpu", "threads").value_or("?"));
+  benchmark::AddCustomContext(
+      "switchyard_cpu_fusion", registry.GetOption("cpu", "fusion").value_or("?"));
   benchmark::AddCustomContext("switchyard_warmup_forwards",
                               absl::StrCat(kWarmupForwards));
 

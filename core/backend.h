@@ -47,7 +47,8 @@ class Kernel {
 // consecutive in the graph's order, all placed on the claiming device, and
 // no node is in two partitions. The kernel's inputs are the group's operands
 // made outside it, in first-use order; its outputs are the values the group
-// makes that the rest of the graph reads or returns, in node order (core
+// makes that the rest of the graph reads or returns, and the last node's
+// outputs, in node order (core
 // computes both: core/partition.h). Values made and read only inside the
 // group are never materialized.
 struct Partition {

@@ -1,10 +1,13 @@
 #include "core/compile.h"
 
-#include "absl/strings/str_cat.h"
+#include <cstdio>
+#include <cstdlib>
 
+#include "absl/strings/str_cat.h"
 #include "core/pass.h"
-#include "core/passes/shape_inference.h"
 #include "core/passes/auto_placement.h"
+#include "core/passes/fold_batch_norm.h"
+#include "core/passes/shape_inference.h"
 #include "core/passes/strict_placement.h"
 #include "core/status_macros.h"
 
@@ -34,6 +37,9 @@ absl::StatusOr<PlacementPolicy> ParsePlacementPolicy(absl::string_view name) {
 absl::Status InferAndPlace(Graph& graph, const CompileOptions& options) {
   PassPipeline pipeline;
   pipeline.Add(std::make_unique<ShapeInferencePass>(*options.ops));
+  if (options.fold_batch_norm) {
+    pipeline.Add(std::make_unique<FoldBatchNormPass>());
+  }
   if (options.placement == PlacementPolicy::kAuto) {
     std::optional<Device> target = options.target ? options.target : DefaultTarget(graph);
     if (!target) {
@@ -46,6 +52,12 @@ absl::Status InferAndPlace(Graph& graph, const CompileOptions& options) {
   }
   // Under the auto policy this only checks what auto placement built.
   pipeline.Add(std::make_unique<StrictPlacementPass>(*options.backends));
+  std::string dump_after = options.dump_after;
+  if (const char* env = std::getenv("SWITCHYARD_DUMP_GRAPH_AFTER");
+      dump_after.empty() && env != nullptr) {
+    dump_after = env;
+  }
+  pipeline.set_dump_after(dump_after, stderr);
   return pipeline.Run(graph).status();
 }
 

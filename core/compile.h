@@ -34,13 +34,22 @@ struct CompileOptions {
   std::optional<Device> fallback = Device::Cpu();
   // kAuto: filled with what was copied and what fell back, when set.
   PlacementReport* report = nullptr;
+  // Fold each inference batch_norm into the conv2d before it when that is
+  // exact (core/passes/fold_batch_norm.h).
+  bool fold_batch_norm = true;
+  // Prints the graph to stderr after this pass ("shape-inference",
+  // "fold-batch-norm", "auto-placement", "strict-placement", or "all").
+  // Empty: the environment variable SWITCHYARD_DUMP_GRAPH_AFTER, if set.
+  std::string dump_after;
 };
 
-// The standard pipeline: shape inference, placement (strict, or auto then a
-// strict check), lowering. Any error happens before a kernel runs or a buffer
-// is allocated, except an allocation failure itself.
+// The standard pipeline: shape inference, batch-norm folding (unless turned
+// off), placement (strict, or auto then a strict check), lowering. Any error
+// happens before a kernel runs or a buffer is allocated, except an
+// allocation failure itself (folding allocates its new constants).
 //
-//   absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan = Compile(std::move(graph));
+//   absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan =
+//       Compile(std::move(graph));
 absl::StatusOr<std::unique_ptr<ExecutablePlan>> Compile(
     Graph graph, const CompileOptions& options = CompileOptions());
 

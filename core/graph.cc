@@ -1,5 +1,7 @@
 #include "core/graph.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
@@ -80,6 +82,44 @@ ValueId Graph::InsertNodeBefore(NodeId before, const std::string& op,
     for (ValueId o : nodes_[i].outputs) values_[o].producer = i;
   }
   return out;
+}
+
+absl::Status Graph::RemoveNode(NodeId id,
+                               absl::Span<const ValueId> replacements) {
+  if (id < 0 || id >= static_cast<NodeId>(nodes_.size())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "RemoveNode: no node ", id, " in a graph of ", nodes_.size()));
+  }
+  const std::vector<ValueId> removed = nodes_[id].outputs;
+  if (replacements.size() != removed.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "RemoveNode: ", DescribeNode(nodes_[id]), " has ", removed.size(),
+        " outputs but ", replacements.size(), " replacements were given"));
+  }
+  for (ValueId r : replacements) {
+    if (r < 0 || r >= static_cast<ValueId>(values_.size()) ||
+        std::find(removed.begin(), removed.end(), r) != removed.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("RemoveNode: replacement value ", r, " for ",
+                       DescribeNode(nodes_[id]), " is not a value it keeps"));
+    }
+  }
+  auto replace = [&](ValueId& v) {
+    for (size_t i = 0; i < removed.size(); ++i) {
+      if (v == removed[i]) v = replacements[i];
+    }
+  };
+  nodes_.erase(nodes_.begin() + id);
+  for (Node& n : nodes_) {
+    for (ValueId& v : n.inputs) replace(v);
+  }
+  for (ValueId& v : outputs_) replace(v);
+  for (ValueId v : removed) values_[v].producer = -1;
+  for (NodeId i = id; i < static_cast<NodeId>(nodes_.size()); ++i) {
+    nodes_[i].id = i;
+    for (ValueId o : nodes_[i].outputs) values_[o].producer = i;
+  }
+  return absl::OkStatus();
 }
 
 std::vector<Shape> Graph::InputShapes(const Node& node) const {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/attributes.h"
@@ -82,6 +83,14 @@ class Graph {
   ValueId InsertNodeBefore(NodeId before, const std::string& op,
                            const std::string& layer,
                            std::vector<ValueId> inputs, AttrMap attrs);
+
+  // Removes node `id` (passes use it to fold a node away): every reader of
+  // its output i, nodes and graph outputs alike, reads `replacements[i]`
+  // instead, which must be made before the first such reader. Node ids are
+  // renumbered to stay in order; value ids never change, and the removed
+  // outputs stay in values(), read by nothing. InvalidArgument when the
+  // counts differ or a replacement is one of the removed outputs.
+  absl::Status RemoveNode(NodeId id, absl::Span<const ValueId> replacements);
 
   // Shapes of a node's inputs; only after shape inference reached it.
   std::vector<Shape> InputShapes(const Node& node) const;

@@ -23,7 +23,7 @@ namespace switchyard {
 std::vector<ValueId> PartitionInputs(const Graph& graph,
                                      const Partition& partition);
 // The values the group makes that the rest of the graph reads or returns,
-// in node order.
+// and the last node's outputs (even when nothing reads them), in node order.
 std::vector<ValueId> PartitionOutputs(const Graph& graph,
                                       const Partition& partition);
 

@@ -77,7 +77,7 @@ TEST(PluginLoaderTest, ThePluginsDeviceWorksThroughHostObjects) {
   const Tensor* inputs[] = {&*x};
   Tensor* outputs[] = {&y};
   ASSERT_TRUE((*kernel)->Run(inputs, outputs).ok());
-  EXPECT_EQ(*y.ToVector(registry), (std::vector<float>{0, 0, 2}));
+  EXPECT_EQ(*y.ToVector(), (std::vector<float>{0, 0, 2}));
 }
 
 TEST(PluginLoaderTest, MissingFileIsNotFound) {

@@ -10,7 +10,8 @@ Conv2d::Conv2d(int64_t in_channels, int64_t out_channels, int64_t kernel_h,
     : options_(options) {
   const int64_t per_group =
       options.groups > 0 ? in_channels / options.groups : in_channels;
-  RegisterParameter("weight", Shape({out_channels, per_group, kernel_h, kernel_w}));
+  RegisterParameter("weight",
+                    Shape({out_channels, per_group, kernel_h, kernel_w}));
   if (options_.bias) RegisterParameter("bias", Shape({out_channels}));
 }
 
@@ -23,12 +24,8 @@ absl::StatusOr<ValueId> Conv2d::Trace(Graph& graph, ValueId x,
     SY_ASSIGN_OR_RETURN(ValueId b, ParameterValue(graph, "bias", path));
     operands.push_back(b);
   }
-  AttrMap attrs;
-  attrs.Set("stride", std::vector<int64_t>{options_.stride_h, options_.stride_w});
-  attrs.Set("padding", std::vector<int64_t>{options_.padding_h, options_.padding_w});
-  attrs.Set("dilation", std::vector<int64_t>{options_.dilation_h, options_.dilation_w});
-  attrs.Set("groups", options_.groups);
-  return graph.AddNode("conv2d", path, std::move(operands), std::move(attrs));
+  return graph.AddNode("conv2d", path, std::move(operands),
+                       options_.ToAttrMap());
 }
 
 }  // namespace nn

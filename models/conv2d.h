@@ -5,15 +5,14 @@
 #include <string>
 
 #include "models/module.h"
+#include "ops/conv_attrs.h"
 
 namespace switchyard {
 namespace nn {
 
-struct Conv2dOptions {
-  int64_t stride_h = 1, stride_w = 1;
-  int64_t padding_h = 0, padding_w = 0;
-  int64_t dilation_h = 1, dilation_w = 1;
-  int64_t groups = 1;
+// The op's attributes (stride_h, pad_h, dilation_h, groups, ...; defaults
+// and checks in ops/conv_attrs.h) and whether the layer has a bias.
+struct Conv2dOptions : Conv2dAttrs {
   bool bias = true;
 };
 
@@ -22,7 +21,7 @@ struct Conv2dOptions {
 // "bias" [out]. Attribute checks (groups dividing channels, ...) happen in
 // shape inference, with the layer's path in the error.
 //
-//   Conv2dOptions o; o.padding_h = o.padding_w = 1;
+//   Conv2dOptions o; o.pad_h = o.pad_w = 1;
 //   Conv2d conv(3, 64, 3, 3, o);
 class Conv2d : public Module {
  public:

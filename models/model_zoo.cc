@@ -50,8 +50,10 @@ absl::Status InitializeModel(Module& model, uint64_t seed) {
 
 absl::Status ZeroModel(Module& model) {
   std::map<std::string, HostArray> zeros;
-  for (const auto& [name, shape] : model.ParameterShapes()) {
-    zeros[name] = HostArray{shape, std::vector<float>(shape.num_elements(), 0.0f)};
+  for (const StateSpec& spec : model.StateSpecs()) {
+    zeros[spec.name] = HostArray(
+        spec.shape, spec.dtype,
+        std::vector<char>(spec.shape.num_elements() * DTypeSize(spec.dtype)));
   }
   return model.LoadStateDict(zeros);
 }

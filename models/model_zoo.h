@@ -24,7 +24,8 @@ absl::StatusOr<std::unique_ptr<Module>> CreateModel(
 // The model's documented seeded initialisation (torchvision's scheme for VGG).
 absl::Status InitializeModel(Module& model, uint64_t seed);
 
-// All parameters zero: for tools that need the structure, not the values.
+// All parameters and buffers zero: for tools that need the structure, not
+// the values.
 absl::Status ZeroModel(Module& model);
 
 absl::StatusOr<Shape> ModelInputShape(const std::string& name, int64_t batch);

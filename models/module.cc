@@ -18,6 +18,47 @@ std::string Join(const std::string& prefix, const std::string& name) {
   return prefix.empty() ? name : absl::StrCat(prefix, ".", name);
 }
 
+// The module whose default Trace or TraceValues is running on this thread:
+// each default calls the other, so a module that overrides neither would
+// recurse forever; this turns that into an error.
+thread_local const Module* default_trace_of = nullptr;
+
+class DefaultTraceScope {
+ public:
+  explicit DefaultTraceScope(const Module* module)
+      : saved_(default_trace_of), reentered_(default_trace_of == module) {
+    default_trace_of = module;
+  }
+  ~DefaultTraceScope() { default_trace_of = saved_; }
+  bool reentered() const { return reentered_; }
+
+ private:
+  const Module* saved_;
+  bool reentered_;
+};
+
+absl::Status NeitherTraceOverridden(const Module& module) {
+  return absl::InternalError(absl::StrCat(
+      module.type_name(),
+      " overrides neither Trace (one input, one output) nor TraceValues "
+      "(several); a module must override one of them"));
+}
+
+std::string Where(const Module& module, const std::string& path) {
+  return path.empty() ? absl::StrCat(module.type_name())
+                      : absl::StrCat("'", path, "' (", module.type_name(), ")");
+}
+
+// Host bytes of `dtype` holding `values` converted.
+std::vector<char> ToDTypeBytes(const std::vector<float>& values, DType dtype) {
+  std::vector<char> bytes(values.size() * DTypeSize(dtype));
+  for (size_t i = 0; i < values.size(); ++i) {
+    SetElementFromDouble(bytes.data(), dtype, static_cast<int64_t>(i),
+                         values[i]);
+  }
+  return bytes;
+}
+
 }  // namespace
 
 float NormalSample(std::mt19937_64& rng, float stddev) {
@@ -44,8 +85,43 @@ std::string ParameterPlacement::ToString() const {
                                }));
 }
 
-void Module::RegisterParameter(const std::string& name, const Shape& shape) {
-  parameters_.push_back({name, shape, Tensor()});
+absl::StatusOr<ValueId> Module::Trace(Graph& graph, ValueId x,
+                                      const std::string& path) const {
+  DefaultTraceScope scope(this);
+  if (scope.reentered()) return NeitherTraceOverridden(*this);
+  const ValueId inputs[] = {x};
+  SY_ASSIGN_OR_RETURN(std::vector<ValueId> outputs,
+                      TraceValues(graph, inputs, path));
+  if (outputs.size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        Where(*this, path), " returns ", outputs.size(),
+        " outputs where one is expected (as inside Sequential); call it with "
+        "TraceValues or Forward(absl::Span<const Tensor>)"));
+  }
+  return outputs[0];
+}
+
+absl::StatusOr<std::vector<ValueId>> Module::TraceValues(
+    Graph& graph, absl::Span<const ValueId> inputs,
+    const std::string& path) const {
+  DefaultTraceScope scope(this);
+  if (scope.reentered()) return NeitherTraceOverridden(*this);
+  if (inputs.size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        Where(*this, path), " takes one input, got ", inputs.size()));
+  }
+  SY_ASSIGN_OR_RETURN(ValueId y, Trace(graph, inputs[0], path));
+  return std::vector<ValueId>{y};
+}
+
+void Module::RegisterParameter(const std::string& name, const Shape& shape,
+                               DType dtype) {
+  state_.push_back({name, shape, dtype, /*is_buffer=*/false, Tensor()});
+}
+
+void Module::RegisterBuffer(const std::string& name, const Shape& shape,
+                            DType dtype) {
+  state_.push_back({name, shape, dtype, /*is_buffer=*/true, Tensor()});
 }
 
 Module* Module::RegisterChild(const std::string& name,
@@ -57,39 +133,60 @@ Module* Module::RegisterChild(const std::string& name,
   return children_.back().second.get();
 }
 
-void Module::CollectParameters(
-    const std::string& prefix,
-    std::vector<std::pair<std::string, Parameter*>>* out) {
-  for (Parameter& p : parameters_) out->emplace_back(Join(prefix, p.name), &p);
+void Module::CollectState(
+    const std::string& prefix, Kinds kinds,
+    std::vector<std::pair<std::string, StateTensor*>>* out) {
+  for (const bool buffers : {false, true}) {
+    if (kinds != Kinds::kAll && buffers != (kinds == Kinds::kBuffers)) continue;
+    for (StateTensor& t : state_) {
+      if (t.is_buffer == buffers) out->emplace_back(Join(prefix, t.name), &t);
+    }
+  }
   for (auto& [name, child] : children_) {
-    child->CollectParameters(Join(prefix, name), out);
+    child->CollectState(Join(prefix, name), kinds, out);
   }
 }
 
-void Module::CollectParameters(
-    const std::string& prefix,
-    std::vector<std::pair<std::string, const Parameter*>>* out) const {
-  for (const Parameter& p : parameters_) {
-    out->emplace_back(Join(prefix, p.name), &p);
-  }
-  for (const auto& [name, child] : children_) {
-    const Module& c = *child;
-    c.CollectParameters(Join(prefix, name), out);
-  }
+void Module::CollectState(
+    const std::string& prefix, Kinds kinds,
+    std::vector<std::pair<std::string, const StateTensor*>>* out) const {
+  std::vector<std::pair<std::string, StateTensor*>> mutable_out;
+  const_cast<Module*>(this)->CollectState(prefix, kinds, &mutable_out);
+  for (const auto& [name, t] : mutable_out) out->emplace_back(name, t);
+}
+
+std::vector<std::pair<std::string, const Tensor*>> Module::Named(
+    Kinds kinds) const {
+  std::vector<std::pair<std::string, const StateTensor*>> all;
+  CollectState("", kinds, &all);
+  std::vector<std::pair<std::string, const Tensor*>> out;
+  for (const auto& [name, t] : all) out.emplace_back(name, &t->tensor);
+  return out;
 }
 
 std::vector<std::pair<std::string, const Tensor*>> Module::NamedParameters()
     const {
-  std::vector<std::pair<std::string, const Parameter*>> all;
-  CollectParameters("", &all);
-  std::vector<std::pair<std::string, const Tensor*>> out;
-  for (const auto& [name, p] : all) out.emplace_back(name, &p->tensor);
+  return Named(Kinds::kParameters);
+}
+
+std::vector<std::pair<std::string, const Tensor*>> Module::NamedBuffers()
+    const {
+  return Named(Kinds::kBuffers);
+}
+
+std::vector<StateSpec> Module::StateSpecs() const {
+  std::vector<std::pair<std::string, const StateTensor*>> all;
+  CollectState("", Kinds::kAll, &all);
+  std::vector<StateSpec> out;
+  for (const auto& [name, t] : all) {
+    out.push_back({name, t->shape, t->dtype, t->is_buffer});
+  }
   return out;
 }
 
 std::vector<std::pair<std::string, Shape>> Module::ParameterShapes() const {
-  std::vector<std::pair<std::string, const Parameter*>> all;
-  CollectParameters("", &all);
+  std::vector<std::pair<std::string, const StateTensor*>> all;
+  CollectState("", Kinds::kParameters, &all);
   std::vector<std::pair<std::string, Shape>> out;
   for (const auto& [name, p] : all) out.emplace_back(name, p->shape);
   return out;
@@ -137,24 +234,25 @@ void Module::set_placement(PlacementPolicy policy) {
 }
 
 absl::Status Module::To(const Device& device) {
-  SY_RETURN_IF_ERROR(registry_->GetDevice(device).status());
-  std::vector<std::pair<std::string, Parameter*>> all;
-  CollectParameters("", &all);
+  SY_ASSIGN_OR_RETURN(BackendDevice * target, registry_->GetDevice(device));
+  std::vector<std::pair<std::string, StateTensor*>> all;
+  CollectState("", Kinds::kAll, &all);
   // Copy everything first; commit only when every copy succeeded.
   std::vector<Tensor> moved;
-  for (const auto& [name, p] : all) {
-    if (!p->tensor.defined()) {
+  for (const auto& [name, t] : all) {
+    if (!t->tensor.defined()) {
       moved.emplace_back();
       continue;
     }
-    absl::StatusOr<Tensor> t = p->tensor.To(device, *registry_);
-    if (!t.ok()) {
-      return absl::Status(t.status().code(),
-                          absl::StrCat("moving parameter '", name, "' to ",
-                                       device.ToString(), ": ",
-                                       t.status().message()));
+    absl::StatusOr<Tensor> copy = t->tensor.To(*target);
+    if (!copy.ok()) {
+      return absl::Status(
+          copy.status().code(),
+          absl::StrCat("moving ", t->is_buffer ? "buffer '" : "parameter '",
+                       name, "' to ", device.ToString(), ": ",
+                       copy.status().message()));
     }
-    moved.push_back(*std::move(t));
+    moved.push_back(*std::move(copy));
   }
   for (size_t i = 0; i < all.size(); ++i) all[i].second->tensor = moved[i];
   SetDeviceRecursively(device);
@@ -164,16 +262,17 @@ absl::Status Module::To(const Device& device) {
 
 ParameterPlacement Module::Placement() const {
   ParameterPlacement placement;
-  std::vector<std::pair<std::string, const Parameter*>> all;
-  CollectParameters("", &all);
+  std::vector<std::pair<std::string, const StateTensor*>> all;
+  CollectState("", Kinds::kAll, &all);
   bool one_device = true;
-  for (const auto& [name, p] : all) {
-    const Device d = p->tensor.defined() ? p->tensor.device() : device_;
+  for (const auto& [name, t] : all) {
+    const Device d = t->tensor.defined() ? t->tensor.device() : device_;
     placement.per_parameter.emplace_back(name, d);
     if (d != placement.per_parameter.front().second) one_device = false;
   }
   if (one_device) {
-    placement.device = all.empty() ? device_ : placement.per_parameter.front().second;
+    placement.device =
+        all.empty() ? device_ : placement.per_parameter.front().second;
   }
   return placement;
 }
@@ -184,32 +283,44 @@ std::vector<float> Module::InitialValues(const std::string& name,
   // fan_in of the weight this parameter belongs to: the elements of one
   // output row (in_features, or in_channels/groups * kh * kw).
   int64_t fan_in = 1;
-  for (const Parameter& p : parameters_) {
-    if (p.name == "weight" && p.shape.rank() > 1) {
+  for (const StateTensor& p : state_) {
+    if (!p.is_buffer && p.name == "weight" && p.shape.rank() > 1) {
       fan_in = p.shape.num_elements() / p.shape.dim(0);
     }
   }
-  const float bound = fan_in > 0 ? 1.0f / std::sqrt(static_cast<float>(fan_in)) : 0;
+  const float bound =
+      fan_in > 0 ? 1.0f / std::sqrt(static_cast<float>(fan_in)) : 0;
   std::vector<float> values(shape.num_elements());
   for (float& v : values) v = UniformSample(rng, bound);
   return values;
 }
 
+std::vector<float> Module::InitialBufferValues(const std::string& name,
+                                               const Shape& shape) const {
+  return std::vector<float>(shape.num_elements(), 0.0f);
+}
+
 absl::Status Module::InitializeParameters(uint64_t seed) {
+  SY_ASSIGN_OR_RETURN(BackendDevice * device, registry_->GetDevice(device_));
   std::mt19937_64 rng(seed);
-  // Each module draws its own parameters in registration order, depth first.
-  std::vector<std::pair<Module*, Parameter*>> order;
+  // Each module draws its own parameters in registration order, depth
+  // first; buffers draw nothing.
+  std::vector<std::pair<Module*, StateTensor*>> order;
   std::function<void(Module*)> visit = [&](Module* m) {
-    for (Parameter& p : m->parameters_) order.emplace_back(m, &p);
+    for (StateTensor& t : m->state_) order.emplace_back(m, &t);
     for (auto& [name, child] : m->children_) visit(child.get());
   };
   visit(this);
   std::vector<Tensor> values;
-  for (const auto& [module, p] : order) {
-    std::vector<float> init = module->InitialValues(p->name, p->shape, rng);
-    SY_ASSIGN_OR_RETURN(
-        Tensor t, Tensor::FromVector(p->shape, init, device_, *registry_));
-    values.push_back(std::move(t));
+  for (const auto& [module, t] : order) {
+    const std::vector<float> init =
+        t->is_buffer ? module->InitialBufferValues(t->name, t->shape)
+                     : module->InitialValues(t->name, t->shape, rng);
+    const std::vector<char> bytes = ToDTypeBytes(init, t->dtype);
+    SY_ASSIGN_OR_RETURN(Tensor tensor,
+                        Tensor::FromBytes(t->shape, t->dtype, bytes.data(),
+                                          bytes.size(), *device));
+    values.push_back(std::move(tensor));
   }
   for (size_t i = 0; i < order.size(); ++i) order[i].second->tensor = values[i];
   ClearPlans();
@@ -220,27 +331,24 @@ absl::Status Module::LoadStateDict(
     const std::map<std::string, HostArray>& state) {
   std::map<std::string, HostArrayView> views;
   for (const auto& [name, array] : state) {
-    if (static_cast<int64_t>(array.values.size()) !=
-        array.shape.num_elements()) {
+    absl::Status whole =
+        CheckArrayBytes(array, array.shape, absl::StrCat("'", name, "'"));
+    if (!whole.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "cannot load state dict into ", type_name(), ": '", name, "' has ",
-          array.values.size(), " values but shape ", array.shape.ToString(),
-          " has ", array.shape.num_elements(), " elements"));
+          "cannot load state dict into ", type_name(), ": ", whole.message()));
     }
-    views[name] = HostArrayView{
-        array.shape, reinterpret_cast<const char*>(array.values.data()),
-        array.values.size() * sizeof(float)};
+    views[name] = HostArrayView{array.shape, array.dtype, array.bytes.data(),
+                                array.bytes.size()};
   }
-  return LoadParameters(views, nullptr);
+  return LoadState(views, nullptr);
 }
 
 absl::Status Module::LoadSafetensors(const std::string& path) {
   SY_ASSIGN_OR_RETURN(std::unique_ptr<MappedSafetensors> file,
                       MappedSafetensors::Open(path));
-  absl::Status loaded =
-      LoadParameters(file->tensors(), [&](const char* data, size_t size) {
-        file->Release(data, size);
-      });
+  absl::Status loaded = LoadState(
+      file->tensors(),
+      [&](const char* data, size_t size) { file->Release(data, size); });
   if (!loaded.ok()) {
     return absl::Status(loaded.code(),
                         absl::StrCat(path, ": ", loaded.message()));
@@ -248,77 +356,110 @@ absl::Status Module::LoadSafetensors(const std::string& path) {
   return absl::OkStatus();
 }
 
-absl::Status Module::LoadParameters(
+absl::Status Module::LoadState(
     const std::map<std::string, HostArrayView>& state,
     const std::function<void(const char*, size_t)>& copied) {
-  std::vector<std::pair<std::string, Parameter*>> all;
-  CollectParameters("", &all);
-  std::vector<std::string> missing, unexpected, wrong_shape;
-  std::map<std::string, Parameter*> by_name;
-  for (const auto& [name, p] : all) {
-    by_name[name] = p;
+  std::vector<std::pair<std::string, StateTensor*>> all;
+  CollectState("", Kinds::kAll, &all);
+  std::vector<std::string> missing, unexpected, wrong_shape, wrong_dtype;
+  std::map<std::string, StateTensor*> by_name;
+  for (const auto& [name, t] : all) {
+    by_name[name] = t;
     auto it = state.find(name);
     if (it == state.end()) {
       missing.push_back(name);
-    } else if (it->second.shape != p->shape) {
-      wrong_shape.push_back(absl::StrCat(name, " (expected ", p->shape.ToString(),
-                                         ", file has ",
-                                         it->second.shape.ToString(), ")"));
+      continue;
+    }
+    const HostArrayView& source = it->second;
+    if (source.shape != t->shape) {
+      wrong_shape.push_back(absl::StrCat(name, " (expected ",
+                                         t->shape.ToString(), ", file has ",
+                                         source.shape.ToString(), ")"));
+    }
+    if (source.dtype != t->dtype &&
+        !(IsFloatingPoint(source.dtype) && IsFloatingPoint(t->dtype))) {
+      wrong_dtype.push_back(absl::StrCat(name, " (expected ",
+                                         DTypeName(t->dtype), ", file has ",
+                                         DTypeName(source.dtype), ")"));
     }
   }
   for (const auto& [name, array] : state) {
     if (by_name.count(name) == 0) unexpected.push_back(name);
   }
-  if (!missing.empty() || !unexpected.empty() || !wrong_shape.empty()) {
-    std::string message = absl::StrCat("cannot load state dict into ", type_name(), ":");
+  if (!missing.empty() || !unexpected.empty() || !wrong_shape.empty() ||
+      !wrong_dtype.empty()) {
+    std::string message =
+        absl::StrCat("cannot load state dict into ", type_name(), ":");
     if (!missing.empty()) {
-      absl::StrAppend(&message, "\n  missing parameters: ", absl::StrJoin(missing, ", "));
+      absl::StrAppend(&message,
+                      "\n  missing parameters: ", absl::StrJoin(missing, ", "));
     }
     if (!unexpected.empty()) {
       absl::StrAppend(&message, "\n  unexpected parameters: ",
                       absl::StrJoin(unexpected, ", "));
     }
     if (!wrong_shape.empty()) {
-      absl::StrAppend(&message, "\n  wrong shapes: ", absl::StrJoin(wrong_shape, "; "));
+      absl::StrAppend(&message,
+                      "\n  wrong shapes: ", absl::StrJoin(wrong_shape, "; "));
+    }
+    if (!wrong_dtype.empty()) {
+      absl::StrAppend(&message,
+                      "\n  wrong dtypes: ", absl::StrJoin(wrong_dtype, "; "),
+                      " (only floating-point dtypes convert on loading)");
     }
     absl::StrAppend(&message,
-                    "\nThe file must hold exactly this model's parameters, "
-                    "named as in PyTorch's state_dict().");
+                    "\nThe file must hold exactly this model's parameters "
+                    "and buffers, named as in PyTorch's state_dict().");
     return absl::InvalidArgumentError(message);
   }
   // Each tensor goes straight from `state` to the device, in pieces: a piece
   // of the destination is addressed as data() + offset (Buffer::data() is an
   // address in the device's address space) and `copied` may give the source
   // piece back (a mapped file's pages), so loading needs little more memory
-  // than the parameters themselves. Nothing changes unless all succeed.
+  // than the parameters themselves. A tensor of another floating dtype is
+  // converted on the host first (that one tensor's size). Nothing changes
+  // unless all succeed.
   constexpr size_t kPieceBytes = size_t{16} << 20;
   SY_ASSIGN_OR_RETURN(BackendDevice * device, registry_->GetDevice(device_));
   std::vector<Tensor> values;
-  for (const auto& [name, p] : all) {
-    const HostArrayView& source = state.at(name);
-    SY_ASSIGN_OR_RETURN(Tensor t, Tensor::Empty(p->shape, DType::kFloat32,
-                                                device_, *registry_));
-    if (source.size_bytes != t.size_bytes()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "parameter '", name, "': ", source.size_bytes,
-          " bytes of data for shape ", p->shape.ToString(), " (",
-          t.size_bytes(), " bytes)"));
-    }
-    for (size_t offset = 0; offset < source.size_bytes; offset += kPieceBytes) {
-      const size_t n = std::min(kPieceBytes, source.size_bytes - offset);
-      Buffer piece(t.device(), static_cast<char*>(t.buffer()->data()) + offset,
-                   n, /*release=*/nullptr);
-      absl::Status status =
-          device->CopyFromHost(source.data + offset, piece, n);
-      if (!status.ok()) {
-        return absl::Status(status.code(),
-                            absl::StrCat("copying parameter '", name, "' to ",
-                                         device_.ToString(), ": ",
-                                         status.message()));
+  for (const auto& [name, t] : all) {
+    const HostArrayView& view = state.at(name);
+    SY_ASSIGN_OR_RETURN(Tensor tensor,
+                        Tensor::Empty(t->shape, t->dtype, *device));
+    std::vector<char> converted;
+    const char* source = view.data;
+    size_t source_bytes = view.size_bytes;
+    if (view.dtype != t->dtype) {
+      converted.resize(tensor.size_bytes());
+      for (int64_t i = 0; i < t->shape.num_elements(); ++i) {
+        SetElementFromDouble(converted.data(), t->dtype, i,
+                             ElementAsDouble(view.data, view.dtype, i));
       }
-      if (copied) copied(source.data + offset, n);
+      if (copied) copied(view.data, view.size_bytes);
+      source = converted.data();
+      source_bytes = converted.size();
     }
-    values.push_back(std::move(t));
+    if (source_bytes != tensor.size_bytes()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "'", name, "': ", source_bytes, " bytes of data for shape ",
+          t->shape.ToString(), " of ", DTypeName(t->dtype), " (",
+          tensor.size_bytes(), " bytes)"));
+    }
+    for (size_t offset = 0; offset < source_bytes; offset += kPieceBytes) {
+      const size_t n = std::min(kPieceBytes, source_bytes - offset);
+      Buffer piece(*device, tensor.device(),
+                   static_cast<char*>(tensor.buffer()->data()) + offset, n,
+                   /*release=*/nullptr);
+      absl::Status status = device->CopyFromHost(source + offset, piece, n);
+      if (!status.ok()) {
+        return absl::Status(
+            status.code(),
+            absl::StrCat("copying '", name, "' to ", device_.ToString(), ": ",
+                         status.message()));
+      }
+      if (copied && converted.empty()) copied(source + offset, n);
+    }
+    values.push_back(std::move(tensor));
   }
   SY_RETURN_IF_ERROR(device->Synchronize());
   for (size_t i = 0; i < all.size(); ++i) all[i].second->tensor = values[i];
@@ -327,14 +468,18 @@ absl::Status Module::LoadParameters(
 }
 
 absl::StatusOr<std::map<std::string, HostArray>> Module::StateDict() const {
+  std::vector<std::pair<std::string, const StateTensor*>> all;
+  CollectState("", Kinds::kAll, &all);
   std::map<std::string, HostArray> state;
-  for (const auto& [name, tensor] : NamedParameters()) {
-    if (!tensor->defined()) {
+  for (const auto& [name, t] : all) {
+    if (!t->tensor.defined()) {
       return absl::FailedPreconditionError(
-          absl::StrCat("parameter '", name, "' is not initialized"));
+          absl::StrCat(t->is_buffer ? "buffer '" : "parameter '", name,
+                       "' is not initialized"));
     }
-    SY_ASSIGN_OR_RETURN(std::vector<float> values, tensor->ToVector(*registry_));
-    state[name] = HostArray{tensor->shape(), std::move(values)};
+    SY_ASSIGN_OR_RETURN(std::vector<char> bytes, t->tensor.ToBytes());
+    state[name] =
+        HostArray(t->tensor.shape(), t->tensor.dtype(), std::move(bytes));
   }
   return state;
 }
@@ -342,36 +487,58 @@ absl::StatusOr<std::map<std::string, HostArray>> Module::StateDict() const {
 absl::StatusOr<ValueId> Module::ParameterValue(Graph& graph,
                                                const std::string& name,
                                                const std::string& path) const {
-  for (const Parameter& p : parameters_) {
-    if (p.name != name) continue;
+  for (const StateTensor& t : state_) {
+    if (t.name != name) continue;
     const std::string full = Join(path, name);
-    if (!p.tensor.defined()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "parameter '", full, "' has no value; call InitializeParameters(seed) "
-          "or LoadStateDict(...) first"));
+    if (!t.tensor.defined()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(t.is_buffer ? "buffer '" : "parameter '", full,
+                       "' has no value; call InitializeParameters(seed) or "
+                       "LoadStateDict(...) first"));
     }
-    return graph.AddConstant(full, p.tensor);
+    return graph.AddConstant(full, t.tensor);
   }
-  return absl::InternalError(absl::StrCat(type_name(), " has no parameter '", name, "'"));
+  return absl::InternalError(
+      absl::StrCat(type_name(), " has no parameter or buffer '", name, "'"));
+}
+
+absl::StatusOr<Graph> Module::TraceGraph(
+    absl::Span<const InputSpec> inputs) const {
+  Graph graph;
+  std::vector<ValueId> ids;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string name =
+        inputs.size() == 1 ? "input" : absl::StrCat("input_", i);
+    ids.push_back(graph.AddInput(name, inputs[i].shape, inputs[i].device,
+                                 inputs[i].dtype));
+  }
+  SY_ASSIGN_OR_RETURN(std::vector<ValueId> outputs,
+                      TraceValues(graph, ids, ""));
+  if (outputs.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(type_name(), " returned no outputs"));
+  }
+  for (ValueId y : outputs) graph.AddOutput(y);
+  return graph;
 }
 
 absl::StatusOr<Graph> Module::TraceGraph(const Shape& input_shape,
                                          const Device& input_device) const {
-  Graph graph;
-  ValueId x = graph.AddInput("input", input_shape, input_device);
-  SY_ASSIGN_OR_RETURN(ValueId y, Trace(graph, x, ""));
-  graph.AddOutput(y);
-  return graph;
+  const InputSpec input{input_shape, DType::kFloat32, input_device};
+  return TraceGraph(absl::MakeConstSpan(&input, 1));
 }
 
-absl::StatusOr<ExecutablePlan*> Module::Compiled(const Shape& input_shape,
-                                                 const Device& input_device) {
-  const std::string key =
-      absl::StrCat(input_shape.ToString(), "@", input_device.ToString());
+absl::StatusOr<ExecutablePlan*> Module::Compiled(
+    absl::Span<const InputSpec> inputs) {
+  std::string key;
+  for (const InputSpec& input : inputs) {
+    absl::StrAppend(&key, DTypeName(input.dtype), input.shape.ToString(), "@",
+                    input.device.ToString(), ";");
+  }
   absl::MutexLock lock(&plans_mu_);
   auto it = plans_.find(key);
   if (it != plans_.end()) return it->second.get();
-  SY_ASSIGN_OR_RETURN(Graph graph, TraceGraph(input_shape, input_device));
+  SY_ASSIGN_OR_RETURN(Graph graph, TraceGraph(inputs));
   CompileOptions options;
   options.backends = registry_;
   options.placement = placement_;
@@ -381,16 +548,37 @@ absl::StatusOr<ExecutablePlan*> Module::Compiled(const Shape& input_shape,
   return (plans_[key] = std::move(plan)).get();
 }
 
+absl::StatusOr<ExecutablePlan*> Module::Compiled(const Shape& input_shape,
+                                                 const Device& input_device) {
+  const InputSpec input{input_shape, DType::kFloat32, input_device};
+  return Compiled(absl::MakeConstSpan(&input, 1));
+}
+
+absl::StatusOr<std::vector<Tensor>> Module::Forward(
+    absl::Span<const Tensor> inputs) {
+  std::vector<InputSpec> specs;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].defined()) {
+      return absl::InvalidArgumentError(
+          inputs.size() == 1
+              ? std::string("Forward was given an undefined tensor")
+              : absl::StrCat("Forward was given an undefined tensor as input ",
+                             i));
+    }
+    specs.push_back({inputs[i].shape(), inputs[i].dtype(), inputs[i].device()});
+  }
+  SY_ASSIGN_OR_RETURN(ExecutablePlan * plan, Compiled(specs));
+  return plan->Run(inputs);
+}
+
 absl::StatusOr<Tensor> Module::Forward(const Tensor& x) {
-  if (!x.defined()) {
-    return absl::InvalidArgumentError("Forward was given an undefined tensor");
+  SY_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
+                      Forward(absl::MakeConstSpan(&x, 1)));
+  if (outputs.size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        type_name(), " returns ", outputs.size(),
+        " outputs; call Forward(absl::Span<const Tensor>) to get them all"));
   }
-  if (x.dtype() != DType::kFloat32) {
-    return absl::UnimplementedError(absl::StrCat(
-        "input is ", DTypeName(x.dtype()), "; only float32 is supported"));
-  }
-  SY_ASSIGN_OR_RETURN(ExecutablePlan * plan, Compiled(x.shape(), x.device()));
-  SY_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, plan->Run({x}));
   return outputs[0];
 }
 

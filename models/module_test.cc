@@ -1,6 +1,7 @@
-// Module: parameter naming, seeded initialisation, forward against hand
-// computed results, the plan cache, To() (all or nothing), placement,
-// StateDict / LoadStateDict.
+// Module: parameter and buffer naming, seeded initialisation, forward
+// against hand computed results, the plan cache, To() (all or nothing),
+// placement, StateDict / LoadStateDict with dtypes, several inputs and
+// outputs.
 
 #include "models/module.h"
 
@@ -15,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "backends/cpu/cpu_backend.h"
 #include "core/backend.h"
 #include "core/backend_registry.h"
@@ -23,6 +25,7 @@
 #include "core/testing/host_backend.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "models/batch_norm.h"
 #include "models/conv2d.h"
 #include "models/linear.h"
 #include "models/parameterless_layers.h"
@@ -31,12 +34,14 @@
 namespace switchyard {
 namespace {
 
+using nn::BatchNorm2d;
 using nn::Conv2d;
 using nn::Conv2dOptions;
 using nn::Linear;
 using nn::ReLU;
 using nn::Sequential;
 using ::testing::ElementsAre;
+using ::testing::FloatNear;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -62,9 +67,8 @@ std::unique_ptr<Sequential> MakeNested(BackendRegistry& registry,
   return net;
 }
 
-std::vector<float> Values(
-    const Tensor& t, BackendRegistry& registry = BackendRegistry::Global()) {
-  absl::StatusOr<std::vector<float>> v = t.ToVector(registry);
+std::vector<float> Values(const Tensor& t) {
+  absl::StatusOr<std::vector<float>> v = t.ToVector();
   EXPECT_TRUE(v.ok()) << v.status();
   return v.ok() ? *v : std::vector<float>();
 }
@@ -82,7 +86,7 @@ Tensor MakeTensor(const Shape& shape, const std::vector<float>& values,
 std::vector<float> ForwardValues(Module& module, const Tensor& x) {
   absl::StatusOr<Tensor> y = module.Forward(x);
   EXPECT_TRUE(y.ok()) << y.status();
-  return y.ok() ? Values(*y, module.registry()) : std::vector<float>();
+  return y.ok() ? Values(*y) : std::vector<float>();
 }
 
 std::vector<float> Iota(int64_t n, float start, float step) {
@@ -151,7 +155,7 @@ class FlakyDevice : public BackendDevice {
       return absl::ResourceExhaustedError("flaky device is out of memory");
     }
     void* data = std::malloc(bytes == 0 ? 1 : bytes);
-    return std::make_shared<Buffer>(device_, data, bytes, &std::free);
+    return std::make_shared<Buffer>(*this, device_, data, bytes, &std::free);
   }
   absl::Status CopyFromHost(const void* src, Buffer& dst,
                             size_t bytes) override {
@@ -232,21 +236,21 @@ TEST(ModuleTest, InitializeParametersIsDeterministicPerSeed) {
   absl::StatusOr<std::map<std::string, HostArray>> sc = c->StateDict();
   ASSERT_TRUE(sa.ok() && sb.ok() && sc.ok());
   for (const auto& [name, array] : *sa) {
-    EXPECT_EQ(array.values, sb->at(name).values) << name;
-    EXPECT_NE(array.values, sc->at(name).values) << name;
+    EXPECT_EQ(array.ToFloats(), sb->at(name).ToFloats()) << name;
+    EXPECT_NE(array.ToFloats(), sc->at(name).ToFloats()) << name;
     // PyTorch's default: U(-1/sqrt(fan_in), 1/sqrt(fan_in)); the bias uses
     // its weight's fan_in.
     const float fan_in =
         name.rfind("0.", 0) == 0 ? 2 : (name == "1.2.weight" ? 4 : 3);
     const float bound = 1.0f / std::sqrt(fan_in);
-    for (float v : array.values) {
+    for (float v : array.values()) {
       EXPECT_LE(std::abs(v), bound) << name;
     }
   }
   // Re-initializing with the same seed gives the same values again.
   ASSERT_TRUE(a->InitializeParameters(7).ok());
-  EXPECT_EQ(a->StateDict()->at("1.2.weight").values,
-            sb->at("1.2.weight").values);
+  EXPECT_EQ(a->StateDict()->at("1.2.weight").ToFloats(),
+            sb->at("1.2.weight").ToFloats());
 }
 
 // ---------------------------------------------------------------------------
@@ -293,7 +297,7 @@ TEST(ModuleTest, Conv2dPaddingStrideMatchesHandComputed) {
   // Two input channels into one output, 3x3 kernel of ones, padding 1,
   // stride 2 over a 3x3 image: each output sums the window in both channels.
   Conv2dOptions o;
-  o.padding_h = o.padding_w = 1;
+  o.pad_h = o.pad_w = 1;
   o.stride_h = o.stride_w = 2;
   Conv2d conv(2, 1, 3, 3, o);
   std::vector<float> w(18, 1.0f);
@@ -374,8 +378,8 @@ TEST(ModuleTest, LoadStateDictInvalidatesThePlan) {
 
   // InitializeParameters invalidates too.
   ASSERT_TRUE(fc.InitializeParameters(3).ok());
-  const std::vector<float> w = fc.StateDict()->at("weight").values;
-  const float b = fc.StateDict()->at("bias").values[0];
+  const std::vector<float> w = fc.StateDict()->at("weight").ToFloats();
+  const float b = fc.StateDict()->at("bias").ToFloats()[0];
   EXPECT_THAT(ForwardValues(fc, x),
               ElementsAre(::testing::FloatNear(2 * w[0] + 3 * w[1] + b, 1e-6)));
 }
@@ -495,7 +499,7 @@ TEST(ModuleTest, UninitializedParametersMaterializeOnTheModuleDevice) {
   absl::StatusOr<std::map<std::string, HostArray>> b = on_cpu->StateDict();
   ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
   for (const auto& [name, array] : *a)
-    EXPECT_EQ(array.values, b->at(name).values) << name;
+    EXPECT_EQ(array.ToFloats(), b->at(name).ToFloats()) << name;
 }
 
 // ---------------------------------------------------------------------------
@@ -650,7 +654,7 @@ TEST(ModuleTest, LoadStateDictListsEveryProblemAndChangesNothing) {
 
   std::map<std::string, HostArray> state = *net->StateDict();
   for (auto& [name, array] : state) {
-    for (float& v : array.values) v += 1.0f;  // would change the outputs
+    for (float& v : array.mutable_values()) v += 1.0f;  // would change outputs
   }
   state.erase("0.bias");
   state.erase("1.2.weight");
@@ -681,6 +685,294 @@ TEST(ModuleTest, LoadStateDictListsEveryProblemAndChangesNothing) {
   EXPECT_THAT(status.message(), Not(HasSubstr("missing")));
   EXPECT_THAT(status.message(), Not(HasSubstr("unexpected")));
   EXPECT_EQ(ForwardValues(*net, x), before);
+}
+
+// ---------------------------------------------------------------------------
+// Buffers and dtypes
+
+TEST(ModuleTest, BuffersAreNamedAsInPyTorchAndNotCountedAsParameters) {
+  Sequential net;
+  net.Add(std::make_unique<Conv2d>(1, 2, 1, 1));
+  net.Add(std::make_unique<BatchNorm2d>(2));
+  std::vector<std::string> parameters, buffers, state;
+  for (const auto& [name, t] : net.NamedParameters()) {
+    parameters.push_back(name);
+  }
+  for (const auto& [name, t] : net.NamedBuffers()) {
+    buffers.push_back(name);
+    EXPECT_FALSE(t->defined()) << name;
+  }
+  EXPECT_THAT(parameters,
+              ElementsAre("0.weight", "0.bias", "1.weight", "1.bias"));
+  EXPECT_THAT(buffers, ElementsAre("1.running_mean", "1.running_var",
+                                   "1.num_batches_tracked"));
+  EXPECT_EQ(net.NumParameters(), 2 + 2 + 2 + 2);
+  const std::vector<StateSpec> specs = net.StateSpecs();
+  for (const StateSpec& spec : specs) state.push_back(spec.name);
+  EXPECT_THAT(state, ElementsAre("0.weight", "0.bias", "1.weight", "1.bias",
+                                 "1.running_mean", "1.running_var",
+                                 "1.num_batches_tracked"));
+  EXPECT_EQ(specs.back().dtype, DType::kInt64);
+  EXPECT_EQ(specs.back().shape, Shape());
+  EXPECT_TRUE(specs.back().is_buffer);
+  EXPECT_FALSE(specs[3].is_buffer);
+}
+
+TEST(ModuleTest, BatchNormInitializesAsPyTorchAndRoundTripsItsBuffers) {
+  BatchNorm2d bn(3);
+  ASSERT_TRUE(bn.InitializeParameters(5).ok());
+  absl::StatusOr<std::map<std::string, HostArray>> state = bn.StateDict();
+  ASSERT_TRUE(state.ok()) << state.status();
+  ASSERT_EQ(state->size(), 5u);
+  EXPECT_THAT(state->at("weight").values(), ElementsAre(1, 1, 1));
+  EXPECT_THAT(state->at("bias").values(), ElementsAre(0, 0, 0));
+  EXPECT_THAT(state->at("running_mean").values(), ElementsAre(0, 0, 0));
+  EXPECT_THAT(state->at("running_var").values(), ElementsAre(1, 1, 1));
+  const HostArray& tracked = state->at("num_batches_tracked");
+  EXPECT_EQ(tracked.dtype, DType::kInt64);
+  EXPECT_EQ(tracked.shape, Shape());
+  EXPECT_EQ(tracked.ElementAsDouble(0), 0);
+
+  (*state)["running_mean"] = HostArray(Shape({3}), {1, 2, 3});
+  (*state)["num_batches_tracked"] =
+      HostArray::Of<int64_t>(Shape(), {int64_t{1} << 40});
+  ASSERT_TRUE(bn.LoadStateDict(*state).ok());
+  absl::StatusOr<std::map<std::string, HostArray>> again = bn.StateDict();
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_THAT(again->at("running_mean").values(), ElementsAre(1, 2, 3));
+  EXPECT_EQ(again->at("num_batches_tracked").bytes,
+            state->at("num_batches_tracked").bytes);
+  const auto buffers = bn.NamedBuffers();
+  ASSERT_EQ(buffers.size(), 3u);
+  EXPECT_EQ(buffers[2].second->dtype(), DType::kInt64);
+}
+
+TEST(ModuleTest, BatchNormForwardMatchesHandComputed) {
+  BatchNorm2d bn(2, /*eps=*/0.5);
+  std::map<std::string, HostArray> state;
+  state["weight"] = HostArray(Shape({2}), {2, -1});
+  state["bias"] = HostArray(Shape({2}), {0.5f, 0});
+  state["running_mean"] = HostArray(Shape({2}), {1, -2});
+  state["running_var"] = HostArray(Shape({2}), {3.5f, 0.5f});
+  state["num_batches_tracked"] = HostArray::Of<int64_t>(Shape(), {7});
+  ASSERT_TRUE(bn.LoadStateDict(state).ok());
+  // Channel 0: (x - 1) / sqrt(3.5 + 0.5) * 2 + 0.5 = x - 0.5;
+  // channel 1: (x + 2) / sqrt(0.5 + 0.5) * -1 = -x - 2.
+  const std::vector<float> y =
+      ForwardValues(bn, MakeTensor({1, 2, 1, 2}, {1, 3, -2, 0}));
+  EXPECT_THAT(y, ElementsAre(FloatNear(0.5f, 1e-6), FloatNear(2.5f, 1e-6),
+                             FloatNear(0, 1e-6), FloatNear(-2, 1e-6)));
+}
+
+TEST(ModuleTest, ToMovesBuffersAllOrNothing) {
+  TwoBackendRegistry two;
+  Sequential net(two.get());
+  net.Add(std::make_unique<BatchNorm2d>(2));
+  ASSERT_TRUE(net.InitializeParameters(0).ok());
+  ASSERT_TRUE(net.To(Dev("fake:1")).ok());
+  for (const auto& [name, t] : net.NamedBuffers()) {
+    EXPECT_EQ(t->device(), Dev("fake:1")) << name;
+  }
+  EXPECT_EQ(net.Placement().ToString(), "fake:1");
+  EXPECT_EQ(net.Placement().per_parameter.size(), 5u);
+  EXPECT_EQ(net.StateDict()->at("0.running_var").ToFloats(),
+            std::vector<float>({1, 1}));
+
+  BackendRegistry registry;
+  ASSERT_TRUE(registry
+                  .Register("cpu",
+                            []() -> absl::StatusOr<std::unique_ptr<Backend>> {
+                              return cpu::CreateCpuBackend();
+                            })
+                  .ok());
+  // Room for three tensors: weight, bias and running_mean move.
+  ASSERT_TRUE(registry
+                  .Register("flaky",
+                            []() -> absl::StatusOr<std::unique_ptr<Backend>> {
+                              return std::make_unique<FlakyBackend>(3);
+                            })
+                  .ok());
+  Sequential flaky(registry);
+  flaky.Add(std::make_unique<BatchNorm2d>(2));
+  ASSERT_TRUE(flaky.InitializeParameters(0).ok());
+  absl::Status moved = flaky.To(Dev("flaky:0"));
+  EXPECT_EQ(moved.code(), absl::StatusCode::kResourceExhausted) << moved;
+  EXPECT_THAT(moved.message(),
+              HasSubstr("moving buffer '0.running_var' to flaky:0"));
+  for (const auto& [name, t] : flaky.NamedBuffers()) {
+    EXPECT_EQ(t->device(), Device::Cpu()) << name;
+  }
+}
+
+TEST(ModuleTest, LoadStateDictChecksBuffersAndTheirDTypes) {
+  BatchNorm2d bn(2);
+  std::map<std::string, HostArray> state;
+  state["weight"] = HostArray(Shape({2}), {1, 1});
+  state["bias"] = HostArray(Shape({2}), {0, 0});
+  state["running_mean"] = HostArray(Shape({2}), {0, 0});
+  state["running_var"] = HostArray(Shape({2}), {1, 1});
+  absl::Status status = bn.LoadStateDict(state);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(),
+              HasSubstr("missing parameters: num_batches_tracked"));
+
+  state["num_batches_tracked"] = HostArray(Shape(), {3});  // float32
+  status = bn.LoadStateDict(state);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(),
+              HasSubstr("wrong dtypes: num_batches_tracked (expected int64, "
+                        "file has float32) (only floating-point dtypes "
+                        "convert on loading)"));
+  EXPECT_FALSE(bn.NamedBuffers()[0].second->defined());
+}
+
+TEST(ModuleTest, FloatingPointEntriesConvertToTheParametersDType) {
+  Linear fc(2, 1);
+  const uint16_t one_half = 0x3800;  // 0.5 in float16
+  std::map<std::string, HostArray> state;
+  state["weight"] = HostArray::Of<double>(Shape({1, 2}), {0.25, -4});
+  state["bias"] = HostArray(
+      Shape({1}), DType::kFloat16,
+      std::vector<char>(reinterpret_cast<const char*>(&one_half),
+                        reinterpret_cast<const char*>(&one_half) + 2));
+  ASSERT_TRUE(fc.LoadStateDict(state).ok());
+  absl::StatusOr<std::map<std::string, HostArray>> loaded = fc.StateDict();
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->at("weight").dtype, DType::kFloat32);
+  EXPECT_THAT(loaded->at("weight").values(), ElementsAre(0.25f, -4));
+  EXPECT_THAT(loaded->at("bias").values(), ElementsAre(0.5f));
+  EXPECT_THAT(ForwardValues(fc, MakeTensor({1, 2}, {4, 1})),
+              ElementsAre(-2.5f));
+}
+
+// A layer with a float16 parameter (no op: it returns its input).
+class HalfScale : public Module {
+ public:
+  HalfScale() { RegisterParameter("scale", Shape({2}), DType::kFloat16); }
+  std::string type_name() const override { return "HalfScale"; }
+  absl::StatusOr<ValueId> Trace(Graph& graph, ValueId x,
+                                const std::string& path) const override {
+    return x;
+  }
+};
+
+TEST(ModuleTest, AFloat16ParameterKeepsItsDType) {
+  HalfScale half;
+  ASSERT_TRUE(half.InitializeParameters(1).ok());
+  EXPECT_EQ(half.NamedParameters()[0].second->dtype(), DType::kFloat16);
+  ASSERT_TRUE(
+      half.LoadStateDict({{"scale", HostArray(Shape({2}), {1.5f, -2})}}).ok());
+  const Tensor& scale = *half.NamedParameters()[0].second;
+  EXPECT_EQ(scale.dtype(), DType::kFloat16);
+  EXPECT_EQ(scale.size_bytes(), 4u);
+  EXPECT_EQ(Values(scale), std::vector<float>({1.5f, -2}));
+  absl::StatusOr<std::map<std::string, HostArray>> state = half.StateDict();
+  ASSERT_TRUE(state.ok()) << state.status();
+  EXPECT_EQ(state->at("scale").dtype, DType::kFloat16);
+  EXPECT_EQ(state->at("scale").bytes,
+            std::vector<char>({'\x00', '\x3e', '\x00', '\xc0'}));
+}
+
+// ---------------------------------------------------------------------------
+// Several inputs and outputs
+
+// (x, y) -> (x + y, relu(x)): two inputs, two outputs.
+class SumAndRelu : public Module {
+ public:
+  std::string type_name() const override { return "SumAndRelu"; }
+  absl::StatusOr<std::vector<ValueId>> TraceValues(
+      Graph& graph, absl::Span<const ValueId> inputs,
+      const std::string& path) const override {
+    if (inputs.size() != 2) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SumAndRelu takes 2 inputs, got ", inputs.size()));
+    }
+    const ValueId sum =
+        graph.AddNode("add", path.empty() ? "sum" : path + ".sum",
+                      {inputs[0], inputs[1]}, AttrMap());
+    const ValueId relu = graph.AddNode(
+        "relu", path.empty() ? "relu" : path + ".relu", {inputs[0]}, AttrMap());
+    return std::vector<ValueId>{sum, relu};
+  }
+};
+
+// x -> (relu(x), x + x): one input, two outputs.
+class Fork : public Module {
+ public:
+  std::string type_name() const override { return "Fork"; }
+  absl::StatusOr<std::vector<ValueId>> TraceValues(
+      Graph& graph, absl::Span<const ValueId> inputs,
+      const std::string& path) const override {
+    const ValueId relu = graph.AddNode("relu", path, {inputs[0]}, AttrMap());
+    const ValueId twice =
+        graph.AddNode("add", path, {inputs[0], inputs[0]}, AttrMap());
+    return std::vector<ValueId>{relu, twice};
+  }
+};
+
+TEST(ModuleTest, ForwardWithSeveralInputsAndOutputs) {
+  SumAndRelu module;
+  const std::vector<Tensor> inputs = {MakeTensor({3}, {1, -2, 3}),
+                                      MakeTensor({3}, {10, 20, 30})};
+  absl::StatusOr<std::vector<Tensor>> outputs = module.Forward(inputs);
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  ASSERT_EQ(outputs->size(), 2u);
+  EXPECT_THAT(Values((*outputs)[0]), ElementsAre(11, 18, 33));
+  EXPECT_THAT(Values((*outputs)[1]), ElementsAre(1, 0, 3));
+
+  const std::vector<InputSpec> specs = {{Shape({3})}, {Shape({3})}};
+  absl::StatusOr<Graph> graph = module.TraceGraph(specs);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  ASSERT_EQ(graph->inputs().size(), 2u);
+  EXPECT_EQ(graph->value(graph->inputs()[0]).name, "input_0");
+  EXPECT_EQ(graph->value(graph->inputs()[1]).name, "input_1");
+  EXPECT_EQ(graph->outputs().size(), 2u);
+  // Forward cached the plan for this signature.
+  absl::StatusOr<ExecutablePlan*> a = module.Compiled(specs);
+  absl::StatusOr<ExecutablePlan*> b = module.Compiled(specs);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(*a, *b);
+
+  absl::StatusOr<Tensor> one = module.Forward(inputs[0]);
+  EXPECT_EQ(one.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(one.status().message(), HasSubstr("takes 2 inputs, got 1"));
+}
+
+TEST(ModuleTest, SeveralOutputsWhereOneIsExpectedIsAnError) {
+  Fork fork;
+  Tensor x = MakeTensor({2}, {-1, 2});
+  absl::StatusOr<std::vector<Tensor>> both =
+      fork.Forward(absl::MakeConstSpan(&x, 1));
+  ASSERT_TRUE(both.ok()) << both.status();
+  ASSERT_EQ(both->size(), 2u);
+  EXPECT_THAT(Values((*both)[0]), ElementsAre(0, 2));
+  EXPECT_THAT(Values((*both)[1]), ElementsAre(-2, 4));
+
+  absl::StatusOr<Tensor> one = fork.Forward(x);
+  EXPECT_EQ(one.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(one.status().message(),
+              HasSubstr("Fork returns 2 outputs; call "
+                        "Forward(absl::Span<const Tensor>)"));
+
+  Sequential net;
+  net.Add(std::make_unique<Fork>());
+  absl::StatusOr<Tensor> in_sequence = net.Forward(x);
+  EXPECT_EQ(in_sequence.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(in_sequence.status().message(),
+              HasSubstr("'0' (Fork) returns 2 outputs where one is expected"));
+}
+
+TEST(ModuleTest, AModuleThatOverridesNeitherTraceIsAnError) {
+  class Blank : public Module {
+   public:
+    std::string type_name() const override { return "Blank"; }
+  };
+  Blank blank;
+  absl::StatusOr<Tensor> y = blank.Forward(MakeTensor({1}, {1}));
+  EXPECT_EQ(y.status().code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(y.status().message(),
+              HasSubstr("Blank overrides neither Trace (one input, one "
+                        "output) nor TraceValues"));
 }
 
 }  // namespace

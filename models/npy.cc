@@ -13,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/dtype.h"
 #include "core/shape.h"
 #include "core/status_macros.h"
 #include "models/file_io.h"
@@ -32,8 +33,49 @@ constexpr size_t kDataAlignment = 64;
 // dtype and at most a few dimensions, so a longer one is corrupt or hostile
 // and would only cost parsing time.
 constexpr uint64_t kMaxHeaderBytes = 10'000;
-// The only descr this reader and writer handle: little-endian float32.
-constexpr char kFloat32Descr[] = "<f4";
+// The descr NumPy writes for each dtype (little-endian; '|' where byte order
+// does not apply). bfloat16 has no NumPy dtype, so it has no entry: it
+// cannot be written, and no .npy file holds it.
+struct DescrOf {
+  DType dtype;
+  const char* descr;
+};
+constexpr DescrOf kDescrs[] = {
+    {DType::kFloat32, "<f4"}, {DType::kFloat16, "<f2"},
+    {DType::kFloat64, "<f8"}, {DType::kInt64, "<i8"},
+    {DType::kInt32, "<i4"},   {DType::kInt8, "|i1"},
+    {DType::kUInt8, "|u1"},   {DType::kBool, "|b1"},
+};
+
+const char* DescrFor(DType dtype) {
+  for (const DescrOf& d : kDescrs) {
+    if (d.dtype == dtype) return d.descr;
+  }
+  return nullptr;
+}
+
+// The dtype of `descr`. One-byte types have no byte order, so any order mark
+// ('|', '<', '>', '=') is accepted for them.
+std::optional<DType> DTypeForDescr(absl::string_view descr) {
+  for (const DescrOf& d : kDescrs) {
+    const absl::string_view known(d.descr);
+    if (descr == known) return d.dtype;
+    if (known[0] == '|' && descr.size() == known.size() &&
+        (descr[0] == '<' || descr[0] == '>' || descr[0] == '=') &&
+        descr.substr(1) == known.substr(1)) {
+      return d.dtype;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string SupportedDescrs() {
+  std::vector<std::string> parts;
+  for (const DescrOf& d : kDescrs) {
+    parts.push_back(absl::StrCat("'", d.descr, "' (", DTypeName(d.dtype), ")"));
+  }
+  return absl::StrJoin(parts, ", ");
+}
 
 // `text` for an error message: printable ASCII as is, anything else (NumPy
 // headers are ASCII) as a C escape.
@@ -88,7 +130,8 @@ class HeaderDictParser {
           return absl::UnimplementedError(absl::StrCat(
               source_name_,
               ": structured (record) arrays are not supported; save a plain "
-              "float32 array: np.save(path, np.asarray(x, dtype=np.float32))"));
+              "array of one dtype, such as np.save(path, np.asarray(x, "
+              "dtype=np.float32))"));
         }
         SY_ASSIGN_OR_RETURN(header.descr,
                             ParseString("a quoted string for 'descr'"));
@@ -219,17 +262,20 @@ std::string ShapeTuple(const std::vector<int64_t>& dims) {
 }
 
 absl::Status CheckWritable(const HostArray& array) {
+  if (DescrFor(array.dtype) == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        DTypeName(array.dtype),
+        " has no NumPy dtype, so it cannot be stored in a .npy file; convert "
+        "the array to float32 first, or write a .safetensors file (which has "
+        "BF16)"));
+  }
   if (array.shape.rank() > kMaxTensorFileRank) {
     return absl::InvalidArgumentError(
         absl::StrCat("shape has rank ", array.shape.rank(), "; at most ",
                      kMaxTensorFileRank, " dimensions are supported"));
   }
   SY_ASSIGN_OR_RETURN(const Shape shape, Shape::Create(array.shape.dims()));
-  if (array.values.size() != static_cast<uint64_t>(shape.num_elements())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the array has ", array.values.size(), " values but shape ",
-        shape.ToString(), " has ", shape.num_elements(), " elements"));
-  }
+  SY_RETURN_IF_ERROR(CheckArrayBytes(array, shape, "the array"));
   return absl::OkStatus();
 }
 
@@ -300,11 +346,16 @@ absl::StatusOr<HostArray> ParseNpy(absl::string_view bytes,
         absl::StrCat(source_name, ": .npy header has no '", missing,
                      "' key; it needs 'descr', 'fortran_order' and 'shape'"));
   }
-  if (*header.descr != kFloat32Descr) {
+  const std::optional<DType> dtype = DTypeForDescr(*header.descr);
+  if (!dtype.has_value()) {
+    const bool big_endian = !header.descr->empty() && (*header.descr)[0] == '>';
     return absl::UnimplementedError(absl::StrCat(
         source_name, ": dtype descr '", *header.descr,
-        "' is not supported; only little-endian float32 ('<f4') is. Save "
-        "float32: np.save(path, np.asarray(x, dtype=np.float32))"));
+        "' is not supported; the supported ones are ", SupportedDescrs(),
+        big_endian ? ". Save little-endian data: np.save(path, "
+                     "x.astype(x.dtype.newbyteorder('<')))"
+                   : ". Save one of these: np.save(path, np.asarray(x, "
+                     "dtype=np.float32))"));
   }
   if (*header.fortran_order) {
     return absl::UnimplementedError(absl::StrCat(
@@ -318,28 +369,28 @@ absl::StatusOr<HostArray> ParseNpy(absl::string_view bytes,
         source_name, ": shape ", ShapeTuple(dims), " has rank ", dims.size(),
         "; at most ", kMaxTensorFileRank, " dimensions are supported"));
   }
-  absl::StatusOr<Shape> shape = Shape::Create(dims, sizeof(float));
+  const size_t element_size = DTypeSize(*dtype);
+  absl::StatusOr<Shape> shape = Shape::Create(dims, element_size);
   if (!shape.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(source_name, ": ", shape.status().message()));
   }
   // Shape::Create guarantees the byte count fits in int64.
   const uint64_t expected_bytes =
-      static_cast<uint64_t>(shape->num_elements()) * sizeof(float);
+      static_cast<uint64_t>(shape->num_elements()) * element_size;
   if (data.size() != expected_bytes) {
     return absl::InvalidArgumentError(absl::StrCat(
-        source_name, ": shape ", ShapeTuple(dims), " of float32 needs ",
-        expected_bytes, " data bytes, but the file has ", data.size(),
+        source_name, ": shape ", ShapeTuple(dims), " of ", DTypeName(*dtype),
+        " needs ", expected_bytes, " data bytes, but the file has ",
+        data.size(),
         data.size() < expected_bytes ? "; it is truncated"
                                      : "; it has extra bytes after the data"));
   }
 
-  HostArray array;
-  array.values.resize(static_cast<size_t>(shape->num_elements()));
-  // memcpy, not a cast: nothing guarantees the data is aligned in `bytes`.
-  if (!data.empty()) std::memcpy(array.values.data(), data.data(), data.size());
-  array.shape = *std::move(shape);
-  return array;
+  // A copy into the array's own (aligned) storage: nothing guarantees the
+  // data is aligned in `bytes`.
+  return HostArray(*std::move(shape), *dtype,
+                   std::vector<char>(data.begin(), data.end()));
 }
 
 absl::StatusOr<HostArray> ReadNpy(const std::string& path) {
@@ -350,7 +401,8 @@ absl::StatusOr<HostArray> ReadNpy(const std::string& path) {
 }
 
 std::string SerializeNpy(const HostArray& array) {
-  std::string header = absl::StrCat("{'descr': '", kFloat32Descr,
+  const char* descr = DescrFor(array.dtype);
+  std::string header = absl::StrCat("{'descr': '", descr ? descr : "?",
                                     "', 'fortran_order': False, 'shape': ",
                                     ShapeTuple(array.shape.dims()), ", }");
   // Version 1.0 stores the header length in 2 bytes; as NumPy does, fall
@@ -374,8 +426,7 @@ std::string SerializeNpy(const HostArray& array) {
     bytes.push_back(static_cast<char>((header_size >> (8 * i)) & 0xff));
   }
   bytes += header;
-  bytes.append(reinterpret_cast<const char*>(array.values.data()),
-               array.values.size() * sizeof(float));
+  bytes.append(array.bytes.data(), array.bytes.size());
   return bytes;
 }
 

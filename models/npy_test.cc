@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/dtype.h"
 #include "core/shape.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -52,7 +54,8 @@ std::string TempPath(const std::string& name) {
 
 void ExpectSameArray(const HostArray& actual, const HostArray& expected) {
   EXPECT_EQ(actual.shape, expected.shape);
-  EXPECT_EQ(actual.values, expected.values);
+  EXPECT_EQ(actual.dtype, expected.dtype);
+  EXPECT_EQ(actual.bytes, expected.bytes);
 }
 
 TEST(NpyTest, RoundTripsThroughFile) {
@@ -71,6 +74,105 @@ TEST(NpyTest, RoundTripsThroughFile) {
     ASSERT_TRUE(read.ok()) << read.status();
     ExpectSameArray(*read, array);
   }
+}
+
+// Arrays of every dtype .npy can hold, with values that test each dtype's
+// edges (sign, subnormals, extremes).
+std::vector<HostArray> ArraysOfEveryDType() {
+  const std::vector<uint16_t> half = {0x3c00, 0x8001, 0x7bff, 0xfc00};
+  HostArray float16(
+      Shape({2, 2}), DType::kFloat16,
+      std::vector<char>(reinterpret_cast<const char*>(half.data()),
+                        reinterpret_cast<const char*>(half.data()) + 8));
+  const bool flags[] = {true, false, true};
+  return {
+      HostArray(Shape({2, 3}), {1, 2, 3, 4, 5, -6.5f}),
+      float16,
+      HostArray::Of<double>(Shape({3}), {1e-310, -2.5, 1e300}),
+      HostArray::Of<int64_t>(Shape(), {-9007199254740993}),
+      HostArray::Of<int32_t>(Shape({1, 2}), {-2147483647 - 1, 2147483647}),
+      HostArray::Of<int8_t>(Shape({3}), {-128, 0, 127}),
+      HostArray::Of<uint8_t>(Shape({2, 1}), {0, 255}),
+      HostArray::Of<bool>(Shape({3}), flags),
+      HostArray::Of<int64_t>(Shape({0, 2}), {}),
+  };
+}
+
+TEST(NpyTest, RoundTripsEveryDType) {
+  const std::string path = TempPath("every_dtype.npy");
+  for (const HostArray& array : ArraysOfEveryDType()) {
+    SCOPED_TRACE(DTypeName(array.dtype));
+    ASSERT_TRUE(WriteNpy(path, array).ok());
+    absl::StatusOr<HostArray> read = ReadNpy(path);
+    ASSERT_TRUE(read.ok()) << read.status();
+    ExpectSameArray(*read, array);
+  }
+}
+
+TEST(NpyTest, WritesNumpysDescrForEachDType) {
+  const std::vector<std::pair<DType, std::string>> expected = {
+      {DType::kFloat32, "<f4"}, {DType::kFloat16, "<f2"},
+      {DType::kFloat64, "<f8"}, {DType::kInt64, "<i8"},
+      {DType::kInt32, "<i4"},   {DType::kInt8, "|i1"},
+      {DType::kUInt8, "|u1"},   {DType::kBool, "|b1"},
+  };
+  for (const auto& [dtype, descr] : expected) {
+    SCOPED_TRACE(descr);
+    const HostArray array(Shape({1}), dtype,
+                          std::vector<char>(DTypeSize(dtype)));
+    EXPECT_THAT(SerializeNpy(array),
+                HasSubstr(absl::StrCat("{'descr': '", descr, "', ")));
+  }
+}
+
+TEST(NpyTest, ReadsOneByteDTypesWithAnyByteOrderMark) {
+  for (const char* descr : {"'|i1'", "'<i1'", "'>i1'", "'=i1'"}) {
+    SCOPED_TRACE(descr);
+    absl::StatusOr<HostArray> parsed = ParseNpy(
+        NpyWith(Dict(descr, "False", "(2,)"), std::string("\xff\x07", 2)),
+        "i1");
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    ExpectSameArray(*parsed, HostArray::Of<int8_t>(Shape({2}), {-1, 7}));
+  }
+  absl::StatusOr<HostArray> flags = ParseNpy(
+      NpyWith(Dict("'|b1'", "False", "(3,)"), std::string("\1\0\1", 3)), "b1");
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  EXPECT_EQ(flags->dtype, DType::kBool);
+  EXPECT_EQ(flags->ToFloats(), std::vector<float>({1, 0, 1}));
+}
+
+TEST(NpyTest, RefusesToWriteBFloat16) {
+  const std::string path = TempPath("bf16.npy");
+  const uint16_t one = 0x3f80;
+  const HostArray array(
+      Shape({1}), DType::kBFloat16,
+      std::vector<char>(reinterpret_cast<const char*>(&one),
+                        reinterpret_cast<const char*>(&one) + 2));
+  absl::Status status = WriteNpy(path, array);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), HasSubstr(path));
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("bfloat16 has no NumPy dtype, so it cannot be stored "
+                        "in a .npy file; convert the array to float32 first, "
+                        "or write a .safetensors file"));
+  EXPECT_EQ(ReadNpy(path).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(NpyTest, WriteChecksBytesAgainstTheDType) {
+  // Five bytes cannot be int32 values; eight are two, not the shape's three.
+  absl::Status status =
+      WriteNpy(TempPath("bad_bytes.npy"),
+               HostArray(Shape({1}), DType::kInt32, std::vector<char>(5)));
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("has 5 bytes, not a whole number of 4-byte int32 "
+                        "values"));
+  status = WriteNpy(TempPath("bad_bytes.npy"),
+                    HostArray(Shape({3}), DType::kInt32, std::vector<char>(8)));
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("has 2 values but shape [3] has 3 elements (8 bytes "
+                        "of int32)"));
 }
 
 TEST(NpyTest, SerializesToTheNumpyLayout) {
@@ -99,7 +201,7 @@ TEST(NpyTest, WritesShapeTuplesAndAlignsDataTo64Bytes) {
     SCOPED_TRACE(c.tuple);
     const std::string bytes = SerializeNpy(c.array);
     EXPECT_THAT(bytes, HasSubstr(c.tuple));
-    const size_t data_start = bytes.size() - c.array.values.size() * 4;
+    const size_t data_start = bytes.size() - c.array.bytes.size();
     EXPECT_EQ(data_start % 64, 0u);
     EXPECT_EQ(bytes[data_start - 1], '\n');
   }
@@ -256,13 +358,21 @@ std::vector<BadInput> BadInputs() {
        kInvalid, ".npy header has no 'shape' key"},
       {"BigEndianFloat32", NpyWith(Dict("'>f4'", "False", "(6,)"), six),
        kUnimplemented,
-       "dtype descr '>f4' is not supported; only little-endian float32 "
-       "('<f4') is. Save float32: np.save(path, np.asarray(x, "
-       "dtype=np.float32))"},
-      {"Float64", NpyWith(Dict("'<f8'", "False", "(3,)"), six), kUnimplemented,
-       "dtype descr '<f8' is not supported"},
-      {"Int32", NpyWith(Dict("'<i4'", "False", "(6,)"), six), kUnimplemented,
-       "dtype descr '<i4' is not supported"},
+       "dtype descr '>f4' is not supported; the supported ones are '<f4' "
+       "(float32), '<f2' (float16), '<f8' (float64), '<i8' (int64), '<i4' "
+       "(int32), '|i1' (int8), '|u1' (uint8), '|b1' (bool). Save "
+       "little-endian data"},
+      {"BigEndianInt64", NpyWith(Dict("'>i8'", "False", "(3,)"), six),
+       kUnimplemented, "dtype descr '>i8' is not supported"},
+      {"Complex64", NpyWith(Dict("'<c8'", "False", "(3,)"), six),
+       kUnimplemented,
+       "dtype descr '<c8' is not supported; the supported ones are"},
+      {"UInt16", NpyWith(Dict("'<u2'", "False", "(12,)"), six), kUnimplemented,
+       "dtype descr '<u2' is not supported"},
+      {"Int64DataTooShort", NpyWith(Dict("'<i8'", "False", "(4,)"), six),
+       kInvalid,
+       "shape (4,) of int64 needs 32 data bytes, but the file has 24; it is "
+       "truncated"},
       {"StructuredDtype",
        NpyWith(Dict("[('a', '<f4'), ('b', '<f4')]", "False", "(3,)"), six),
        kUnimplemented, "structured (record) arrays are not supported"},

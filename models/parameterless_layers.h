@@ -5,12 +5,16 @@
 #include <string>
 
 #include "models/module.h"
+#include "ops/pool_attrs.h"
+#include "ops/tensor_attrs.h"
 
 namespace switchyard {
 namespace nn {
 
-// Layers without parameters: each emits one op with its attributes.
-// Attribute checks happen in shape inference, with the layer path.
+// Layers without parameters: each emits one op with its attributes, kept as
+// the op's typed attribute struct (ops/pool_attrs.h, ops/tensor_attrs.h:
+// their defaults are the ops'). Attribute checks happen in shape inference,
+// with the layer path.
 
 // torch.nn.ReLU.
 class ReLU : public Module {
@@ -20,77 +24,78 @@ class ReLU : public Module {
                                 const std::string& path) const override;
 };
 
-struct MaxPool2dOptions {
-  int64_t kernel_h = 2, kernel_w = 2;
-  // Negative: same as the kernel, PyTorch's default.
-  int64_t stride_h = -1, stride_w = -1;
-  int64_t padding_h = 0, padding_w = 0;
-  int64_t dilation_h = 1, dilation_w = 1;
-  bool ceil_mode = false;
-};
+// kernel_h/kernel_w (required), stride (0: the kernel's, PyTorch's
+// default), pad_h/pad_w, dilation, ceil_mode.
+using MaxPool2dOptions = MaxPool2dAttrs;
 
 // torch.nn.MaxPool2d.
 class MaxPool2d : public Module {
  public:
-  explicit MaxPool2d(MaxPool2dOptions options) : options_(options) {}
+  explicit MaxPool2d(const MaxPool2dAttrs& options) : options_(options) {}
   // Square kernel and stride, as MaxPool2d(kernel_size=2, stride=2).
-  MaxPool2d(int64_t kernel, int64_t stride);
+  MaxPool2d(int64_t kernel, int64_t stride)
+      : options_(MaxPool2dAttrs::Square(kernel, stride)) {}
   std::string type_name() const override { return "MaxPool2d"; }
   absl::StatusOr<ValueId> Trace(Graph& graph, ValueId x,
                                 const std::string& path) const override;
 
  private:
-  MaxPool2dOptions options_;
+  MaxPool2dAttrs options_;
 };
 
 // torch.nn.AdaptiveAvgPool2d((output_h, output_w)).
 class AdaptiveAvgPool2d : public Module {
  public:
   AdaptiveAvgPool2d(int64_t output_h, int64_t output_w)
-      : output_h_(output_h), output_w_(output_w) {}
+      : attrs_{output_h, output_w} {}
+  explicit AdaptiveAvgPool2d(const AdaptiveAvgPool2dAttrs& attrs)
+      : attrs_(attrs) {}
   std::string type_name() const override { return "AdaptiveAvgPool2d"; }
   absl::StatusOr<ValueId> Trace(Graph& graph, ValueId x,
                                 const std::string& path) const override;
 
  private:
-  int64_t output_h_, output_w_;
+  AdaptiveAvgPool2dAttrs attrs_;
 };
 
 // torch.nn.Flatten(start_dim, end_dim).
 class Flatten : public Module {
  public:
-  explicit Flatten(int64_t start_dim = 1, int64_t end_dim = -1)
-      : start_dim_(start_dim), end_dim_(end_dim) {}
+  Flatten() = default;
+  explicit Flatten(int64_t start_dim, int64_t end_dim = FlattenAttrs().end_dim)
+      : attrs_{start_dim, end_dim} {}
+  explicit Flatten(const FlattenAttrs& attrs) : attrs_(attrs) {}
   std::string type_name() const override { return "Flatten"; }
   absl::StatusOr<ValueId> Trace(Graph& graph, ValueId x,
                                 const std::string& path) const override;
 
  private:
-  int64_t start_dim_, end_dim_;
+  FlattenAttrs attrs_;
 };
 
 // torch.nn.Dropout: the identity at inference, which is all Switchyard runs.
 class Dropout : public Module {
  public:
-  explicit Dropout(double p = 0.5) : p_(p) {}
+  Dropout() = default;
+  explicit Dropout(double p) : attrs_{p} {}
   std::string type_name() const override { return "Dropout"; }
   absl::StatusOr<ValueId> Trace(Graph& graph, ValueId x,
                                 const std::string& path) const override;
 
  private:
-  double p_;
+  DropoutAttrs attrs_;
 };
 
 // torch.nn.Softmax(dim).
 class Softmax : public Module {
  public:
-  explicit Softmax(int64_t dim) : dim_(dim) {}
+  explicit Softmax(int64_t dim) : attrs_{dim} {}
   std::string type_name() const override { return "Softmax"; }
   absl::StatusOr<ValueId> Trace(Graph& graph, ValueId x,
                                 const std::string& path) const override;
 
  private:
-  int64_t dim_;
+  SoftmaxAttrs attrs_;
 };
 
 }  // namespace nn

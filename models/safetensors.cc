@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/dtype.h"
 #include "core/shape.h"
 #include "core/status_macros.h"
 #include "models/file_io.h"
@@ -43,12 +44,45 @@ constexpr size_t kMaxTensors = 100'000;
 constexpr size_t kCopyChunkBytes = size_t{16} << 20;
 constexpr char kMetadataKey[] = "__metadata__";
 
-// Every dtype the safetensors format defines. Only F32 can be loaded; the
-// rest are recognized so that a valid file gets Unimplemented, not
+// Every dtype the safetensors format defines. Those without a runtime dtype
+// (kDTypeNames) are recognized so that a valid file gets Unimplemented, not
 // InvalidArgument.
 constexpr const char* kSafetensorsDTypes[] = {
     "BOOL", "U8",  "I8",  "I16", "U16", "F16",     "BF16",   "I32",
     "U32",  "F32", "F64", "I64", "U64", "F8_E4M3", "F8_E5M2"};
+
+// The safetensors name of each runtime dtype.
+struct NamedDType {
+  DType dtype;
+  const char* name;
+};
+constexpr NamedDType kDTypeNames[] = {
+    {DType::kFloat32, "F32"},   {DType::kFloat16, "F16"},
+    {DType::kBFloat16, "BF16"}, {DType::kFloat64, "F64"},
+    {DType::kInt64, "I64"},     {DType::kInt32, "I32"},
+    {DType::kInt8, "I8"},       {DType::kUInt8, "U8"},
+    {DType::kBool, "BOOL"},
+};
+
+std::optional<DType> DTypeForName(absl::string_view name) {
+  for (const NamedDType& d : kDTypeNames) {
+    if (name == d.name) return d.dtype;
+  }
+  return std::nullopt;
+}
+
+const char* NameForDType(DType dtype) {
+  for (const NamedDType& d : kDTypeNames) {
+    if (d.dtype == dtype) return d.name;
+  }
+  return "?";  // unreachable: every DType has a name
+}
+
+std::string SupportedDTypes() {
+  std::vector<std::string> names;
+  for (const NamedDType& d : kDTypeNames) names.push_back(d.name);
+  return absl::StrJoin(names, ", ");
+}
 
 bool IsSafetensorsDType(absl::string_view name) {
   for (const char* known : kSafetensorsDTypes) {
@@ -235,6 +269,7 @@ absl::StatusOr<uint64_t> ToUint64(const Json& value, absl::string_view where,
 struct Entry {
   std::string name;
   Shape shape;
+  DType dtype = DType::kFloat32;
   uint64_t begin = 0;
   uint64_t end = 0;
 };
@@ -270,13 +305,15 @@ absl::StatusOr<Entry> ParseEntry(const std::string& name, const Json& info,
         where, ": unknown dtype \"", *dtype, "\"; safetensors dtypes are ",
         absl::StrJoin(kSafetensorsDTypes, ", ")));
   }
-  if (*dtype != "F32") {
+  const std::optional<DType> element_type = DTypeForName(*dtype);
+  if (!element_type.has_value()) {
     return absl::UnimplementedError(absl::StrCat(
-        where, ": dtype ", *dtype,
-        " is not supported; only F32 is. Convert the weights to float32 "
-        "before saving (PyTorch: `model.float()` then save_file(...); "
-        "NumPy: `x.astype(np.float32)`)"));
+        where, ": dtype ", *dtype, " is not supported; the supported ones are ",
+        SupportedDTypes(),
+        ". Convert the tensor before saving (PyTorch: `t.float()` then "
+        "save_file(...); NumPy: `x.astype(np.float32)`)"));
   }
+  const size_t element_size = DTypeSize(*element_type);
 
   if (!shape_json.is_array()) {
     return absl::InvalidArgumentError(
@@ -300,7 +337,7 @@ absl::StatusOr<Entry> ParseEntry(const std::string& name, const Json& info,
     }
     dims.push_back(static_cast<int64_t>(dim));
   }
-  absl::StatusOr<Shape> shape = Shape::Create(dims, sizeof(float));
+  absl::StatusOr<Shape> shape = Shape::Create(dims, element_size);
   if (!shape.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": ", shape.status().message()));
@@ -334,14 +371,14 @@ absl::StatusOr<Entry> ParseEntry(const std::string& name, const Json& info,
   }
   // Shape::Create guarantees the byte count fits in int64.
   const uint64_t expected_bytes =
-      static_cast<uint64_t>(shape->num_elements()) * sizeof(float);
+      static_cast<uint64_t>(shape->num_elements()) * element_size;
   if (end - begin != expected_bytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, ": shape ", shape->ToString(), " needs ",
-                     expected_bytes, " bytes of F32, but data_offsets [", begin,
-                     ", ", end, "] span ", end - begin, " bytes"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": shape ", shape->ToString(), " needs ", expected_bytes,
+        " bytes of ", *dtype, ", but data_offsets [", begin, ", ", end,
+        "] span ", end - begin, " bytes"));
   }
-  return Entry{name, *std::move(shape), begin, end};
+  return Entry{name, *std::move(shape), *element_type, begin, end};
 }
 
 absl::Status ParseMetadata(const Json& metadata_json,
@@ -424,11 +461,7 @@ absl::Status CheckWritable(const SafetensorsFile& file) {
       return absl::InvalidArgumentError(
           absl::StrCat(where, ": ", shape.status().message()));
     }
-    if (array.values.size() != static_cast<uint64_t>(shape->num_elements())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, ": has ", array.values.size(), " values but shape ",
-          shape->ToString(), " has ", shape->num_elements(), " elements"));
-    }
+    SY_RETURN_IF_ERROR(CheckArrayBytes(array, *shape, where + ":"));
   }
   for (const auto& [key, value] : file.metadata) {
     if (!IsValidUtf8(key) || !IsValidUtf8(value)) {
@@ -534,6 +567,7 @@ absl::StatusOr<SafetensorsIndex> ParseSafetensorsIndex(
 
   for (Entry& entry : entries) {
     HostArrayView view;
+    view.dtype = entry.dtype;
     view.data = data.data() + entry.begin;
     view.size_bytes = static_cast<size_t>(entry.end - entry.begin);
     view.shape = std::move(entry.shape);
@@ -552,8 +586,9 @@ HostArray CopyToHostArray(
     const HostArrayView& view,
     const std::function<void(const char*, size_t)>& copied) {
   HostArray array;
-  array.values.resize(static_cast<size_t>(view.shape.num_elements()));
-  char* out = reinterpret_cast<char*>(array.values.data());
+  array.dtype = view.dtype;
+  array.bytes.resize(view.size_bytes);
+  char* out = array.bytes.data();
   for (size_t offset = 0; offset < view.size_bytes;
        offset += kCopyChunkBytes) {
     const size_t n = std::min(kCopyChunkBytes, view.size_bytes - offset);
@@ -627,9 +662,9 @@ std::string SerializeSafetensors(const SafetensorsFile& file) {
   }
   uint64_t offset = 0;
   for (const auto& [name, array] : file.tensors) {
-    const uint64_t size = array.values.size() * sizeof(float);
+    const uint64_t size = array.bytes.size();
     nlohmann::ordered_json info = nlohmann::ordered_json::object();
-    info["dtype"] = "F32";
+    info["dtype"] = NameForDType(array.dtype);
     info["shape"] = array.shape.dims();
     info["data_offsets"] =
         nlohmann::ordered_json::array({offset, offset + size});
@@ -648,8 +683,7 @@ std::string SerializeSafetensors(const SafetensorsFile& file) {
   AppendLittleEndian64(header_text.size(), &bytes);
   bytes += header_text;
   for (const auto& [name, array] : file.tensors) {
-    bytes.append(reinterpret_cast<const char*>(array.values.data()),
-                 array.values.size() * sizeof(float));
+    bytes.append(array.bytes.data(), array.bytes.size());
   }
   return bytes;
 }

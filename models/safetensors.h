@@ -1,11 +1,14 @@
 #ifndef SWITCHYARD_MODELS_SAFETENSORS_H_
 #define SWITCHYARD_MODELS_SAFETENSORS_H_
 
-// Reading and writing .safetensors weight files (float32 tensors only).
+// Reading and writing .safetensors weight files.
 //
 // Layout: an 8-byte little-endian uint64 N, N bytes of UTF-8 JSON, then the
 // data section. The JSON maps each tensor name to
 //   {"dtype": "F32", "shape": [2, 3], "data_offsets": [begin, end]}
+// The dtypes read and written are those the runtime has: F32, F16, BF16, F64,
+// I64, I32, I8, U8 and BOOL (float32 ... bool); the format's others (I16,
+// U16, U32, U64, F8_*) are refused as Unimplemented.
 // with offsets relative to the start of the data section, plus an optional
 // "__metadata__" object of string -> string. Tensors tile the data section
 // exactly: no overlaps and no uncovered bytes.
@@ -40,7 +43,8 @@ struct SafetensorsFile {
 
 // Parses a whole file held in `bytes`. `source_name` (usually the path) leads
 // every error message. Errors: InvalidArgument for anything malformed,
-// Unimplemented for a valid dtype other than F32.
+// Unimplemented for a valid safetensors dtype the runtime lacks (F8_E4M3,
+// U16, ...).
 absl::StatusOr<SafetensorsFile> ParseSafetensors(absl::string_view bytes,
                                                  absl::string_view source_name);
 
@@ -115,9 +119,9 @@ class MappedSafetensors {
 // compact JSON with "__metadata__" first (only when non-empty), tensors sorted
 // by name and packed contiguously, the header padded with spaces to a
 // multiple of 8 bytes. Precondition: `file` passes the checks WriteSafetensors
-// makes (tensor values match their shapes, rank <= kMaxTensorFileRank, names
-// and metadata valid UTF-8 and no tensor named "__metadata__"); invalid UTF-8
-// would be replaced by U+FFFD.
+// makes (tensor bytes match their shapes and dtypes, rank <=
+// kMaxTensorFileRank, names and metadata valid UTF-8 and no tensor named
+// "__metadata__"); invalid UTF-8 would be replaced by U+FFFD.
 std::string SerializeSafetensors(const SafetensorsFile& file);
 
 // Checks `file`, serializes it and writes it to `path` via a temporary file,

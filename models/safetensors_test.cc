@@ -4,11 +4,14 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/dtype.h"
 #include "core/shape.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -16,6 +19,7 @@
 namespace switchyard {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 std::string LittleEndian64(uint64_t value) {
@@ -51,7 +55,17 @@ std::string TempPath(const std::string& name) {
 
 void ExpectSameArray(const HostArray& actual, const HostArray& expected) {
   EXPECT_EQ(actual.shape, expected.shape);
-  EXPECT_EQ(actual.values, expected.values);
+  EXPECT_EQ(actual.dtype, expected.dtype);
+  EXPECT_EQ(actual.bytes, expected.bytes);
+}
+
+std::vector<char> Bytes(std::initializer_list<uint16_t> bits) {
+  std::vector<char> bytes;
+  for (uint16_t b : bits) {
+    bytes.push_back(static_cast<char>(b & 0xff));
+    bytes.push_back(static_cast<char>(b >> 8));
+  }
+  return bytes;
 }
 
 TEST(SafetensorsTest, RoundTripsThroughFile) {
@@ -72,6 +86,81 @@ TEST(SafetensorsTest, RoundTripsThroughFile) {
     ASSERT_EQ(read->tensors.count(name), 1u);
     ExpectSameArray(read->tensors.at(name), array);
   }
+}
+
+TEST(SafetensorsTest, RoundTripsEveryDType) {
+  const bool flags[] = {true, false};
+  SafetensorsFile file;
+  file.tensors["f32"] = HostArray(Shape({2}), {1.5f, -2});
+  file.tensors["f16"] =
+      HostArray(Shape({3}), DType::kFloat16, Bytes({0x3c00, 0x8001, 0x7c00}));
+  file.tensors["bf16"] =
+      HostArray(Shape({1, 2}), DType::kBFloat16, Bytes({0x3f80, 0xff80}));
+  file.tensors["f64"] = HostArray::Of<double>(Shape({2}), {1e-310, -1e300});
+  file.tensors["i64"] = HostArray::Of<int64_t>(Shape(), {-9007199254740993});
+  file.tensors["i32"] = HostArray::Of<int32_t>(Shape({2}), {-7, 2147483647});
+  file.tensors["i8"] = HostArray::Of<int8_t>(Shape({2}), {-128, 127});
+  file.tensors["u8"] = HostArray::Of<uint8_t>(Shape({1}), {255});
+  file.tensors["bool"] = HostArray::Of<bool>(Shape({2}), flags);
+  file.tensors["empty_i64"] = HostArray::Of<int64_t>(Shape({0}), {});
+  const std::string path = TempPath("every_dtype.safetensors");
+  ASSERT_TRUE(WriteSafetensors(path, file).ok());
+
+  absl::StatusOr<SafetensorsFile> read = ReadSafetensors(path);
+  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_EQ(read->tensors.size(), file.tensors.size());
+  for (const auto& [name, array] : file.tensors) {
+    SCOPED_TRACE(name);
+    ASSERT_EQ(read->tensors.count(name), 1u);
+    ExpectSameArray(read->tensors.at(name), array);
+  }
+  EXPECT_EQ(read->tensors.at("bf16").ToFloats(),
+            std::vector<float>({1, -std::numeric_limits<float>::infinity()}));
+  EXPECT_EQ(read->tensors.at("i64").ElementAsDouble(0), -9007199254740992.0);
+}
+
+TEST(SafetensorsTest, WritesTheFormatsDTypeNames) {
+  const std::vector<std::pair<DType, std::string>> expected = {
+      {DType::kFloat32, "F32"},   {DType::kFloat16, "F16"},
+      {DType::kBFloat16, "BF16"}, {DType::kFloat64, "F64"},
+      {DType::kInt64, "I64"},     {DType::kInt32, "I32"},
+      {DType::kInt8, "I8"},       {DType::kUInt8, "U8"},
+      {DType::kBool, "BOOL"},
+  };
+  for (const auto& [dtype, name] : expected) {
+    SCOPED_TRACE(name);
+    SafetensorsFile file;
+    file.tensors["t"] =
+        HostArray(Shape({2}), dtype, std::vector<char>(2 * DTypeSize(dtype)));
+    EXPECT_THAT(SerializeSafetensors(file),
+                HasSubstr(absl::StrCat(R"({"t":{"dtype":")", name,
+                                       R"(","shape":[2],"data_offsets":[0,)",
+                                       2 * DTypeSize(dtype), "]}}")));
+  }
+}
+
+TEST(SafetensorsTest, ReadsATorchvisionBatchNormStateDict) {
+  // What torch's save_file writes for nn.BatchNorm2d(2): four F32 tensors
+  // and num_batches_tracked, an I64 scalar.
+  const std::string header =
+      R"({"bn.bias":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+      R"("bn.num_batches_tracked":{"dtype":"I64","shape":[],)"
+      R"("data_offsets":[8,16]},)"
+      R"("bn.running_mean":{"dtype":"F32","shape":[2],"data_offsets":[16,24]},)"
+      R"("bn.running_var":{"dtype":"F32","shape":[2],"data_offsets":[24,32]},)"
+      R"("bn.weight":{"dtype":"F32","shape":[2],"data_offsets":[32,40]}})";
+  const int64_t batches = 1234;
+  std::string data = FloatBytes({0.5f, -0.5f});
+  data.append(reinterpret_cast<const char*>(&batches), sizeof(batches));
+  data += FloatBytes({1, 2, 3, 4, 1, 1});
+  absl::StatusOr<SafetensorsFile> parsed =
+      ParseSafetensors(FileWith(header, data), "bn.safetensors");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  const HostArray& tracked = parsed->tensors.at("bn.num_batches_tracked");
+  EXPECT_EQ(tracked.dtype, DType::kInt64);
+  EXPECT_EQ(tracked.shape, Shape());
+  EXPECT_EQ(tracked.ElementAsDouble(0), 1234);
+  EXPECT_THAT(parsed->tensors.at("bn.running_var").values(), ElementsAre(3, 4));
 }
 
 TEST(SafetensorsTest, FileWithoutTensorsRoundTrips) {
@@ -162,7 +251,7 @@ TEST(SafetensorsTest, FailedWriteKeepsTheExistingFile) {
   rmdir((path + ".tmp").c_str());
 
   // So does an invalid file, before anything touches the disk.
-  replacement.tensors["w"].values.pop_back();
+  replacement.tensors["w"].bytes.resize(8);
   EXPECT_EQ(WriteSafetensors(path, replacement).code(),
             absl::StatusCode::kInvalidArgument);
 
@@ -277,16 +366,29 @@ std::vector<BadInput> BadInputs() {
        kInvalid, "tensor 'w': unknown dtype \"F33\"; safetensors dtypes are"},
       {"LowercaseDtype", FileWith(OneTensor(R"("f32")", "[1]", "[0,4]"), one),
        kInvalid, "unknown dtype \"f32\""},
-      {"Float16", FileWith(OneTensor(R"("F16")", "[2]", "[0,4]"), one),
-       kUnimplemented,
-       "tensor 'w': dtype F16 is not supported; only F32 is. Convert the "
-       "weights to float32 before saving (PyTorch: `model.float()`"},
-      {"BFloat16", FileWith(OneTensor(R"("BF16")", "[2]", "[0,4]"), one),
-       kUnimplemented, "dtype BF16 is not supported"},
       {"Float8", FileWith(OneTensor(R"("F8_E4M3")", "[4]", "[0,4]"), one),
-       kUnimplemented, "dtype F8_E4M3 is not supported"},
-      {"Int64", FileWith(OneTensor(R"("I64")", "[1]", "[0,8]"), two),
-       kUnimplemented, "dtype I64 is not supported"},
+       kUnimplemented,
+       "tensor 'w': dtype F8_E4M3 is not supported; the supported ones are "
+       "F32, F16, BF16, F64, I64, I32, I8, U8, BOOL. Convert the tensor "
+       "before saving (PyTorch: `t.float()`"},
+      {"Float8E5M2", FileWith(OneTensor(R"("F8_E5M2")", "[4]", "[0,4]"), one),
+       kUnimplemented, "dtype F8_E5M2 is not supported"},
+      {"UInt16", FileWith(OneTensor(R"("U16")", "[2]", "[0,4]"), one),
+       kUnimplemented, "dtype U16 is not supported"},
+      {"Int16", FileWith(OneTensor(R"("I16")", "[2]", "[0,4]"), one),
+       kUnimplemented, "dtype I16 is not supported"},
+      {"UInt64", FileWith(OneTensor(R"("U64")", "[1]", "[0,8]"), two),
+       kUnimplemented, "dtype U64 is not supported"},
+      {"Int64SizeMismatch",
+       FileWith(OneTensor(R"("I64")", "[2]", "[0,8]"), two), kInvalid,
+       "shape [2] needs 16 bytes of I64, but data_offsets [0, 8] span 8 bytes"},
+      {"Float16SizeMismatch",
+       FileWith(OneTensor(R"("F16")", "[1]", "[0,4]"), one), kInvalid,
+       "shape [1] needs 2 bytes of F16, but data_offsets [0, 4] span 4 bytes"},
+      {"BoolDimsOverflowByteCount",
+       FileWith(OneTensor(R"("BOOL")", "[4294967296,4294967296]", "[0,4]"),
+                one),
+       kInvalid, "has too many elements"},
       {"BeginAfterEnd", FileWith(OneTensor(R"("F32")", "[0]", "[8,4]"), two),
        kInvalid, "data_offsets [8, 4] are reversed; begin must be <= end"},
       {"EndPastDataSection",

@@ -43,7 +43,7 @@ Vgg::Vgg(const VggConfig& config, BackendRegistry& registry)
   auto features = std::make_unique<Sequential>();
   int64_t channels = config.in_channels;
   Conv2dOptions same;
-  same.padding_h = same.padding_w = 1;
+  same.pad_h = same.pad_w = 1;
   for (int64_t width : config.layers) {
     if (width == VggConfig::kPool) {
       features->Add(std::make_unique<MaxPool2d>(2, 2));
@@ -104,7 +104,7 @@ absl::Status Vgg::InitializeTorchvisionStyle(uint64_t seed) {
               ? std::sqrt(2.0f / static_cast<float>(shape.dim(0) * shape.dim(2) *
                                                     shape.dim(3)))
               : 0.01f;
-      for (float& v : array.values) v = NormalSample(rng, stddev);
+      for (float& v : array.mutable_values()) v = NormalSample(rng, stddev);
     }
     state[name] = std::move(array);
   }

@@ -106,7 +106,8 @@ TEST(VggTest, SmallVggForwardOnCpu) {
   ASSERT_TRUE(vgg.InitializeTorchvisionStyle(3).ok());
   const int64_t image = 3 * 32 * 32;
   const std::vector<float> pixels = Pattern(2 * image, 17);
-  absl::StatusOr<Tensor> x = Tensor::FromVector({2, 3, 32, 32}, pixels);
+  absl::StatusOr<Tensor> x = Tensor::FromVector(
+      {2, 3, 32, 32}, pixels, Device::Cpu(), BackendRegistry::Global());
   ASSERT_TRUE(x.ok());
   absl::StatusOr<Tensor> y = vgg.Forward(*x);
   ASSERT_TRUE(y.ok()) << y.status();
@@ -119,7 +120,8 @@ TEST(VggTest, SmallVggForwardOnCpu) {
   // Each image gives the same logits alone as in the batch.
   for (int i = 0; i < 2; ++i) {
     absl::StatusOr<Tensor> xi = Tensor::FromVector(
-        {1, 3, 32, 32}, absl::MakeConstSpan(pixels.data() + i * image, image));
+        {1, 3, 32, 32}, absl::MakeConstSpan(pixels.data() + i * image, image),
+        Device::Cpu(), BackendRegistry::Global());
     ASSERT_TRUE(xi.ok());
     absl::StatusOr<Tensor> yi = vgg.Forward(*xi);
     ASSERT_TRUE(yi.ok()) << yi.status();
@@ -133,8 +135,8 @@ TEST(VggTest, SmallVggForwardOnCpu) {
   }
 
   // Non-square inputs work too (the adaptive pool makes 2x2 of anything >= 4).
-  absl::StatusOr<Tensor> wide =
-      Tensor::FromVector({1, 3, 8, 20}, Pattern(480, 5));
+  absl::StatusOr<Tensor> wide = Tensor::FromVector(
+      {1, 3, 8, 20}, Pattern(480, 5), Device::Cpu(), BackendRegistry::Global());
   ASSERT_TRUE(wide.ok());
   absl::StatusOr<Tensor> yw = vgg.Forward(*wide);
   ASSERT_TRUE(yw.ok()) << yw.status();
@@ -145,7 +147,8 @@ TEST(VggTest, RejectsInputOfWrongRank) {
   Vgg vgg(Small());
   ASSERT_TRUE(vgg.InitializeTorchvisionStyle(0).ok());
   absl::StatusOr<Tensor> x =
-      Tensor::FromVector({3, 32, 32}, Pattern(3 * 32 * 32, 1));
+      Tensor::FromVector({3, 32, 32}, Pattern(3 * 32 * 32, 1), Device::Cpu(),
+                         BackendRegistry::Global());
   ASSERT_TRUE(x.ok());
   absl::StatusOr<Tensor> y = vgg.Forward(*x);
   ASSERT_FALSE(y.ok());
@@ -160,7 +163,8 @@ TEST(VggTest, RejectsInputWithWrongChannels) {
   Vgg vgg(Small());
   ASSERT_TRUE(vgg.InitializeTorchvisionStyle(0).ok());
   absl::StatusOr<Tensor> x =
-      Tensor::FromVector({1, 1, 32, 32}, Pattern(32 * 32, 1));
+      Tensor::FromVector({1, 1, 32, 32}, Pattern(32 * 32, 1), Device::Cpu(),
+                         BackendRegistry::Global());
   ASSERT_TRUE(x.ok());
   absl::StatusOr<Tensor> y = vgg.Forward(*x);
   ASSERT_FALSE(y.ok());
@@ -191,7 +195,8 @@ TEST(VggTest, TooSmallImageFailsInShapeInferenceNamingTheLayer) {
   Vgg vgg(c);
   ASSERT_TRUE(vgg.InitializeTorchvisionStyle(0).ok());
   absl::StatusOr<Tensor> x =
-      Tensor::FromVector({1, 3, 16, 16}, Pattern(3 * 256, 2));
+      Tensor::FromVector({1, 3, 16, 16}, Pattern(3 * 256, 2), Device::Cpu(),
+                         BackendRegistry::Global());
   ASSERT_TRUE(x.ok());
   absl::StatusOr<Tensor> y = vgg.Forward(*x);
   ASSERT_FALSE(y.ok());
@@ -204,7 +209,8 @@ TEST(VggTest, TooSmallImageFailsInShapeInferenceNamingTheLayer) {
   EXPECT_THAT(message, HasSubstr("[1, 4, 1, 1]"));
   // 32x32 is the smallest size that works.
   absl::StatusOr<Tensor> ok =
-      Tensor::FromVector({1, 3, 32, 32}, Pattern(3 * 1024, 2));
+      Tensor::FromVector({1, 3, 32, 32}, Pattern(3 * 1024, 2), Device::Cpu(),
+                         BackendRegistry::Global());
   ASSERT_TRUE(ok.ok());
   EXPECT_TRUE(vgg.Forward(*ok).ok());
 }
@@ -231,10 +237,10 @@ TEST(VggTest, TorchvisionStyleInitializationStatistics) {
   ASSERT_EQ(state->size(), 12u);
   for (const auto& [name, array] : *state) {
     if (absl::EndsWith(name, ".bias")) {
-      for (float v : array.values) ASSERT_EQ(v, 0.0f) << name;
+      for (float v : array.values()) ASSERT_EQ(v, 0.0f) << name;
       continue;
     }
-    const auto [mean, stddev] = Moments(array.values);
+    const auto [mean, stddev] = Moments(array.ToFloats());
     double expected;
     if (array.shape.rank() == 4) {
       // Kaiming normal, mode fan_out: fan_out = out_channels * kh * kw.
@@ -250,10 +256,10 @@ TEST(VggTest, TorchvisionStyleInitializationStatistics) {
   ASSERT_TRUE(again.InitializeTorchvisionStyle(42).ok());
   Vgg other(c);
   ASSERT_TRUE(other.InitializeTorchvisionStyle(43).ok());
-  EXPECT_EQ(again.StateDict()->at("features.3.weight").values,
-            state->at("features.3.weight").values);
-  EXPECT_NE(other.StateDict()->at("features.3.weight").values,
-            state->at("features.3.weight").values);
+  EXPECT_EQ(again.StateDict()->at("features.3.weight").ToFloats(),
+            state->at("features.3.weight").ToFloats());
+  EXPECT_NE(other.StateDict()->at("features.3.weight").ToFloats(),
+            state->at("features.3.weight").ToFloats());
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 // torch.nn.functional.adaptive_avg_pool2d; windows from AdaptiveStart and
 // AdaptiveEnd (ops/pool_geometry.h).
 //   operands:   input [N, C, H, W]
-//   attributes: output_size [2] (required, each >= 1)
+//   attributes: output_size [2] (required, each >= 1; ops/pool_attrs.h)
 //   output:     [N, C, output_size[0], output_size[1]]
 
 #include <memory>
@@ -29,13 +29,22 @@ int64_t WindowTotal(int64_t in, int64_t out) {
 class AdaptiveAvgPool2dOp : public OpDef {
  public:
   std::string name() const override { return "adaptive_avg_pool2d"; }
-  std::vector<std::string> operand_names() const override { return {"input"}; }
+  const OpSchema& schema() const override {
+    static const OpSchema* schema = [] {
+      auto* s = new OpSchema;
+      s->inputs = {{"input"}};
+      s->attrs = AdaptiveAvgPool2dAttrs::Specs();
+      s->dtypes = ops_internal::FloatingDTypes();
+      return s;
+    }();
+    return *schema;
+  }
 
   absl::StatusOr<Shape> InferShape(
       const AttrMap& attrs, absl::Span<const Shape> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckOperandCount(*this, operands));
+    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
     SY_ASSIGN_OR_RETURN(AdaptiveAvgPool2dAttrs a,
-                        ParseAdaptiveAvgPool2dAttrs(attrs));
+                        AdaptiveAvgPool2dAttrs::FromAttrMap(attrs));
     const Shape& input = operands[0];
     SY_RETURN_IF_ERROR(
         ops_internal::CheckRank(input, "input", 4, "(N, C, H, W)"));
@@ -47,7 +56,7 @@ class AdaptiveAvgPool2dOp : public OpDef {
   int64_t Flops(const AttrMap& attrs, absl::Span<const Shape> operands,
                 const Shape& output) const override {
     absl::StatusOr<AdaptiveAvgPool2dAttrs> a =
-        ParseAdaptiveAvgPool2dAttrs(attrs);
+        AdaptiveAvgPool2dAttrs::FromAttrMap(attrs);
     if (!a.ok() || operands.empty() || operands[0].rank() != 4) return 0;
     const Shape& input = operands[0];
     return ops_internal::SaturatingSum(

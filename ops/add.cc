@@ -1,6 +1,6 @@
 // add: elementwise input + other, as torch.add without alpha. Shapes must be
 // equal; broadcasting is not supported yet.
-//   operands: input, other (the same shape); output: that shape
+//   operands: input, other (the same shape and dtype); output: that shape
 
 #include <memory>
 #include <string>
@@ -18,14 +18,19 @@ namespace {
 class AddOp : public OpDef {
  public:
   std::string name() const override { return "add"; }
-  std::vector<std::string> operand_names() const override {
-    return {"input", "other"};
+  const OpSchema& schema() const override {
+    static const OpSchema* schema = [] {
+      auto* s = new OpSchema;
+      s->inputs = {{"input"}, {"other"}};
+      s->dtypes = ops_internal::NumericDTypes();
+      return s;
+    }();
+    return *schema;
   }
 
   absl::StatusOr<Shape> InferShape(
       const AttrMap& attrs, absl::Span<const Shape> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckOperandCount(*this, operands));
-    SY_RETURN_IF_ERROR(ops_internal::CheckKnownAttrs(attrs, name(), {}));
+    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
     if (operands[0] != operands[1]) {
       return absl::InvalidArgumentError(absl::StrCat(
           "input ", operands[0].ToString(), " and other ",

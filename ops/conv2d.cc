@@ -32,15 +32,21 @@ int64_t EffectiveKernel(int64_t kernel, int64_t dilation) {
 class Conv2dOp : public OpDef {
  public:
   std::string name() const override { return "conv2d"; }
-  std::vector<std::string> operand_names() const override {
-    return {"input", "weight", "bias"};
+  const OpSchema& schema() const override {
+    static const OpSchema* schema = [] {
+      auto* s = new OpSchema;
+      s->inputs = {{"input"}, {"weight"}, {"bias", /*optional=*/true}};
+      s->attrs = Conv2dAttrs::Specs();
+      s->dtypes = ops_internal::FloatingDTypes();
+      return s;
+    }();
+    return *schema;
   }
-  int min_operands() const override { return 2; }
 
   absl::StatusOr<Shape> InferShape(
       const AttrMap& attrs, absl::Span<const Shape> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckOperandCount(*this, operands));
-    SY_ASSIGN_OR_RETURN(Conv2dAttrs a, ParseConv2dAttrs(attrs));
+    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
+    SY_ASSIGN_OR_RETURN(Conv2dAttrs a, Conv2dAttrs::FromAttrMap(attrs));
     const Shape& input = operands[0];
     const Shape& weight = operands[1];
     SY_RETURN_IF_ERROR(

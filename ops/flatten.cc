@@ -1,7 +1,8 @@
 // flatten: merges dimensions start_dim..end_dim into one, as torch.flatten.
 //   operands:   input (any shape)
 //   attributes: start_dim = 1, end_dim = -1 (negative dims count from the
-//               end; start_dim must not come after end_dim)
+//               end; start_dim must not come after end_dim;
+//               ops/tensor_attrs.h)
 //   output:     e.g. [N, C, H, W] -> [N, C*H*W]; a rank-0 input gives [1]
 
 #include <memory>
@@ -13,6 +14,7 @@
 #include "core/op_def.h"
 #include "core/status_macros.h"
 #include "ops/op_util.h"
+#include "ops/tensor_attrs.h"
 
 namespace switchyard {
 namespace {
@@ -20,16 +22,24 @@ namespace {
 class FlattenOp : public OpDef {
  public:
   std::string name() const override { return "flatten"; }
-  std::vector<std::string> operand_names() const override { return {"input"}; }
+  const OpSchema& schema() const override {
+    static const OpSchema* schema = [] {
+      auto* s = new OpSchema;
+      s->inputs = {{"input"}};
+      s->attrs = FlattenAttrs::Specs();
+      s->dtypes = {};  // any: it only reshapes
+      return s;
+    }();
+    return *schema;
+  }
 
   absl::StatusOr<Shape> InferShape(
       const AttrMap& attrs, absl::Span<const Shape> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckOperandCount(*this, operands));
-    SY_RETURN_IF_ERROR(ops_internal::CheckKnownAttrs(attrs, name(),
-                                                     {"end_dim", "start_dim"}));
+    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
+    SY_ASSIGN_OR_RETURN(FlattenAttrs a, FlattenAttrs::FromAttrMap(attrs));
     const Shape& input = operands[0];
-    SY_ASSIGN_OR_RETURN(int64_t start_attr, attrs.GetInt("start_dim", 1));
-    SY_ASSIGN_OR_RETURN(int64_t end_attr, attrs.GetInt("end_dim", -1));
+    const int64_t start_attr = a.start_dim;
+    const int64_t end_attr = a.end_dim;
     SY_ASSIGN_OR_RETURN(
         int start, ops_internal::WrapDim(start_attr, input.rank(), "start_dim"));
     SY_ASSIGN_OR_RETURN(

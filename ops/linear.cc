@@ -24,15 +24,19 @@ int64_t LeadingRows(const Shape& input) {
 class LinearOp : public OpDef {
  public:
   std::string name() const override { return "linear"; }
-  std::vector<std::string> operand_names() const override {
-    return {"input", "weight", "bias"};
+  const OpSchema& schema() const override {
+    static const OpSchema* schema = [] {
+      auto* s = new OpSchema;
+      s->inputs = {{"input"}, {"weight"}, {"bias", /*optional=*/true}};
+      s->dtypes = ops_internal::FloatingDTypes();
+      return s;
+    }();
+    return *schema;
   }
-  int min_operands() const override { return 2; }
 
   absl::StatusOr<Shape> InferShape(
       const AttrMap& attrs, absl::Span<const Shape> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckOperandCount(*this, operands));
-    SY_RETURN_IF_ERROR(ops_internal::CheckKnownAttrs(attrs, name(), {}));
+    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
     const Shape& input = operands[0];
     const Shape& weight = operands[1];
     if (input.rank() < 1) {

@@ -1,6 +1,6 @@
 // max_pool2d: 2-D max pooling, as torch.nn.functional.max_pool2d.
 //   operands:   input [N, C, H, W]
-//   attributes: kernel_size [2] (required), stride [2] = kernel_size,
+//   attributes: kernel_size [2] (required), stride [2] = [] (kernel_size),
 //               padding [2] = [0, 0] (<= kernel_size / 2),
 //               dilation [2] = [1, 1], ceil_mode = false
 //               (see ops/pool_attrs.h)
@@ -24,12 +24,21 @@ namespace {
 class MaxPool2dOp : public OpDef {
  public:
   std::string name() const override { return "max_pool2d"; }
-  std::vector<std::string> operand_names() const override { return {"input"}; }
+  const OpSchema& schema() const override {
+    static const OpSchema* schema = [] {
+      auto* s = new OpSchema;
+      s->inputs = {{"input"}};
+      s->attrs = MaxPool2dAttrs::Specs();
+      s->dtypes = ops_internal::FloatingDTypes();
+      return s;
+    }();
+    return *schema;
+  }
 
   absl::StatusOr<Shape> InferShape(
       const AttrMap& attrs, absl::Span<const Shape> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckOperandCount(*this, operands));
-    SY_ASSIGN_OR_RETURN(MaxPool2dAttrs a, ParseMaxPool2dAttrs(attrs));
+    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
+    SY_ASSIGN_OR_RETURN(MaxPool2dAttrs a, MaxPool2dAttrs::FromAttrMap(attrs));
     const Shape& input = operands[0];
     SY_RETURN_IF_ERROR(
         ops_internal::CheckRank(input, "input", 4, "(N, C, H, W)"));
@@ -54,7 +63,7 @@ class MaxPool2dOp : public OpDef {
   // One comparison per window element per output element.
   int64_t Flops(const AttrMap& attrs, absl::Span<const Shape> operands,
                 const Shape& output) const override {
-    absl::StatusOr<MaxPool2dAttrs> a = ParseMaxPool2dAttrs(attrs);
+    absl::StatusOr<MaxPool2dAttrs> a = MaxPool2dAttrs::FromAttrMap(attrs);
     if (!a.ok()) return 0;
     return ops_internal::SaturatingProduct(
         {output.num_elements(), a->kernel_h, a->kernel_w});

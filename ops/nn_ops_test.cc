@@ -1,15 +1,19 @@
-// linear, conv2d, max_pool2d and adaptive_avg_pool2d, looked up through
+// linear, conv2d, max_pool2d, adaptive_avg_pool2d and batch_norm, looked up
+// through
 // OpRegistry::Global() (so the tests also prove the ops registered
 // themselves). Expected shapes are what PyTorch gives for the same layers.
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "core/attributes.h"
 #include "core/device.h"
+#include "core/dtype.h"
 #include "core/graph.h"
+#include "core/op_def.h"
 #include "core/passes/shape_inference.h"
 #include "core/shape.h"
 #include "gmock/gmock.h"
@@ -69,7 +73,7 @@ TEST(LinearTest, RejectsBadOperands) {
       StatusIs(kInvalid, "got [1, 3]"));
   EXPECT_THAT(Infer("linear", {}, {Shape({2, 8})}),
               StatusIs(kInvalid,
-                       "linear takes 2 to 3 operands (input, weight, bias), "
+                       "linear takes 2 to 3 operands (input, weight, bias?), "
                        "got 1"));
   EXPECT_THAT(Infer("linear", Attrs({{"transpose", true}}),
                     {Shape({2, 8}), Shape({3, 8})}),
@@ -206,11 +210,13 @@ TEST(Conv2dTest, RejectsBadAttributes) {
   EXPECT_THAT(Infer("conv2d", Attrs({{"groups", int64_t{0}}}), ok),
               StatusIs(kInvalid, "attribute 'groups' must be >= 1, got 0"));
   EXPECT_THAT(Infer("conv2d", Attrs({{"groups", std::string("2")}}), ok),
-              StatusIs(kInvalid, "attribute 'groups' must be an int"));
+              StatusIs(kInvalid,
+                       "attribute 'groups' of conv2d must be int, got string "
+                       "'2'"));
   EXPECT_THAT(Infer("conv2d", Attrs({{"pading", Ints{1, 1}}}), ok),
               StatusIs(kInvalid,
                        "unknown attribute 'pading' for conv2d; known: "
-                       "dilation, groups, padding, stride"));
+                       "stride, padding, dilation, groups"));
 }
 
 // ------------------------------------------------------------ max_pool2d
@@ -299,7 +305,9 @@ TEST(MaxPool2dTest, RejectsBadInput) {
 TEST(MaxPool2dTest, RejectsBadAttributes) {
   const std::vector<Shape> x = {Shape({1, 1, 8, 8})};
   EXPECT_THAT(Infer("max_pool2d", {}, x),
-              StatusIs(kInvalid, "attribute 'kernel_size' is required"));
+              StatusIs(kInvalid,
+                       "attribute 'kernel_size' of max_pool2d is required "
+                       "(int list, 2 values (height, width), each >= 1)"));
   EXPECT_THAT(Infer("max_pool2d", Attrs({{"kernel_size", Ints{2}}}), x),
               StatusIs(kInvalid,
                        "attribute 'kernel_size' must have 2 positive values, "
@@ -322,7 +330,8 @@ TEST(MaxPool2dTest, RejectsBadAttributes) {
                     Attrs({{"kernel_size", Ints{2, 2}},
                            {"ceil_mode", std::string("true")}}),
                     x),
-              StatusIs(kInvalid, "attribute 'ceil_mode' must be a bool"));
+              StatusIs(kInvalid,
+                       "attribute 'ceil_mode' of max_pool2d must be bool"));
   EXPECT_THAT(Infer("max_pool2d",
                     Attrs({{"kernel_size", Ints{2, 2}}, {"strides", Ints{1, 1}}}),
                     x),
@@ -365,7 +374,9 @@ TEST(AdaptiveAvgPool2dTest, RejectsBadInput) {
   EXPECT_THAT(Infer("adaptive_avg_pool2d", seven, {Shape({1, 512, 0, 7})}),
               StatusIs(kInvalid, "input [1, 512, 0, 7] has an empty"));
   EXPECT_THAT(Infer("adaptive_avg_pool2d", {}, {Shape({1, 512, 7, 7})}),
-              StatusIs(kInvalid, "attribute 'output_size' is required"));
+              StatusIs(kInvalid,
+                       "attribute 'output_size' of adaptive_avg_pool2d is "
+                       "required"));
   EXPECT_THAT(Infer("adaptive_avg_pool2d", Attrs({{"output_size", Ints{7}}}),
                     {Shape({1, 512, 7, 7})}),
               StatusIs(kInvalid,
@@ -380,6 +391,143 @@ TEST(AdaptiveAvgPool2dTest, RejectsBadInput) {
               StatusIs(kInvalid,
                        "unknown attribute 'size' for adaptive_avg_pool2d; "
                        "known: output_size"));
+}
+
+// ------------------------------------------------------------ batch_norm
+
+// input, weight, bias, running_mean, running_var.
+std::vector<Shape> BatchNormOperands(const Shape& input, int64_t channels) {
+  return {input, Shape({channels}), Shape({channels}), Shape({channels}),
+          Shape({channels})};
+}
+
+TEST(BatchNormTest, KeepsShapeAndDtype) {
+  // ResNet's BatchNorm2d after the stem, and BatchNorm1d on [N, C] and
+  // [N, C, L], as PyTorch takes them.
+  EXPECT_THAT(Infer("batch_norm", {}, BatchNormOperands(Shape({8, 64, 112, 112}), 64)),
+              IsOkAndHolds(Shape({8, 64, 112, 112})));
+  EXPECT_THAT(Infer("batch_norm", {}, BatchNormOperands(Shape({4, 10}), 10)),
+              IsOkAndHolds(Shape({4, 10})));
+  EXPECT_THAT(Infer("batch_norm", Attrs({{"epsilon", 1e-3}}),
+                    BatchNormOperands(Shape({2, 3, 5}), 3)),
+              IsOkAndHolds(Shape({2, 3, 5})));
+  // An empty batch, as in PyTorch's eval mode.
+  EXPECT_THAT(Infer("batch_norm", {}, BatchNormOperands(Shape({0, 3, 4, 4}), 3)),
+              IsOkAndHolds(Shape({0, 3, 4, 4})));
+  // The output takes the input's dtype.
+  const TensorType half_c{Shape({3}), DType::kFloat16};
+  absl::StatusOr<std::vector<TensorType>> half = op_testing::InferTypes(
+      "batch_norm", {},
+      {{Shape({1, 3, 2, 2}), DType::kFloat16}, half_c, half_c, half_c, half_c});
+  ASSERT_TRUE(half.ok()) << half.status();
+  ASSERT_EQ(half->size(), 1u);
+  EXPECT_EQ((*half)[0].shape, Shape({1, 3, 2, 2}));
+  EXPECT_EQ((*half)[0].dtype, DType::kFloat16);
+}
+
+TEST(BatchNormTest, Flops) {
+  // 2 per element (x * scale + shift) and 5 per channel (the folding).
+  EXPECT_EQ(FlopsOf("batch_norm", {}, BatchNormOperands(Shape({2, 3, 4, 4}), 3)),
+            2 * 2 * 3 * 4 * 4 + 5 * 3);
+  EXPECT_EQ(FlopsOf("batch_norm", {}, BatchNormOperands(Shape({1, 64, 112, 112}), 64)),
+            int64_t{2} * 64 * 112 * 112 + 5 * 64);
+}
+
+TEST(BatchNormTest, RejectsBadOperands) {
+  EXPECT_THAT(Infer("batch_norm", {}, BatchNormOperands(Shape({3}), 3)),
+              StatusIs(kInvalid,
+                       "input must have rank >= 2 (N, C, ...) with channels in "
+                       "dim 1, got [3]"));
+  std::vector<Shape> ops = BatchNormOperands(Shape({2, 3, 4, 4}), 3);
+  ops[1] = Shape({4});
+  EXPECT_THAT(Infer("batch_norm", {}, ops),
+              StatusIs(kInvalid,
+                       "weight must be [3] (one value per channel of input "
+                       "[2, 3, 4, 4], dim 1), got [4]"));
+  ops = BatchNormOperands(Shape({2, 3, 4, 4}), 3);
+  ops[2] = Shape({1, 3});
+  EXPECT_THAT(Infer("batch_norm", {}, ops),
+              StatusIs(kInvalid, "bias must be [3]"));
+  ops = BatchNormOperands(Shape({2, 3, 4, 4}), 3);
+  ops[3] = Shape({2});
+  EXPECT_THAT(Infer("batch_norm", {}, ops),
+              StatusIs(kInvalid, "running_mean must be [3]"));
+  ops = BatchNormOperands(Shape({2, 3, 4, 4}), 3);
+  ops[4] = Shape();
+  EXPECT_THAT(Infer("batch_norm", {}, ops),
+              StatusIs(kInvalid, "running_var must be [3] (one value per "
+                                 "channel of input [2, 3, 4, 4], dim 1), got []"));
+  // Channels are dim 1, not the last dim: [N, H, W, C] is caught.
+  EXPECT_THAT(Infer("batch_norm", {}, BatchNormOperands(Shape({1, 4, 4, 3}), 3)),
+              StatusIs(kInvalid, "weight must be [4]"));
+  EXPECT_THAT(Infer("batch_norm", {}, {Shape({2, 3}), Shape({3}), Shape({3})}),
+              StatusIs(kInvalid,
+                       "batch_norm takes 5 operands (input, weight, bias, "
+                       "running_mean, running_var), got 3"));
+  absl::StatusOr<std::vector<TensorType>> mixed = op_testing::InferTypes(
+      "batch_norm", {},
+      {{Shape({1, 3}), DType::kFloat16}, {Shape({3}), DType::kFloat32},
+       {Shape({3}), DType::kFloat16}, {Shape({3}), DType::kFloat16},
+       {Shape({3}), DType::kFloat16}});
+  EXPECT_THAT(mixed, StatusIs(kInvalid,
+                              "weight is float32 but input is float16; "
+                              "operands must share one dtype"));
+  const TensorType i64{Shape({3}), DType::kInt64};
+  EXPECT_THAT(op_testing::InferTypes("batch_norm", {},
+                                     {{Shape({1, 3}), DType::kInt64}, i64, i64,
+                                      i64, i64}),
+              StatusIs(kInvalid, "input is int64; batch_norm takes float32"));
+}
+
+TEST(BatchNormTest, RejectsBadEpsilon) {
+  const std::vector<Shape> ops = BatchNormOperands(Shape({1, 3, 2, 2}), 3);
+  EXPECT_THAT(Infer("batch_norm", Attrs({{"epsilon", 0.0}}), ops),
+              StatusIs(kInvalid,
+                       "attribute 'epsilon' must be > 0 and finite, got 0"));
+  EXPECT_THAT(Infer("batch_norm", Attrs({{"epsilon", -1e-5}}), ops),
+              StatusIs(kInvalid, "attribute 'epsilon' must be > 0 and finite"));
+  EXPECT_THAT(Infer("batch_norm",
+                    Attrs({{"epsilon", std::numeric_limits<double>::infinity()}}),
+                    ops),
+              StatusIs(kInvalid, "attribute 'epsilon' must be > 0 and finite"));
+  EXPECT_THAT(Infer("batch_norm",
+                    Attrs({{"epsilon", std::numeric_limits<double>::quiet_NaN()}}),
+                    ops),
+              StatusIs(kInvalid, "attribute 'epsilon' must be > 0 and finite"));
+  EXPECT_THAT(Infer("batch_norm", Attrs({{"epsilon", std::string("1e-5")}}), ops),
+              StatusIs(kInvalid,
+                       "attribute 'epsilon' of batch_norm must be float"));
+  EXPECT_THAT(Infer("batch_norm", Attrs({{"momentum", 0.1}}), ops),
+              StatusIs(kInvalid,
+                       "unknown attribute 'momentum' for batch_norm; known: "
+                       "epsilon"));
+  // An int is a valid float, as everywhere.
+  EXPECT_THAT(Infer("batch_norm", Attrs({{"epsilon", int64_t{1}}}), ops),
+              IsOkAndHolds(Shape({1, 3, 2, 2})));
+}
+
+// ------------------------------------------------------------------ dtypes
+
+TEST(DTypeTest, FloatingOpsTakeEveryFloatingDtype) {
+  for (DType dtype : {DType::kFloat32, DType::kFloat16, DType::kBFloat16,
+                      DType::kFloat64}) {
+    absl::StatusOr<std::vector<TensorType>> out = op_testing::InferTypes(
+        "conv2d", {},
+        {{Shape({1, 3, 5, 5}), dtype}, {Shape({2, 3, 3, 3}), dtype}});
+    ASSERT_TRUE(out.ok()) << DTypeName(dtype) << ": " << out.status();
+    EXPECT_EQ((*out)[0].dtype, dtype);
+    EXPECT_EQ((*out)[0].shape, Shape({1, 2, 3, 3}));
+  }
+  EXPECT_THAT(op_testing::InferTypes(
+                  "linear", {},
+                  {{Shape({2, 4}), DType::kInt32}, {Shape({3, 4}), DType::kInt32}}),
+              StatusIs(kInvalid,
+                       "input is int32; linear takes float32, float16, "
+                       "bfloat16, float64"));
+  EXPECT_THAT(op_testing::InferTypes("conv2d", {},
+                                     {{Shape({1, 3, 5, 5}), DType::kFloat32},
+                                      {Shape({2, 3, 3, 3}), DType::kFloat16}}),
+              StatusIs(kInvalid, "weight is float16 but input is float32"));
 }
 
 // ------------------------------------------- through ShapeInferencePass

@@ -2,7 +2,8 @@
 #define SWITCHYARD_OPS_OP_TEST_UTIL_H_
 
 // Test helpers for op definitions: look ops up in the global registry (so
-// every test also proves that the op registered itself) and match statuses.
+// every test also proves that the op registered itself), check a call as
+// the shape-inference pass does, and match statuses.
 //
 //   EXPECT_THAT(Infer("relu", {}, {Shape({2, 3})}), IsOkAndHolds(Shape({2, 3})));
 //   EXPECT_THAT(Infer("conv2d", Attrs({{"groups", int64_t{0}}}), {x, w}),
@@ -17,7 +18,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "core/attributes.h"
+#include "core/dtype.h"
 #include "core/op_def.h"
 #include "core/shape.h"
 #include "gmock/gmock.h"
@@ -34,22 +37,44 @@ inline AttrMap Attrs(
   return attrs;
 }
 
-// InferShape of the op registered under `op` in OpRegistry::Global(); the
-// registry's NotFound when it is not registered.
-inline absl::StatusOr<Shape> Infer(const std::string& op, const AttrMap& attrs,
-                                   const std::vector<Shape>& operands) {
+// What the shape-inference pass does for one node of the op registered under
+// `op` in OpRegistry::Global(): the operand count and attributes against the
+// schema, then the op's InferTypes. Operands are float32 unless given as
+// TensorTypes. The registry's NotFound when the op is not registered.
+inline absl::StatusOr<std::vector<TensorType>> InferTypes(
+    const std::string& op, const AttrMap& attrs,
+    const std::vector<TensorType>& operands) {
   absl::StatusOr<const OpDef*> def = OpRegistry::Global().Find(op);
   if (!def.ok()) return def.status();
-  return (*def)->InferShape(attrs, operands);
+  const OpSchema& schema = (*def)->schema();
+  absl::Status status =
+      schema.CheckOperandCount(static_cast<int>(operands.size()), op);
+  if (status.ok()) status = schema.CheckAttrs(attrs, op);
+  if (!status.ok()) return status;
+  return (*def)->InferTypes(attrs, operands);
 }
 
-// Flops of the registered op, for operands that InferShape accepts; -1 when
+// The shape of the single output, as above with float32 operands.
+inline absl::StatusOr<Shape> Infer(const std::string& op, const AttrMap& attrs,
+                                   const std::vector<Shape>& operands) {
+  std::vector<TensorType> types;
+  for (const Shape& shape : operands) types.push_back({shape, DType::kFloat32});
+  absl::StatusOr<std::vector<TensorType>> out = InferTypes(op, attrs, types);
+  if (!out.ok()) return out.status();
+  if (out->size() != 1) {
+    return absl::InternalError(
+        absl::StrCat(op, " gave ", out->size(), " outputs, not 1"));
+  }
+  return (*out)[0].shape;
+}
+
+// Flops of the registered op, for operands that Infer accepts; -1 when
 // either fails.
 inline int64_t FlopsOf(const std::string& op, const AttrMap& attrs,
                        const std::vector<Shape>& operands) {
   absl::StatusOr<const OpDef*> def = OpRegistry::Global().Find(op);
   if (!def.ok()) return -1;
-  absl::StatusOr<Shape> out = (*def)->InferShape(attrs, operands);
+  absl::StatusOr<Shape> out = Infer(op, attrs, operands);
   if (!out.ok()) return -1;
   return (*def)->Flops(attrs, operands, *out);
 }

@@ -10,31 +10,42 @@
 namespace switchyard {
 namespace ops_internal {
 
-absl::Status CheckOperandCount(const OpDef& op,
-                               absl::Span<const Shape> operands) {
-  const int given = static_cast<int>(operands.size());
-  const std::vector<std::string> names = op.operand_names();
-  const int most = static_cast<int>(names.size());
-  const int least = op.min_operands();
-  if (given >= least && given <= most) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      op.name(), " takes ", least,
-      least == most ? "" : absl::StrCat(" to ", most), " operands (",
-      absl::StrJoin(names, ", "), "), got ", given));
+absl::Status CheckSchema(const OpDef& op, const AttrMap& attrs,
+                         absl::Span<const Shape> operands) {
+  const OpSchema& schema = op.schema();
+  SY_RETURN_IF_ERROR(
+      schema.CheckOperandCount(static_cast<int>(operands.size()), op.name()));
+  return schema.CheckAttrs(attrs, op.name());
 }
 
-absl::Status CheckKnownAttrs(const AttrMap& attrs, absl::string_view op,
-                             std::initializer_list<absl::string_view> known) {
-  for (const auto& [name, value] : attrs.values()) {
-    bool found = false;
-    for (absl::string_view k : known) found = found || k == name;
-    if (!found) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown attribute '", name, "' for ", op, "; known: ",
-          known.size() == 0 ? "(none)" : absl::StrJoin(known, ", ")));
-    }
-  }
-  return absl::OkStatus();
+const std::vector<DType>& FloatingDTypes() {
+  static const auto* dtypes = new std::vector<DType>{
+      DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64};
+  return *dtypes;
+}
+
+const std::vector<DType>& NumericDTypes() {
+  static const auto* dtypes = [] {
+    auto* d = new std::vector<DType>(FloatingDTypes());
+    d->insert(d->end(),
+              {DType::kInt64, DType::kInt32, DType::kInt8, DType::kUInt8});
+    return d;
+  }();
+  return *dtypes;
+}
+
+absl::Status CheckAttrSpecs(const std::vector<AttrSpec>& specs,
+                            const AttrMap& attrs, absl::string_view op) {
+  OpSchema schema;
+  schema.attrs = specs;
+  return schema.CheckAttrs(attrs, op);
+}
+
+std::optional<AttrValue> DefaultOf(const AttrMap& defaults,
+                                   absl::string_view name) {
+  auto it = defaults.values().find(std::string(name));
+  if (it == defaults.values().end()) return std::nullopt;
+  return it->second;
 }
 
 absl::StatusOr<Pair> GetPair(const AttrMap& attrs, absl::string_view name,

@@ -5,7 +5,7 @@
 // They build the error messages, so every op words the same mistake the same
 // way:
 //
-//   SY_RETURN_IF_ERROR(CheckKnownAttrs(attrs, "conv2d", {"stride", "groups"}));
+//   SY_RETURN_IF_ERROR(CheckAttrSpecs(Conv2dAttrs::Specs(), attrs, "conv2d"));
 //   SY_ASSIGN_OR_RETURN(Pair stride, GetPair(attrs, "stride", Pair{1, 1},
 //                                            PairRule::kPositive));
 //   SY_RETURN_IF_ERROR(CheckRank(input, "input", 4, "(N, C, H, W)"));
@@ -15,23 +15,44 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "core/attributes.h"
+#include "core/dtype.h"
 #include "core/op_def.h"
 #include "core/shape.h"
 
 namespace switchyard {
 namespace ops_internal {
 
-// InvalidArgument "conv2d takes 2 to 3 operands (input, weight, bias), got 1".
-// The shape-inference pass checks the count before calling InferShape; this
-// keeps a direct caller from reading past the span.
-absl::Status CheckOperandCount(const OpDef& op,
-                               absl::Span<const Shape> operands);
+// What the shape-inference pass checks before calling InferTypes, again
+// for a direct caller of InferShape (tests, the fuzzer), so an op never
+// reads past its operand span: the operand count ("conv2d takes 2 to 3
+// operands (input, weight, bias?), got 1") and the attributes' names and
+// types against the op's schema.
+absl::Status CheckSchema(const OpDef& op, const AttrMap& attrs,
+                         absl::Span<const Shape> operands);
+
+// The dtypes op schemas declare (which of them a device runs is up to its
+// kernels): float32, float16, bfloat16, float64; and those plus the integer
+// types (int64, int32, int8, uint8).
+const std::vector<DType>& FloatingDTypes();
+const std::vector<DType>& NumericDTypes();
+
+// Attribute names against `specs` (a typed attribute struct's Specs()):
+// unknown names, wrong types and missing required attributes, worded as
+// OpSchema::CheckAttrs words them.
+absl::Status CheckAttrSpecs(const std::vector<AttrSpec>& specs,
+                            const AttrMap& attrs, absl::string_view op);
+
+// `defaults`' value of `name`, for an AttrSpec's default: a typed struct's
+// defaults are the schema's (ToAttrMap of a default-constructed struct).
+std::optional<AttrValue> DefaultOf(const AttrMap& defaults,
+                                   absl::string_view name);
 
 // (height, width) values of a 2-D window attribute.
 using Pair = std::array<int64_t, 2>;
@@ -41,11 +62,6 @@ using Pair = std::array<int64_t, 2>;
 // arithmetic clear of int64 overflow.
 inline constexpr int64_t kMaxWindowValue = int64_t{1} << 30;
 
-// InvalidArgument "unknown attribute 'strides' for conv2d; known: dilation,
-// groups, padding, stride" for the first attribute not in `known`.
-absl::Status CheckKnownAttrs(const AttrMap& attrs, absl::string_view op,
-                             std::initializer_list<absl::string_view> known);
-
 enum class PairRule { kPositive, kNonNegative };
 
 // Reads a 2-value int-list attribute. Absent: `fallback`, or an error saying
@@ -53,6 +69,9 @@ enum class PairRule { kPositive, kNonNegative };
 // 'stride' must have 2 positive values, got [0, 1]".
 absl::StatusOr<Pair> GetPair(const AttrMap& attrs, absl::string_view name,
                              std::optional<Pair> fallback, PairRule rule);
+
+// "[2, 3]" as a 2-value int list, for ToAttrMap.
+inline std::vector<int64_t> PairValue(int64_t h, int64_t w) { return {h, w}; }
 
 // Reads an int attribute that must be >= `min`.
 absl::StatusOr<int64_t> GetIntAtLeast(const AttrMap& attrs,

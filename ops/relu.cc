@@ -15,12 +15,19 @@ namespace {
 class ReluOp : public OpDef {
  public:
   std::string name() const override { return "relu"; }
-  std::vector<std::string> operand_names() const override { return {"input"}; }
+  const OpSchema& schema() const override {
+    static const OpSchema* schema = [] {
+      auto* s = new OpSchema;
+      s->inputs = {{"input"}};
+      s->dtypes = ops_internal::NumericDTypes();
+      return s;
+    }();
+    return *schema;
+  }
 
   absl::StatusOr<Shape> InferShape(
       const AttrMap& attrs, absl::Span<const Shape> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckOperandCount(*this, operands));
-    SY_RETURN_IF_ERROR(ops_internal::CheckKnownAttrs(attrs, name(), {}));
+    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
     return operands[0];
   }
 

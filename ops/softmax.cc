@@ -1,7 +1,8 @@
 // softmax: exp(x) / sum(exp(x)) along one dimension, as
 // torch.nn.functional.softmax.
 //   operands:   input (rank >= 1)
-//   attributes: dim (required; negative counts from the end)
+//   attributes: dim (required; negative counts from the end;
+//               ops/tensor_attrs.h)
 //   output:     the same shape
 
 #include <memory>
@@ -13,6 +14,7 @@
 #include "core/op_def.h"
 #include "core/status_macros.h"
 #include "ops/op_util.h"
+#include "ops/tensor_attrs.h"
 
 namespace switchyard {
 namespace {
@@ -20,20 +22,28 @@ namespace {
 class SoftmaxOp : public OpDef {
  public:
   std::string name() const override { return "softmax"; }
-  std::vector<std::string> operand_names() const override { return {"input"}; }
+  const OpSchema& schema() const override {
+    static const OpSchema* schema = [] {
+      auto* s = new OpSchema;
+      s->inputs = {{"input"}};
+      s->attrs = SoftmaxAttrs::Specs();
+      s->dtypes = ops_internal::FloatingDTypes();
+      return s;
+    }();
+    return *schema;
+  }
 
   absl::StatusOr<Shape> InferShape(
       const AttrMap& attrs, absl::Span<const Shape> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckOperandCount(*this, operands));
-    SY_RETURN_IF_ERROR(ops_internal::CheckKnownAttrs(attrs, name(), {"dim"}));
+    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
+    SY_ASSIGN_OR_RETURN(SoftmaxAttrs a, SoftmaxAttrs::FromAttrMap(attrs));
     const Shape& input = operands[0];
-    SY_ASSIGN_OR_RETURN(int64_t dim, attrs.GetInt("dim"));
     if (input.rank() < 1) {
       return absl::InvalidArgumentError(absl::StrCat(
           "input must have rank >= 1, got ", input.ToString()));
     }
     SY_RETURN_IF_ERROR(
-        ops_internal::WrapDim(dim, input.rank(), "dim").status());
+        ops_internal::WrapDim(a.dim, input.rank(), "dim").status());
     return input;
   }
 

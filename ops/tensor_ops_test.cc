@@ -1,5 +1,6 @@
-// relu, flatten, dropout, softmax, add and copy, plus registry-wide checks,
-// looked up through OpRegistry::Global(). Expected shapes are what PyTorch
+// relu, flatten, dropout, softmax, add and core's copy, plus registry-wide
+// checks, looked up through OpRegistry::Global() and checked as the
+// shape-inference pass checks a node. Expected shapes are what PyTorch
 // gives for the same calls.
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "core/attributes.h"
+#include "core/dtype.h"
 #include "core/op_def.h"
 #include "core/shape.h"
 #include "gmock/gmock.h"
@@ -33,6 +35,7 @@ TEST(OpRegistryTest, EveryOpIsRegistered) {
   EXPECT_THAT(OpRegistry::Global().Names(),
               ::testing::IsSupersetOf({"adaptive_avg_pool2d", "add", "conv2d",
                                        "copy", "dropout", "flatten", "linear",
+                                       "batch_norm",
                                        "max_pool2d", "relu", "softmax"}));
 }
 
@@ -151,11 +154,13 @@ TEST(FlattenTest, RejectsBadDims) {
                     {x}),
               StatusIs(kInvalid, "(-1, dim 3) must not come after"));
   EXPECT_THAT(Infer("flatten", Attrs({{"start_dim", 1.0}}), {x}),
-              StatusIs(kInvalid, "attribute 'start_dim' must be an int"));
+              StatusIs(kInvalid,
+                       "attribute 'start_dim' of flatten must be int, got "
+                       "float 1"));
   EXPECT_THAT(Infer("flatten", Attrs({{"dim", int64_t{1}}}), {x}),
               StatusIs(kInvalid,
-                       "unknown attribute 'dim' for flatten; known: end_dim, "
-                       "start_dim"));
+                       "unknown attribute 'dim' for flatten; known: "
+                       "start_dim, end_dim"));
 }
 
 // --------------------------------------------------------------- dropout
@@ -184,7 +189,8 @@ TEST(DropoutTest, RejectsBadProbability) {
                     {Shape({3})}),
               StatusIs(kInvalid, "attribute 'p' must be a probability"));
   EXPECT_THAT(Infer("dropout", Attrs({{"p", std::string("0.5")}}), {Shape({3})}),
-              StatusIs(kInvalid, "attribute 'p' must be a float"));
+              StatusIs(kInvalid,
+                       "attribute 'p' of dropout must be float, got string"));
   EXPECT_THAT(Infer("dropout", Attrs({{"rate", 0.5}}), {Shape({3})}),
               StatusIs(kInvalid,
                        "unknown attribute 'rate' for dropout; known: p"));
@@ -206,7 +212,7 @@ TEST(SoftmaxTest, KeepsShape) {
 
 TEST(SoftmaxTest, RejectsBadDim) {
   EXPECT_THAT(Infer("softmax", {}, {Shape({2, 3})}),
-              StatusIs(kInvalid, "attribute 'dim' is missing"));
+              StatusIs(kInvalid, "attribute 'dim' of softmax is required"));
   EXPECT_THAT(Infer("softmax", Attrs({{"dim", int64_t{2}}}), {Shape({2, 3})}),
               StatusIs(kInvalid,
                        "attribute 'dim' is 2, out of range [-2, 1] for input "
@@ -241,6 +247,39 @@ TEST(AddTest, RejectsDifferentShapes) {
               StatusIs(kInvalid, "unknown attribute 'alpha' for add"));
 }
 
+// ---------------------------------------------------------------- dtypes
+
+TEST(DTypeTest, ElementwiseAndShapeOpsTakeTheirDtypes) {
+  // relu and add take integers too (as torch.relu and torch.add).
+  absl::StatusOr<std::vector<TensorType>> relu =
+      op_testing::InferTypes("relu", {}, {{Shape({2, 3}), DType::kInt64}});
+  ASSERT_TRUE(relu.ok()) << relu.status();
+  EXPECT_EQ((*relu)[0].dtype, DType::kInt64);
+  absl::StatusOr<std::vector<TensorType>> add = op_testing::InferTypes(
+      "add", {}, {{Shape({2}), DType::kUInt8}, {Shape({2}), DType::kUInt8}});
+  ASSERT_TRUE(add.ok()) << add.status();
+  EXPECT_EQ((*add)[0].dtype, DType::kUInt8);
+  // flatten only reshapes: any dtype, bool included.
+  absl::StatusOr<std::vector<TensorType>> flat =
+      op_testing::InferTypes("flatten", {}, {{Shape({2, 3, 4}), DType::kBool}});
+  ASSERT_TRUE(flat.ok()) << flat.status();
+  EXPECT_EQ((*flat)[0].dtype, DType::kBool);
+  EXPECT_EQ((*flat)[0].shape, Shape({2, 12}));
+
+  EXPECT_THAT(op_testing::InferTypes("relu", {}, {{Shape({2}), DType::kBool}}),
+              StatusIs(kInvalid, "input is bool; relu takes float32"));
+  EXPECT_THAT(
+      op_testing::InferTypes("softmax", Attrs({{"dim", int64_t{0}}}),
+                             {{Shape({2}), DType::kInt32}}),
+      StatusIs(kInvalid, "input is int32; softmax takes float32, float16"));
+  EXPECT_THAT(
+      op_testing::InferTypes(
+          "add", {}, {{Shape({2}), DType::kFloat32}, {Shape({2}), DType::kInt32}}),
+      StatusIs(kInvalid,
+               "other is int32 but input is float32; operands must share one "
+               "dtype (cast one of them)"));
+}
+
 // ------------------------------------------------------------------ copy
 
 TEST(CopyTest, KeepsShape) {
@@ -261,9 +300,10 @@ TEST(CopyTest, KeepsShape) {
 
 TEST(CopyTest, RejectsBadDevice) {
   EXPECT_THAT(Infer("copy", {}, {Shape({4})}),
-              StatusIs(kInvalid, "attribute 'device' is missing"));
+              StatusIs(kInvalid, "attribute 'device' of copy is required"));
   EXPECT_THAT(Infer("copy", Attrs({{"device", int64_t{0}}}), {Shape({4})}),
-              StatusIs(kInvalid, "attribute 'device' must be a string"));
+              StatusIs(kInvalid,
+                       "attribute 'device' of copy must be string"));
   EXPECT_THAT(Infer("copy", Attrs({{"device", std::string("cuda:01")}}),
                     {Shape({4})}),
               StatusIs(kInvalid, "attribute 'device': "));

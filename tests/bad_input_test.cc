@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/backend_registry.h"
 #include "core/device.h"
+#include "core/dtype.h"
 #include "core/tensor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -75,7 +76,8 @@ class BadInputTest : public ::testing::Test {
     model_ = std::make_unique<Vgg>(Small());
     ASSERT_TRUE(model_->InitializeTorchvisionStyle(7).ok());
     absl::StatusOr<Tensor> x =
-        Tensor::FromVector({2, 3, 32, 32}, Pattern(6144, 1));
+        Tensor::FromVector({2, 3, 32, 32}, Pattern(6144, 1), Device::Cpu(),
+                           BackendRegistry::Global());
     ASSERT_TRUE(x.ok());
     input_ = *x;
     expected_ = Logits();
@@ -105,7 +107,7 @@ class BadInputTest : public ::testing::Test {
     SafetensorsFile file;
     file.tensors = *state;
     for (auto& [n, array] : file.tensors) {
-      for (float& v : array.values) v = v * 2 + 1;  // would change the logits
+      for (float& v : array.mutable_values()) v = v * 2 + 1;  // changes logits
     }
     edit(file.tensors);
     const std::string path = TempPath(name);
@@ -255,7 +257,9 @@ TEST_F(BadInputTest, InputFileOfWrongRankOrChannels) {
            {gray, "got [1, 1, 32, 32] (1 channel)"}}) {
     absl::StatusOr<HostArray> array = ReadNpy(path);
     ASSERT_TRUE(array.ok()) << array.status();
-    absl::StatusOr<Tensor> x = Tensor::FromVector(array->shape, array->values);
+    absl::StatusOr<Tensor> x =
+        Tensor::FromVector(array->shape, array->values(), Device::Cpu(),
+                           BackendRegistry::Global());
     ASSERT_TRUE(x.ok());
     absl::StatusOr<Tensor> y = model_->Forward(*x);
     ASSERT_FALSE(y.ok()) << path;
@@ -267,26 +271,59 @@ TEST_F(BadInputTest, InputFileOfWrongRankOrChannels) {
   ExpectModelUnchanged();
 }
 
-TEST_F(BadInputTest, NpyOfFloat64IsUnimplemented) {
-  std::string header =
-      "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }";
+// An .npy file of `descr` with `data` for shape (2,), as NumPy lays it out.
+std::string NpyBytes(const std::string& descr, const std::string& data) {
+  std::string header = absl::StrCat(
+      "{'descr': '", descr, "', 'fortran_order': False, 'shape': (2,), }");
   // Pad so that magic, version, length and header fill 64-byte blocks.
   header.append(63 - (10 + header.size()) % 64, ' ');
   header.push_back('\n');
   std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
   bytes.push_back(static_cast<char>(header.size() & 0xff));
   bytes.push_back(static_cast<char>(header.size() >> 8));
-  bytes += header;
-  const double values[2] = {1.5, -2.0};
-  bytes.append(reinterpret_cast<const char*>(values), sizeof(values));
-  const std::string path = TempPath("float64.npy");
-  WriteBytes(path, bytes);
+  return bytes + header + data;
+}
 
+TEST_F(BadInputTest, NpyOfComplexNumbersIsUnimplemented) {
+  const float values[4] = {1.5, -2.0, 0, 1};  // two complex64
+  const std::string path = TempPath("complex64.npy");
+  WriteBytes(path,
+             NpyBytes("<c8", std::string(reinterpret_cast<const char*>(values),
+                                         sizeof(values))));
   absl::StatusOr<HostArray> array = ReadNpy(path);
   ASSERT_EQ(array.status().code(), absl::StatusCode::kUnimplemented)
       << array.status();
   EXPECT_THAT(array.status().message(), HasSubstr(path));
-  EXPECT_THAT(array.status().message(), HasSubstr("<f8"));
+  EXPECT_THAT(array.status().message(),
+              HasSubstr("dtype descr '<c8' is not supported; the supported "
+                        "ones are '<f4' (float32)"));
+}
+
+// A float64 file reads as float64 (no silent cast); the float32 model then
+// refuses it at compile time, naming the dtypes.
+TEST_F(BadInputTest, Float64InputIsReadAsItIsAndRefusedByAFloat32Model) {
+  const double values[2] = {1.5, -2.0};
+  const std::string path = TempPath("float64.npy");
+  WriteBytes(path,
+             NpyBytes("<f8", std::string(reinterpret_cast<const char*>(values),
+                                         sizeof(values))));
+  absl::StatusOr<HostArray> array = ReadNpy(path);
+  ASSERT_TRUE(array.ok()) << array.status();
+  EXPECT_EQ(array->dtype, DType::kFloat64);
+  EXPECT_EQ(array->ToFloats(), std::vector<float>({1.5f, -2.0f}));
+
+  std::vector<double> pixels(2 * 3 * 32 * 32, 0.25);
+  absl::StatusOr<Tensor> x = Tensor::FromValues<double>(
+      Shape({2, 3, 32, 32}), pixels,
+      **BackendRegistry::Global().GetDevice(Device::Cpu()));
+  ASSERT_TRUE(x.ok()) << x.status();
+  absl::StatusOr<Tensor> y = model_->Forward(*x);
+  ASSERT_FALSE(y.ok());
+  EXPECT_EQ(y.status().code(), absl::StatusCode::kInvalidArgument)
+      << y.status();
+  EXPECT_THAT(y.status().message(), HasSubstr("features.0/conv2d"));
+  EXPECT_THAT(y.status().message(), HasSubstr("float64"));
+  ExpectModelUnchanged();
 }
 
 TEST_F(BadInputTest, NpyThatIsATextFile) {
@@ -340,7 +377,8 @@ TEST_F(BadInputTest, DeviceTypeWithoutABackendIsNotFound) {
   EXPECT_THAT(moved.message(), HasSubstr("registered types: [cpu]"));
   EXPECT_THAT(moved.message(), HasSubstr("Link the backend's library"));
 
-  absl::StatusOr<Tensor> x = Tensor::FromVector({1}, {1.0f}, cuda);
+  absl::StatusOr<Tensor> x =
+      Tensor::FromVector({1}, {1.0f}, cuda, BackendRegistry::Global());
   EXPECT_EQ(x.status().code(), absl::StatusCode::kNotFound) << x.status();
 
   // Compiling for an input on cuda:0 fails before anything runs.

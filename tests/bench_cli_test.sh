@@ -73,7 +73,7 @@ check_py() {
 
 # --- bench ------------------------------------------------------------------------
 run_cli bench bench --model=vgg11 --batch=1 --warmup=0 --iterations=2 --threads=2 \
-    --json="$TMP/bench.json" --markdown="$TMP/bench.md"
+    --backend_option=cpu.fusion=off --json="$TMP/bench.json" --markdown="$TMP/bench.md"
 expect_exit bench 0
 expect_in bench out "switchyard bench: vgg11, batch 1, 0 warm-up + 2 timed iterations"
 expect_in bench out "end to end"
@@ -106,7 +106,10 @@ want(r.get("model") == "vgg11", "model")
 want(r.get("warmup") == 0 and r.get("iterations") == 2, "warmup 0, iterations 2")
 want(r.get("batches") == [1], "batches [1]")
 want(r.get("context", {}).get("cpu_threads") == "2", "context.cpu_threads == 2")
+want(r.get("context", {}).get("cpu_fusion") == "off", "context.cpu_fusion == off")
 want("--batch=1" in r.get("context", {}).get("command", ""), "context.command")
+want("--backend_option=cpu.fusion=off" in r.get("context", {}).get("command", ""),
+     "context.command has --backend_option")
 devices = {d["device"]: d for d in r.get("devices", [])}
 want(devices.get("cpu:0", {}).get("available") is True, "cpu:0 available")
 for d in r.get("devices", []):
@@ -164,15 +167,17 @@ for e in x:
     for key in ("name", "cat", "ts", "dur", "pid", "tid", "args"):
         want(key in e, "%s in an X event" % key)
 nodes = [e for e in x if e.get("cat") == "node"]
-# VGG11: 30 nodes; 2 iterations.
-want(len(nodes) == 60, "60 node events (30 nodes x 2 iterations), got %d" % len(nodes))
+# VGG11: 30 nodes, run as 20 kernels (cpu.fusion is on by default: the 8
+# conv2d->relu and 2 linear->relu pairs are one kernel each); 2 iterations.
+want(len(nodes) == 40, "40 node events (20 kernels x 2 iterations), got %d" % len(nodes))
 per_name = collections.Counter(e["name"] for e in nodes)
-want(all(c == 2 for c in per_name.values()), "each node once per iteration")
-for name in ("features.0/conv2d", "features.20/max_pool2d", "classifier.6/linear"):
+want(all(c == 2 for c in per_name.values()), "each kernel once per iteration")
+for name in ("features.0/conv2d+features.1/relu", "features.20/max_pool2d",
+             "classifier.0/linear+classifier.1/relu", "classifier.6/linear"):
     want(per_name.get(name) == 2, name + " twice")
-conv = next((e for e in nodes if e["name"] == "features.0/conv2d"), {})
+conv = next((e for e in nodes if e["name"] == "features.0/conv2d+features.1/relu"), {})
 args = conv.get("args", {})
-want(args.get("layer") == "features.0" and args.get("op") == "conv2d", "layer and op args")
+want(args.get("layer") == "features.0" and args.get("op") == "conv2d+relu", "layer and op args")
 want(args.get("input_shapes", [None])[0] == [1, 3, 224, 224], "input shape arg")
 want(args.get("flops", 0) > 0, "flops arg")
 copies = [e for e in x if e.get("cat") == "copy"]
@@ -212,7 +217,7 @@ lanes = [e["args"]["name"] for e in t["traceEvents"]
          if e.get("ph") == "M" and e.get("name") == "thread_name"]
 want("loader 0" in lanes, "a loader lane in the trace")
 nodes = [e for e in t["traceEvents"] if e.get("cat") == "node"]
-want(len(nodes) == 90, "90 node events (30 x 3 batches), got %d" % len(nodes))
+want(len(nodes) == 60, "60 node events (20 kernels x 3 batches), got %d" % len(nodes))
 if problems:
     print("pipeline problems: " + "; ".join(problems))
     sys.exit(1)

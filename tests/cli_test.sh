@@ -72,6 +72,20 @@ expect_in devices out "cpu: 1 device"
 expect_in devices out "cpu:0"
 expect_in devices out "threads"
 expect_in devices out "MiB total"
+expect_in devices out "option cpu.threads="
+expect_in devices out "option cpu.fusion=on"
+
+# Backend options are set before the command, --threads as cpu.threads.
+run_cli devices_options devices --backend_option=cpu.fusion=off --threads=1
+expect_exit devices_options 0
+expect_in devices_options out "option cpu.fusion=off"
+expect_in devices_options out "option cpu.threads=1"
+expect_in devices_options out "threads 1"
+run_cli devices_options_repeated devices --backend-option=cpu.threads=3 \
+    --backend_option=cpu.fusion=off,cpu.fusion=on
+expect_exit devices_options_repeated 0
+expect_in devices_options_repeated out "option cpu.threads=3"
+expect_in devices_options_repeated out "option cpu.fusion=on"
 
 # --- run ---------------------------------------------------------------------
 run_cli run run --model=vgg11 --batch=1 --iterations=1 --warmup=0 --threads=2 \
@@ -108,6 +122,8 @@ want(r.get("iterations") == 1 and r.get("warmup") == 0, "iterations 1, warmup 0"
 want(r.get("input_shape") == [1, 3, 224, 224], "input_shape")
 want(r.get("output_shape") == [1, 1000], "output_shape")
 want(r.get("cpu_threads") == 2, "cpu_threads == 2 (from --threads=2)")
+want(r.get("backend_options") == {"threads": "2", "fusion": "on"},
+     "backend_options == {threads: 2, fusion: on}")
 ms = r.get("forward_ms", {})
 for key in ("median", "min", "max"):
     want(isinstance(ms.get(key), (int, float)) and ms[key] > 0, "forward_ms." + key + " > 0")
@@ -247,7 +263,23 @@ expect_in zero_iterations err "--iterations must be >= 1"
 
 run_cli negative_threads run --threads=-1 --iterations=1 --warmup=0
 expect_exit negative_threads 1
-expect_in negative_threads err "CPU thread count must be >= 1, got -1"
+expect_in negative_threads err "switchyard run: INVALID_ARGUMENT: --threads: backend option cpu.threads=-1: cpu option 'threads' wants an integer >= 1 (the CPU thread count), got '-1'"
+
+run_cli unknown_option graph --backend_option=cpu.bogus=1
+expect_exit unknown_option 1
+expect_in unknown_option err "switchyard graph: INVALID_ARGUMENT: backend option cpu.bogus=1: the cpu backend has no option 'bogus' (value '1'); its options: threads, fusion"
+
+run_cli bad_fusion graph --backend_option=cpu.fusion=maybe
+expect_exit bad_fusion 1
+expect_in bad_fusion err "cpu option 'fusion' wants on or off, got 'maybe'"
+
+run_cli malformed_option graph --backend_option=threads
+expect_exit malformed_option 1
+expect_in malformed_option err "backend option 'threads' is not of the form type.key=value (for example cpu.threads=2)"
+
+run_cli option_unknown_backend graph --backend_option=tpu.cores=2
+expect_exit option_unknown_backend 1
+expect_in option_unknown_backend err "NOT_FOUND: no backend is registered for device type 'tpu'"
 
 if [[ "$FAILURES" -ne 0 ]]; then
   echo "$FAILURES check(s) failed"

@@ -20,7 +20,6 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "backends/cpu/cpu_backend.h"
 #include "core/backend_registry.h"
 #include "core/device.h"
 #include "core/tensor.h"
@@ -88,7 +87,7 @@ TEST_P(ConcurrentForwardTest, EightThreadsGetTheSingleThreadedResults) {
     GTEST_SKIP() << device << " is not available here: "
                  << available.status().message();
   }
-  ASSERT_TRUE(cpu::SetCpuThreads(registry, 2).ok());  // the pool is shared too
+  ASSERT_TRUE(registry.SetOption("cpu", "threads", "2").ok());  // the pool is shared too
 
   Vgg reference_model(SmallVgg(), registry);
   Vgg shared_model(SmallVgg(), registry);
@@ -285,7 +284,7 @@ TEST(CpuThreadsTest, SetCpuThreadsWhileRunning) {
   std::thread toggler([&] {
     int threads = 1;
     while (!done.load()) {
-      (void)cpu::SetCpuThreads(registry, threads);
+      (void)registry.SetOption("cpu", "threads", std::to_string(threads));
       threads = threads % 3 + 1;
       std::this_thread::yield();
     }
@@ -303,7 +302,7 @@ TEST(CpuThreadsTest, SetCpuThreadsWhileRunning) {
   for (std::thread& r : runners) r.join();
   done.store(true);
   toggler.join();
-  ASSERT_TRUE(cpu::SetCpuThreads(registry, 2).ok());
+  ASSERT_TRUE(registry.SetOption("cpu", "threads", "2").ok());
   for (int t = 0; t < 4; ++t) EXPECT_EQ(bad[t], 0) << "runner " << t;
 }
 

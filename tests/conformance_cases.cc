@@ -1,5 +1,6 @@
 #include "tests/conformance_cases.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -10,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/compile.h"
 #include "core/graph.h"
+#include "core/partition.h"
 #include "core/status_macros.h"
 #include "core/tensor.h"
 
@@ -31,6 +33,28 @@ ConformanceCase Case(std::string name, std::string op, std::vector<Shape> inputs
   return c;
 }
 
+// The same case in another dtype, named "<name>_<dtype>".
+ConformanceCase InDType(ConformanceCase c, DType dtype) {
+  c.name = absl::StrCat(c.name, "_", DTypeName(dtype));
+  c.dtype = dtype;
+  return c;
+}
+
+// The case followed by a relu that alone reads its output, "<name>_relu".
+ConformanceCase ThenRelu(ConformanceCase c) {
+  c.name = absl::StrCat(c.name, "_relu");
+  c.then_relu = true;
+  return c;
+}
+
+// `value` as the nearest value of `dtype` (C++ conversion rules for
+// integers), read back as a double.
+double RoundTo(double value, DType dtype) {
+  alignas(8) char element[8];
+  SetElementFromDouble(element, dtype, 0, value);
+  return ElementAsDouble(element, dtype, 0);
+}
+
 // FNV-1a: a seed from the case name, the same on every platform.
 uint32_t Seed(const std::string& name) {
   uint32_t hash = 2166136261u;
@@ -38,16 +62,44 @@ uint32_t Seed(const std::string& name) {
   return hash;
 }
 
-// Uniform in [-scale, scale), from 24 random bits so every value is an
-// exact float (std::uniform_real_distribution differs between libraries).
-std::vector<float> RandomValues(const Shape& shape, float scale,
-                                std::mt19937& rng) {
-  std::vector<float> values(shape.num_elements());
-  for (float& v : values) {
-    const float unit = static_cast<float>(rng() >> 8) / 16777216.0f;
-    v = scale * (2.0f * unit - 1.0f);
+// Values of `dtype`: floating ones uniform in [-scale, scale), from 24
+// random bits so every value is an exact float (std::uniform_real_distribution
+// differs between libraries) and then rounded to the dtype; integers and
+// bools as ConformanceCase says. Every value is exact in float32 too.
+std::vector<double> RandomValues(const Shape& shape, DType dtype, float scale,
+                                 bool positive, std::mt19937& rng) {
+  std::vector<double> values(shape.num_elements());
+  for (double& v : values) {
+    if (dtype == DType::kBool) {
+      v = rng() & 1;
+    } else if (dtype == DType::kUInt8) {
+      v = rng() % 256;
+    } else if (!IsFloatingPoint(dtype)) {
+      v = static_cast<double>(rng() % 201) - 100;
+    } else {
+      const float unit = static_cast<float>(rng() >> 8) / 16777216.0f;
+      float f = scale * (2.0f * unit - 1.0f);
+      if (positive) f = std::abs(f) + 0.1f;
+      v = RoundTo(f, dtype);
+    }
   }
   return values;
+}
+
+// `values` as host bytes of `dtype`.
+std::vector<char> ToBytes(const std::vector<double>& values, DType dtype) {
+  std::vector<char> bytes(values.size() * DTypeSize(dtype));
+  for (size_t i = 0; i < values.size(); ++i) {
+    SetElementFromDouble(bytes.data(), dtype, static_cast<int64_t>(i),
+                         values[i]);
+  }
+  return bytes;
+}
+
+bool Has(const std::vector<std::pair<std::string, DType>>& keys,
+         const std::string& op, DType dtype) {
+  return std::find(keys.begin(), keys.end(), std::make_pair(op, dtype)) !=
+         keys.end();
 }
 
 }  // namespace
@@ -150,56 +202,132 @@ std::vector<ConformanceCase> ConformanceCases() {
                               {}, {{"dim", int64_t{-1}}});
   huge.scale = 200.0f;
   cases.push_back(std::move(huge));
+
+  // batch_norm: input [N, C, ...], then weight, bias, running_mean and
+  // running_var [C] (the variance positive).
+  const auto batch_norm = [](std::string name, Shape input, double epsilon) {
+    const Shape channel({input.dim(1)});
+    ConformanceCase c =
+        Case(std::move(name), "batch_norm", {input},
+             {channel, channel, channel, channel}, {{"epsilon", epsilon}});
+    c.positive_params = {3};
+    return c;
+  };
+  cases.push_back(batch_norm("batch_norm_4d", Shape({2, 3, 4, 5}), 1e-5));
+  cases.push_back(batch_norm("batch_norm_2d", Shape({4, 6}), 1e-5));
+  cases.push_back(batch_norm("batch_norm_3d", Shape({2, 3, 7}), 1e-5));
+  cases.push_back(batch_norm("batch_norm_epsilon", Shape({1, 8, 3, 3}), 1e-3));
+  ConformanceCase wide =
+      batch_norm("batch_norm_wide_values", Shape({2, 4, 3, 3}), 1e-5);
+  wide.scale = 50.0f;
+  cases.push_back(std::move(wide));
+
+  // Other dtypes: the data-movement ops in every dtype their op takes, the
+  // float64 arithmetic the reference has.
+  for (DType dtype : AllDTypes()) {
+    if (dtype == DType::kFloat32) continue;
+    cases.push_back(
+        InDType(Case("flatten", "flatten", {Shape({2, 3, 4})}), dtype));
+    if (IsFloatingPoint(dtype)) {
+      cases.push_back(
+          InDType(Case("dropout", "dropout", {Shape({2, 5})}, {}, {{"p", 0.5}}),
+                  dtype));
+    }
+  }
+  cases.push_back(
+      InDType(Case("relu", "relu", {Shape({2, 3, 4, 5})}), DType::kFloat64));
+  cases.push_back(
+      InDType(Case("add", "add", {Shape({2, 3, 4}), Shape({2, 3, 4})}),
+              DType::kFloat64));
+
+  // Fusable groups: a backend may run each as one partition.
+  cases.push_back(ThenRelu(Case("conv2d_bias", "conv2d", {Shape({2, 3, 6, 6})},
+                                {Shape({4, 3, 3, 3}), Shape({4})},
+                                {{"padding", Ints{1, 1}}})));
+  cases.push_back(
+      ThenRelu(Case("conv2d_no_bias_stride2", "conv2d", {Shape({1, 4, 7, 7})},
+                    {Shape({5, 4, 3, 3})}, {{"stride", Ints{2, 2}}})));
+  cases.push_back(
+      ThenRelu(Case("conv2d_groups2", "conv2d", {Shape({1, 4, 5, 5})},
+                    {Shape({6, 2, 3, 3}), Shape({6})},
+                    {{"groups", int64_t{2}}, {"padding", Ints{1, 1}}})));
+  cases.push_back(ThenRelu(Case("linear_bias", "linear", {Shape({3, 20})},
+                                {Shape({7, 20}), Shape({7})})));
+  cases.push_back(ThenRelu(
+      Case("linear_no_bias", "linear", {Shape({4, 9})}, {Shape({5, 9})})));
+  cases.push_back(
+      ThenRelu(Case("linear_3d_input", "linear", {Shape({2, 3, 16})},
+                    {Shape({8, 16}), Shape({8})})));
   return cases;
 }
 
-Tolerance ToleranceFor(const std::string& op) {
-  // Per op, against the reference backend (double accumulation):
+Tolerance ToleranceFor(const ConformanceCase& c) {
+  // Per op, against the reference backend (double accumulation), float32:
   //   relu, add, max_pool2d, flatten, dropout: one correctly rounded float
   //     result, so every backend must agree bit for bit.
   //   adaptive_avg_pool2d, softmax: short float sums, exp: a few ulps.
+  //   batch_norm: a handful of float operations per element on values of
+  //     a few units (a backend may fold it to x * scale + shift).
   //   linear, conv2d: float sums of up to 300 products of values in [-1, 1)
   //     in any order. A backend using TF32 (CUDA tensor cores) would need
   //     ~1e-2; keep it off for conformance or widen here with the reason.
+  //   A fused op+relu: the op's (relu is exact).
   static const auto* table = new std::map<std::string, Tolerance>{
-      {"relu", {0, 0}},
-      {"add", {0, 0}},
-      {"max_pool2d", {0, 0}},
-      {"flatten", {0, 0}},
-      {"dropout", {0, 0}},
-      {"adaptive_avg_pool2d", {1e-6, 1e-5}},
-      {"softmax", {1e-6, 1e-5}},
-      {"linear", {1e-4, 1e-4}},
-      {"conv2d", {1e-4, 1e-4}},
+      {"relu", {0, 0}},          {"add", {0, 0}},
+      {"max_pool2d", {0, 0}},    {"flatten", {0, 0}},
+      {"dropout", {0, 0}},       {"adaptive_avg_pool2d", {1e-6, 1e-5}},
+      {"softmax", {1e-6, 1e-5}}, {"batch_norm", {1e-5, 1e-5}},
+      {"linear", {1e-4, 1e-4}},  {"conv2d", {1e-4, 1e-4}},
   };
-  auto it = table->find(op);
-  return it != table->end() ? it->second : Tolerance{1e-4, 1e-4};
+  auto it = table->find(c.op);
+  Tolerance t = it != table->end() ? it->second : Tolerance{1e-4, 1e-4};
+  // Integers and bools: exact. float16 and bfloat16: one rounding of the
+  // result to their 11 and 8 significant bits (2^-10, 2^-7 relative) for the
+  // exact ops; sums may round in the narrow type along the way: 10x that.
+  const bool exact = t.atol == 0 && t.rtol == 0;
+  if (!IsFloatingPoint(c.dtype)) return {0, 0};
+  if (c.dtype == DType::kFloat16 || c.dtype == DType::kBFloat16) {
+    const double ulp = c.dtype == DType::kFloat16 ? 0x1p-10 : 0x1p-7;
+    const double widened = exact ? ulp : 10 * ulp;
+    t.atol = std::max(t.atol, widened);
+    t.rtol = std::max(t.rtol, widened);
+  }
+  return t;
 }
 
 absl::StatusOr<OpResult> RunCase(const ConformanceCase& c, const Device& device,
-                                 BackendRegistry& registry) {
+                                 BackendRegistry& registry,
+                                 std::optional<DType> run_as) {
+  const DType dtype = run_as.value_or(c.dtype);
+  SY_ASSIGN_OR_RETURN(BackendDevice * backend_device,
+                      registry.GetDevice(device));
   std::mt19937 rng(Seed(c.name));
   Graph graph;
   std::vector<ValueId> operands;
   std::vector<Tensor> inputs;
+  auto make = [&](const Shape& shape, bool positive) -> absl::StatusOr<Tensor> {
+    const std::vector<char> bytes =
+        ToBytes(RandomValues(shape, c.dtype, c.scale, positive, rng), dtype);
+    return Tensor::FromBytes(shape, dtype, bytes.data(), bytes.size(),
+                             *backend_device);
+  };
   for (size_t i = 0; i < c.inputs.size(); ++i) {
-    const Shape& shape = c.inputs[i];
-    SY_ASSIGN_OR_RETURN(
-        Tensor tensor,
-        Tensor::FromVector(shape, RandomValues(shape, c.scale, rng), device,
-                           registry));
-    operands.push_back(graph.AddInput(absl::StrCat("input", i), shape, device));
+    SY_ASSIGN_OR_RETURN(Tensor tensor, make(c.inputs[i], false));
+    operands.push_back(
+        graph.AddInput(absl::StrCat("input", i), c.inputs[i], device, dtype));
     inputs.push_back(std::move(tensor));
   }
   for (size_t i = 0; i < c.params.size(); ++i) {
-    const Shape& shape = c.params[i];
-    SY_ASSIGN_OR_RETURN(
-        Tensor tensor,
-        Tensor::FromVector(shape, RandomValues(shape, c.scale, rng), device,
-                           registry));
+    const bool positive =
+        std::find(c.positive_params.begin(), c.positive_params.end(),
+                  static_cast<int>(i)) != c.positive_params.end();
+    SY_ASSIGN_OR_RETURN(Tensor tensor, make(c.params[i], positive));
     operands.push_back(graph.AddConstant(absl::StrCat("param", i), tensor));
   }
-  graph.AddOutput(graph.AddNode(c.op, c.name, operands, c.attrs));
+  ValueId out = graph.AddNode(c.op, c.name, operands, c.attrs);
+  if (c.then_relu)
+    out = graph.AddNode("relu", c.name + "_relu", {out}, AttrMap());
+  graph.AddOutput(out);
 
   CompileOptions options;
   options.backends = &registry;
@@ -212,15 +340,44 @@ absl::StatusOr<OpResult> RunCase(const ConformanceCase& c, const Device& device,
         outputs.size(), outputs.empty() ? "" : " on ",
         outputs.empty() ? "" : outputs[0].device().ToString()));
   }
-  SY_ASSIGN_OR_RETURN(std::vector<float> values, outputs[0].ToVector(registry));
-  return OpResult{outputs[0].shape(), std::move(values)};
+  SY_ASSIGN_OR_RETURN(std::vector<char> bytes, outputs[0].ToBytes());
+  OpResult result;
+  result.shape = outputs[0].shape();
+  result.dtype = outputs[0].dtype();
+  result.values.resize(outputs[0].num_elements());
+  for (size_t i = 0; i < result.values.size(); ++i) {
+    result.values[i] =
+        ElementAsDouble(bytes.data(), result.dtype, static_cast<int64_t>(i));
+  }
+  for (const Partition& p : plan->partitions())
+    result.partitions.push_back(p.name);
+  return result;
+}
+
+absl::StatusOr<OpResult> ReferenceResult(
+    const ConformanceCase& c, BackendRegistry& registry,
+    const std::vector<std::pair<std::string, DType>>& reference_keys) {
+  const Device ref0 = *Device::Parse("ref:0");
+  if (Has(reference_keys, c.op, c.dtype) &&
+      (!c.then_relu || Has(reference_keys, "relu", c.dtype))) {
+    return RunCase(c, ref0, registry);
+  }
+  // No kernel of that dtype in the reference: the same values in float32,
+  // the result rounded to the dtype.
+  SY_ASSIGN_OR_RETURN(OpResult result,
+                      RunCase(c, ref0, registry, DType::kFloat32));
+  for (double& v : result.values) v = RoundTo(v, c.dtype);
+  result.dtype = c.dtype;
+  return result;
 }
 
 std::string CompareResults(const OpResult& got, const OpResult& want,
                            Tolerance tolerance) {
-  if (got.shape != want.shape || got.values.size() != want.values.size()) {
-    return absl::StrCat("output shape ", got.shape.ToString(),
-                        ", the reference's ", want.shape.ToString());
+  if (got.shape != want.shape || got.values.size() != want.values.size() ||
+      got.dtype != want.dtype) {
+    return absl::StrCat("output ", DTypeName(got.dtype), " ",
+                        got.shape.ToString(), ", the reference's ",
+                        DTypeName(want.dtype), " ", want.shape.ToString());
   }
   int64_t bad = 0, worst = -1;
   double worst_excess = 0;

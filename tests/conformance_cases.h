@@ -1,26 +1,34 @@
 #ifndef SWITCHYARD_TESTS_CONFORMANCE_CASES_H_
 #define SWITCHYARD_TESTS_CONFORMANCE_CASES_H_
 
-// The backend conformance cases: every op with several attribute
-// combinations on small shapes, random inputs from a fixed seed per case,
-// and a per-op tolerance against the reference backend. Used by
-// tests/conformance_test.cc (every registered device) and
-// tests/plugin_conformance_test.cc (the reference backend loaded as a plugin).
+// The backend conformance cases: every op, in every dtype some backend
+// registers a kernel for, with several attribute combinations on small
+// shapes, seeded random inputs per case, and a per-op (and per-dtype)
+// tolerance against the reference backend; plus fused groups (conv2d+relu,
+// linear+relu) that a backend may claim as one partition and must compute
+// as the reference computes the two nodes. Used by tests/conformance_test.cc
+// (every registered device) and tests/plugin_conformance_test.cc (the
+// reference backend loaded as a plugin).
 //
 //   for (const ConformanceCase& c : ConformanceCases()) {
-//     absl::StatusOr<OpResult> want = RunCase(c, *Device::Parse("ref:0"), registry);
-//     absl::StatusOr<OpResult> got = RunCase(c, *Device::Parse("cuda:0"), registry);
-//     std::string mismatch = CompareResults(*got, *want, ToleranceFor(c.op));
+//     absl::StatusOr<OpResult> want =
+//         ReferenceResult(c, registry, reference::ReferenceKernelKeys());
+//     absl::StatusOr<OpResult> got = RunCase(c, *Device::Parse("cuda:0"),
+//     registry); std::string mismatch = CompareResults(*got, *want,
+//     ToleranceFor(c));
 //   }
 
+#include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/attributes.h"
 #include "core/backend_registry.h"
 #include "core/device.h"
+#include "core/dtype.h"
 #include "core/shape.h"
 
 namespace switchyard {
@@ -29,10 +37,18 @@ namespace conformance {
 struct ConformanceCase {
   std::string name;            // unique, [a-z0-9_]: "conv2d_stride2_pad1"
   std::string op;              // an OpRegistry name
+  DType dtype = DType::kFloat32;  // of every operand
   std::vector<Shape> inputs;   // graph inputs, the first operands
   std::vector<Shape> params;   // constants after them (weight, bias)
   AttrMap attrs;
-  float scale = 1.0f;          // values are uniform in [-scale, scale)
+  // Floating values are uniform in [-scale, scale); integers in [-100, 100]
+  // (uint8: [0, 255]); bool 0 or 1.
+  float scale = 1.0f;
+  // Params (by index) whose values must be positive (variances): |v| + 0.1.
+  std::vector<int> positive_params;
+  // A relu after the op, reading only its output: a group a backend may
+  // fuse ("conv2d+relu"); the reference runs the two nodes.
+  bool then_relu = false;
 };
 
 // For gtest's messages.
@@ -47,23 +63,38 @@ struct Tolerance {
 };
 
 // Exact for ops with one correctly rounded result (relu, add, max_pool2d,
-// flatten, dropout); loose enough for float32 sums in another order (and
-// for TF32-free GPU math) for the rest. See the table in the .cc.
-Tolerance ToleranceFor(const std::string& op);
+// flatten, dropout) in every dtype; loose enough for float32 sums in
+// another order (and for TF32-free GPU math) for the rest, widened for
+// float16 and bfloat16 by their precision. See the table in the .cc.
+Tolerance ToleranceFor(const ConformanceCase& c);
 
 struct OpResult {
   Shape shape;
-  std::vector<float> values;
+  DType dtype = DType::kFloat32;
+  std::vector<double> values;
+  // The partitions the devices claimed ("conv2d+relu"), in run order.
+  std::vector<std::string> partitions;
 };
 
-// Builds the case's one-node graph on `device` (inputs and params there),
-// compiles it with `registry` and the standard pipeline, runs it, and reads
-// the output back. The inputs depend only on the case, never on the device.
+// Builds the case's graph on `device` (inputs and params there), compiles
+// it with `registry` and the standard pipeline, runs it, and reads the
+// output back. The inputs depend only on the case, never on the device.
+// With `run_as`, the same values (all exact in both dtypes) run in that
+// dtype instead of the case's.
 absl::StatusOr<OpResult> RunCase(const ConformanceCase& c, const Device& device,
-                                 BackendRegistry& registry);
+                                 BackendRegistry& registry,
+                                 std::optional<DType> run_as = std::nullopt);
 
-// Empty when the shapes match and every element is within tolerance; else
-// the number of bad elements and the worst one, with both values.
+// The oracle: the case on ref:0 of `registry`, in the case's dtype when the
+// reference has that kernel (among `reference_keys`), else in float32 and
+// rounded to the case's dtype.
+absl::StatusOr<OpResult> ReferenceResult(
+    const ConformanceCase& c, BackendRegistry& registry,
+    const std::vector<std::pair<std::string, DType>>& reference_keys);
+
+// Empty when the shapes and dtypes match and every element is within
+// tolerance; else the number of bad elements and the worst one, with both
+// values.
 std::string CompareResults(const OpResult& got, const OpResult& want,
                            Tolerance tolerance);
 

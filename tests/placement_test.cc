@@ -104,7 +104,7 @@ TEST_F(PlacementTest, ExplicitCopyNodeCrossesDevices) {
   absl::StatusOr<std::vector<Tensor>> out = (*plan)->Run({ta, tb});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].device(), Fake(1));
-  EXPECT_EQ(*(*out)[0].ToVector(registry_), (std::vector<float>{11, 22, 33}));
+  EXPECT_EQ(*(*out)[0].ToVector(), (std::vector<float>{11, 22, 33}));
 }
 
 TEST_F(PlacementTest, MissingDeviceIsUnavailableInPlacement) {
@@ -167,7 +167,7 @@ TEST_F(PlacementTest, AutoPolicyInsertsCopiesAndReportsThem) {
   absl::StatusOr<std::vector<Tensor>> out = (*plan)->Run({ta, tb});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].device(), Fake(1));
-  EXPECT_EQ(*(*out)[0].ToVector(registry_), (std::vector<float>{11, 22, 33}));
+  EXPECT_EQ(*(*out)[0].ToVector(), (std::vector<float>{11, 22, 33}));
 }
 
 TEST_F(PlacementTest, AutoPolicyFallsBackToCpuAndMovesParametersOnce) {
@@ -185,7 +185,7 @@ TEST_F(PlacementTest, AutoPolicyFallsBackToCpuAndMovesParametersOnce) {
   absl::StatusOr<Tensor> y = model.Forward(x);
   ASSERT_TRUE(y.ok()) << y.status();
   EXPECT_EQ(y->device(), Fake(0));
-  EXPECT_EQ(*y->ToVector(registry_), *on_cpu->ToVector(registry_));
+  EXPECT_EQ(*y->ToVector(), *on_cpu->ToVector());
 
   const PlacementReport& report =
       (*model.Compiled(x.shape(), x.device()))->placement_report();
@@ -213,7 +213,7 @@ TEST_F(PlacementTest, EagerCallsGoThroughStrictPlacement) {
   EXPECT_EQ(counters_->kernels_run, 0);
   absl::StatusOr<Tensor> fixed = functional::Add(y, *x.To(Fake(1), registry_), registry_);
   ASSERT_TRUE(fixed.ok()) << fixed.status();
-  EXPECT_EQ(*fixed->ToVector(registry_), (std::vector<float>{2, 3, 4}));
+  EXPECT_EQ(*fixed->ToVector(), (std::vector<float>{2, 3, 4}));
 }
 
 }  // namespace
@@ -245,7 +245,7 @@ TEST(EagerPlacementTest, AddAcrossTwoReferenceDevicesFailsLikeAModel) {
   absl::StatusOr<Tensor> moved = functional::Add(y, *x.To(ref0, registry), registry);
   ASSERT_TRUE(moved.ok()) << moved.status();
   EXPECT_EQ(moved->device(), ref0);
-  EXPECT_EQ(*moved->ToVector(registry), (std::vector<float>{11, 22, 33, 44}));
+  EXPECT_EQ(*moved->ToVector(), (std::vector<float>{11, 22, 33, 44}));
 }
 
 }  // namespace

@@ -68,6 +68,16 @@ expect_in plugin out "cpu: 1 device"
 expect_in plugin out "ref: 2 devices"
 expect_in plugin out "ref:1  reference backend"
 
+# A plugin's backend options, listed and set like a linked-in backend's.
+expect_in plugin out "option ref.devices=2"
+run_cli option --plugin="$PLUGIN" --backend_option=ref.threads=2 devices
+expect_exit option 1
+expect_in option err "ref.threads=2"
+expect_in option err "the reference backend has no option 'threads'; its options: devices"
+run_cli readonly --plugin="$PLUGIN" --backend_option=ref.devices=3 devices
+expect_exit readonly 1
+expect_in readonly err "read-only"
+
 # Loaded from the environment; the device count is the backend's own.
 SWITCHYARD_PLUGIN_PATH="$PLUGIN" SWITCHYARD_REF_DEVICES=3 run_cli env devices
 expect_exit env 0

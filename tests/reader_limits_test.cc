@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/cpu_backend.h"
 #include "core/backend_registry.h"
+#include "core/dtype.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "models/linear.h"
@@ -131,6 +132,7 @@ SafetensorsFile SampleFile() {
   file.tensors["a"] = HostArray{Shape({2, 3}), {1, 2, 3, 4, 5, 6}};
   file.tensors["b"] = HostArray{Shape({0, 2}), {}};
   file.tensors["c"] = HostArray{Shape({}), {-7.5f}};
+  file.tensors["d"] = HostArray::Of<int64_t>(Shape({2}), {3, -1});
   return file;
 }
 
@@ -140,7 +142,8 @@ void ExpectSameTensors(const SafetensorsFile& a, const SafetensorsFile& b) {
   for (const auto& [name, array] : a.tensors) {
     ASSERT_EQ(b.tensors.count(name), 1u) << name;
     EXPECT_EQ(b.tensors.at(name).shape, array.shape) << name;
-    EXPECT_EQ(b.tensors.at(name).values, array.values) << name;
+    EXPECT_EQ(b.tensors.at(name).dtype, array.dtype) << name;
+    EXPECT_EQ(b.tensors.at(name).bytes, array.bytes) << name;
   }
 }
 
@@ -164,6 +167,13 @@ TEST(MappedSafetensorsTest, ViewsMatchTheParserAndSurviveRelease) {
   std::memcpy(values.data(), a.data, a.size_bytes);
   EXPECT_EQ(values, std::vector<float>({1, 2, 3, 4, 5, 6}));
   EXPECT_EQ((*mapped)->tensors().at("b").size_bytes, 0u);
+  const HostArrayView& d = (*mapped)->tensors().at("d");
+  EXPECT_EQ(d.dtype, DType::kInt64);
+  ASSERT_EQ(d.size_bytes, 2 * sizeof(int64_t));
+  int64_t longs[2];
+  std::memcpy(longs, d.data, d.size_bytes);
+  EXPECT_EQ(longs[0], 3);
+  EXPECT_EQ(longs[1], -1);
 }
 
 TEST(MappedSafetensorsTest, ReadsFromAPipeAndRefusesADirectory) {
@@ -219,8 +229,8 @@ TEST(LoadSafetensorsTest, LoadsLikeLoadStateDictInPiecesAndAllOrNothing) {
   ASSERT_TRUE(net.LoadSafetensors(path).ok());
   absl::StatusOr<std::map<std::string, HostArray>> state = net.StateDict();
   ASSERT_TRUE(state.ok()) << state.status();
-  EXPECT_EQ(state->at("0.weight").values, w);
-  EXPECT_EQ(state->at("0.bias").values, b);
+  EXPECT_EQ(state->at("0.weight").ToFloats(), w);
+  EXPECT_EQ(state->at("0.bias").ToFloats(), b);
 
   // A file with a wrong shape changes nothing, and the error starts with
   // the path and lists the problem.
@@ -238,7 +248,7 @@ TEST(LoadSafetensorsTest, LoadsLikeLoadStateDictInPiecesAndAllOrNothing) {
               HasSubstr("0.weight (expected [2048, 2100], file has [1, 2])"));
   state = net.StateDict();
   ASSERT_TRUE(state.ok());
-  EXPECT_EQ(state->at("0.bias").values, b);
+  EXPECT_EQ(state->at("0.bias").ToFloats(), b);
 
   // A missing file is NotFound, naming it.
   status = net.LoadSafetensors(TempPath("missing.safetensors"));
@@ -280,7 +290,7 @@ TEST(NpyLimitsTest, ReadNpyMapsTheFileAndNamesIt) {
   ASSERT_TRUE(WriteNpy(path, HostArray{Shape({2, 2}), {1, 2, 3, 4}}).ok());
   absl::StatusOr<HostArray> array = ReadNpy(path);
   ASSERT_TRUE(array.ok()) << array.status();
-  EXPECT_EQ(array->values, std::vector<float>({1, 2, 3, 4}));
+  EXPECT_EQ(array->ToFloats(), std::vector<float>({1, 2, 3, 4}));
   // Truncated by one byte: the message names the file.
   std::ifstream in(path, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)),

@@ -45,7 +45,8 @@ TEST(ResourceExhaustedTest, HugeBatchFailsToCompileAndTheModelStaysUsable) {
   net.Add(std::make_unique<nn::Linear>(1024, 2));
   ASSERT_TRUE(net.InitializeParameters(/*seed=*/0).ok());
   absl::StatusOr<Tensor> x = Tensor::FromVector(
-      Shape({2, 4}), std::vector<float>{1, -2, 3, -4, 0.5, 0.25, -1, 2});
+      Shape({2, 4}), std::vector<float>{1, -2, 3, -4, 0.5, 0.25, -1, 2},
+      Device::Cpu(), registry);
   ASSERT_TRUE(x.ok());
   absl::StatusOr<Tensor> before = net.Forward(*x);
   ASSERT_TRUE(before.ok()) << before.status();
@@ -66,7 +67,8 @@ TEST(ResourceExhaustedTest, HugeBatchFailsToCompileAndTheModelStaysUsable) {
 
   // A tensor that large cannot be made either, with the same code.
   absl::StatusOr<Tensor> huge =
-      Tensor::Empty(Shape({kHugeBatch, 1024}), DType::kFloat32, Device::Cpu());
+      Tensor::Empty(Shape({kHugeBatch, 1024}), DType::kFloat32, Device::Cpu(),
+                    BackendRegistry::Global());
   EXPECT_EQ(huge.status().code(), absl::StatusCode::kResourceExhausted);
 }
 
@@ -85,8 +87,9 @@ TEST(ResourceExhaustedTest, VggWithAnImpossibleBatchStaysUsable) {
   EXPECT_EQ(plan.status().code(), absl::StatusCode::kResourceExhausted)
       << plan.status();
   const Shape shape({1, 3, 32, 32});
-  absl::StatusOr<Tensor> x = Tensor::FromVector(
-      shape, std::vector<float>(shape.num_elements(), 0.5f));
+  absl::StatusOr<Tensor> x =
+      Tensor::FromVector(shape, std::vector<float>(shape.num_elements(), 0.5f),
+                         Device::Cpu(), registry);
   ASSERT_TRUE(x.ok());
   absl::StatusOr<Tensor> y = vgg.Forward(*x);
   ASSERT_TRUE(y.ok()) << y.status();
@@ -226,14 +229,14 @@ TEST(ResourceExhaustedTest, EveryAllocationFailureIsReportedAndRecoverable) {
     if (plan != nullptr) {
       absl::StatusOr<std::vector<Tensor>> again = plan->Run({*input});
       ASSERT_TRUE(again.ok()) << "allocation " << k << ": " << again.status();
-      EXPECT_EQ(*(*again)[0].ToVector(registry), expected);
+      EXPECT_EQ(*(*again)[0].ToVector(), expected);
     }
     absl::StatusOr<std::unique_ptr<ExecutablePlan>> fresh =
         Compile(FaultyGraph(), options);
     ASSERT_TRUE(fresh.ok()) << fresh.status();
     absl::StatusOr<std::vector<Tensor>> out = (*fresh)->Run({*input});
     ASSERT_TRUE(out.ok()) << out.status();
-    EXPECT_EQ(*(*out)[0].ToVector(registry), expected);
+    EXPECT_EQ(*(*out)[0].ToVector(), expected);
   }
   // Input, slots and output: every one of them was made to fail once.
   EXPECT_GE(k, 4);
@@ -267,7 +270,7 @@ TEST(ResourceExhaustedTest, ForwardRecoversAfterAFailedRun) {
   faults->fail_at = -1;
   absl::StatusOr<Tensor> y = net.Forward(*x);
   ASSERT_TRUE(y.ok()) << y.status();
-  EXPECT_EQ(*y->ToVector(registry), std::vector<float>({0, 2, 0}));
+  EXPECT_EQ(*y->ToVector(), std::vector<float>({0, 2, 0}));
 }
 
 }  // namespace

@@ -57,8 +57,9 @@ sources_for() {
   case "$1" in
     device) echo core/device.cc ;;
     npy | safetensors)
-      non_test_sources models | grep -E '/(file_io|npy|safetensors|mapped_file)\.cc$'
-      echo core/shape.cc ;;
+      non_test_sources models |
+        grep -E '/(file_io|host_array|npy|safetensors|mapped_file)\.cc$'
+      printf "%s\n" core/dtype.cc core/shape.cc ;;
     graph)
       non_test_sources core core/passes ops backends/cpu backends/cpu/kernels
       echo core/testing/host_backend.cc ;;

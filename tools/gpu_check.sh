@@ -36,6 +36,7 @@ TESTS=(
   //backends/cuda:caching_allocator_test
   //backends/cuda:cuda_libraries_test
   //backends/cuda:cuda_backend_test
+  //backends/cuda:cuda_partition_test
   //backends/cuda:cuda_kernels_test
   //tests:golden_test
   //tests:conformance_test

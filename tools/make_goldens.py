@@ -15,17 +15,27 @@ overwritten):
     holding the float32 tensors
         `input`            (for `add`: `input0` and `input1`),
         `weight`, `bias`   (only where the op/case has them),
+        `running_mean`, `running_var`  (batch_norm),
         `output`           (what PyTorch computes),
     and the metadata {"op": "<op>", "attrs": "<JSON object of attributes>"}.
     Ops: linear, conv2d, max_pool2d, adaptive_avg_pool2d, relu, flatten,
-    dropout (eval mode, output == input), softmax, add.
+    dropout (eval mode, output == input), softmax, add, batch_norm
+    (F.batch_norm with training=False).
   * `vgg_small.safetensors`: a reduced VGG with torchvision's exact module
     layout and parameter names (features.N.weight/bias, classifier.N.*),
     cfg [8,M,16,M,16,16,M,32,32,M,32,32,M], AdaptiveAvgPool2d((7,7)),
     classifier 32*7*7 -> 64 -> 64 -> 10, in eval mode; plus `input`
     [2,3,32,32] and `output` (logits [2,10]). Metadata (all strings):
     cfg (JSON list), hidden, num_classes, avgpool ("[7,7]"), input_size.
-
+  * `conv_bn_small.safetensors`: Conv2d + BatchNorm2d + ReLU twice, laid out
+    as torchvision's vgg*_bn `features` (nn.Sequential: features.0 conv
+    3->8 3x3 pad 1 without bias, features.1 BatchNorm2d(8), features.2
+    ReLU, features.3 conv 8->16 3x3 stride 2 pad 1 with bias, features.4
+    BatchNorm2d(16, eps=1e-3), features.5 ReLU), its state_dict exactly as
+    torchvision saves it: running statistics from 3 training steps and
+    `features.N.num_batches_tracked` as I64 scalars (3); plus `input`
+    [2,3,16,16] and `output` [2,16,8,8] in eval mode. Metadata: layers (a
+    description), eps ("[1e-05,0.001]").
 Everything is deterministic: torch.manual_seed(0) at start, and each case
 re-seeds from a CRC32 of its file name so that adding or reordering cases
 does not change the data of the others; deterministic algorithms; one
@@ -75,7 +85,11 @@ class Writer:
 
     def write(self, file_name, tensors, metadata):
         path = os.path.join(self.out_dir, file_name)
-        tensors = {k: v.detach().contiguous().to(torch.float32) for k, v in tensors.items()}
+        # Floating-point tensors as float32; others (num_batches_tracked,
+        # int64) as they are.
+        tensors = {k: (v.detach().contiguous().to(torch.float32)
+                       if v.is_floating_point() else v.detach().contiguous())
+                   for k, v in tensors.items()}
         save_safetensors(path, tensors, metadata)
         # Round-trip check.
         back, meta_back = load_safetensors(path)
@@ -267,6 +281,32 @@ def gen_misc(w):
     op_case(w, "add", "same_shape", {}, add)
 
 
+# ------------------------------------------------------------- batch_norm
+def gen_batch_norm(w):
+    def case(shape, eps):
+        attrs = {"epsilon": eps}
+
+        def make():
+            c = shape[1]
+            x = torch.randn(*shape) * 2.0 + 0.5
+            mean = torch.randn(c) * 0.5
+            var = torch.rand(c) * 2.0 + 0.1  # positive, some small
+            weight = torch.randn(c)
+            bias = torch.randn(c) * 0.1
+            y = F.batch_norm(x, mean, var, weight, bias, training=False, eps=eps)
+            return {"input": x, "weight": weight, "bias": bias,
+                    "running_mean": mean, "running_var": var, "output": y}
+        return attrs, make
+
+    cases = [
+        ("rank4", case((2, 3, 4, 5), 1e-5)),
+        ("rank2", case((4, 6), 1e-5)),
+        ("rank3_eps0_1", case((2, 4, 7), 0.1)),
+    ]
+    for name, (attrs, make) in cases:
+        op_case(w, "batch_norm", name, attrs, make)
+
+
 # --------------------------------------------------------------- vgg_small
 VGG_SMALL_CFG = [8, "M", 16, "M", 16, 16, "M", 32, 32, "M", 32, 32, "M"]
 VGG_SMALL_HIDDEN = 64
@@ -351,6 +391,52 @@ def gen_vgg_small(w):
     w.write(name, tensors, metadata)
 
 
+# ------------------------------------------------------------ conv_bn_small
+CONV_BN_EPS = [1e-5, 1e-3]
+
+
+def gen_conv_bn_small(w):
+    name = "conv_bn_small.safetensors"
+    w.seed(name)
+    features = nn.Sequential(
+        nn.Conv2d(3, 8, kernel_size=3, padding=1, bias=False),
+        nn.BatchNorm2d(8, eps=CONV_BN_EPS[0]),
+        nn.ReLU(inplace=False),
+        nn.Conv2d(8, 16, kernel_size=3, stride=2, padding=1),
+        nn.BatchNorm2d(16, eps=CONV_BN_EPS[1]),
+        nn.ReLU(inplace=False),
+    )
+    model = nn.Module()
+    model.features = features
+    # Running statistics as training leaves them (momentum 0.1, 3 steps on
+    # shifted data, so mean and var are far from 0 and 1), and affine
+    # parameters away from 1 and 0.
+    features.train()
+    with torch.no_grad():
+        for _ in range(3):
+            features(torch.randn(4, 3, 16, 16) * 3.0 + 1.0)
+        for m in features:
+            if isinstance(m, nn.BatchNorm2d):
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.uniform_(-0.5, 0.5)
+    features.eval()
+    x = torch.randn(2, 3, 16, 16)
+    with torch.no_grad():
+        y = features(x)
+    tensors = dict(model.state_dict())
+    for i in (1, 4):
+        tracked = tensors["features.%d.num_batches_tracked" % i]
+        assert tracked.dtype == torch.int64 and tracked.item() == 3, tracked
+    assert "input" not in tensors and "output" not in tensors
+    tensors["input"] = x
+    tensors["output"] = y
+    metadata = {
+        "layers": "conv3x3(3->8, no bias) bn relu conv3x3(8->16, stride 2) bn relu",
+        "eps": json.dumps(CONV_BN_EPS),
+    }
+    w.write(name, tensors, metadata)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=DEFAULT_OUT, help="output directory")
@@ -368,12 +454,14 @@ def main():
     gen_max_pool2d(w)
     gen_adaptive_avg_pool2d(w)
     gen_misc(w)
+    gen_batch_norm(w)
     gen_vgg_small(w)
+    gen_conv_bn_small(w)
 
     total = sum(size for _, size in w.written)
     print("%d files, %d bytes total (%.1f KiB)" % (len(w.written), total, total / 1024.0))
     too_big = [(p, s) for p, s in w.written
-               if s > MAX_OP_FILE_BYTES and not p.endswith("vgg_small.safetensors")]
+               if s > MAX_OP_FILE_BYTES and "__" in os.path.basename(p)]
     if too_big:
         sys.exit("files over %d bytes: %r" % (MAX_OP_FILE_BYTES, too_big))
     if total > MAX_TOTAL_BYTES:

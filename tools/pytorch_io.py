@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Minimal safetensors reader/writer (float32 only) for Switchyard tooling.
+"""Minimal safetensors reader/writer for Switchyard tooling.
 
 Written from the format description, without the `safetensors` package:
 
@@ -10,8 +10,14 @@ Written from the format description, without the `safetensors` package:
          "__metadata__": {"<key>": "<string value>"}}
     padded with trailing spaces so that N is a multiple of 8;
   * the data section: tensors packed contiguously, in sorted name order,
-    float32 little-endian, C (row-major) order. data_offsets are relative
-    to the start of the data section.
+    little-endian, C (row-major) order. data_offsets are relative to the
+    start of the data section.
+
+Dtypes: those Switchyard reads and writes, F32 F16 BF16 F64 I64 I32 I8 U8
+BOOL. numpy arrays and torch tensors of the matching dtypes are written as
+they are (a torchvision state_dict's `num_batches_tracked` stays I64).
+numpy has no bfloat16, so BF16 is written only from torch.bfloat16 tensors
+and read back as float32 (exact: bfloat16 is the high half of a float32).
 
 Writing streams one tensor at a time to the file, so a ~530 MB VGG-11
 checkpoint never has to exist as one bytes object in memory.
@@ -27,39 +33,72 @@ import struct
 
 import numpy as np
 
-_F32_LE = np.dtype("<f4")
+# safetensors dtype name -> little-endian numpy dtype (BF16: raw uint16 bits).
+_DTYPES = {
+    "F32": np.dtype("<f4"),
+    "F16": np.dtype("<f2"),
+    "BF16": np.dtype("<u2"),
+    "F64": np.dtype("<f8"),
+    "I64": np.dtype("<i8"),
+    "I32": np.dtype("<i4"),
+    "I8": np.dtype("i1"),
+    "U8": np.dtype("u1"),
+    "BOOL": np.dtype("?"),
+}
+_NAMES = {v.newbyteorder("="): k for k, v in _DTYPES.items() if k != "BF16"}
+_TORCH_NAMES = {
+    "torch.float32": "F32", "torch.float16": "F16", "torch.bfloat16": "BF16",
+    "torch.float64": "F64", "torch.int64": "I64", "torch.int32": "I32",
+    "torch.int8": "I8", "torch.uint8": "U8", "torch.bool": "BOOL",
+}
 
 
-def _to_numpy_f32(value):
-    """Converts a numpy array or torch tensor to a C-contiguous <f4 array."""
-    if hasattr(value, "detach"):  # torch.Tensor, without importing torch here
-        value = value.detach().cpu().contiguous().numpy()
+def _is_torch(value):
+    return hasattr(value, "detach")  # without importing torch here
+
+
+def _dtype_name(name, value):
+    """The safetensors dtype of a numpy array or torch tensor."""
+    if _is_torch(value):
+        dtype, known = str(value.dtype), _TORCH_NAMES
+    else:
+        dtype, known = np.asarray(value).dtype.newbyteorder("="), _NAMES
+    if dtype not in known:
+        raise TypeError("%s: dtype %s is not one of %s"
+                        % (name, dtype, ", ".join(_DTYPES)))
+    return known[dtype]
+
+
+def _to_numpy(value, dtype_name):
+    """A C-contiguous little-endian array of the tensor's elements (BF16:
+    their bits as uint16)."""
+    if _is_torch(value):
+        value = value.detach().cpu().contiguous()
+        if dtype_name == "BF16":
+            import torch  # only reached with a torch tensor
+            value = value.view(torch.int16)
+        value = value.numpy()
     arr = np.asarray(value)
-    if arr.dtype != np.float32:
-        raise TypeError("only float32 tensors are supported, got %s" % arr.dtype)
-    return np.ascontiguousarray(arr, dtype=_F32_LE)
+    if dtype_name == "BF16":
+        return np.ascontiguousarray(arr).view(_DTYPES["BF16"])
+    return np.ascontiguousarray(arr, dtype=_DTYPES[dtype_name])
 
 
-def _shape_of(name, value):
-    """Returns the shape of a float32 numpy array / torch tensor, without copying."""
-    if hasattr(value, "detach"):  # torch.Tensor
-        if str(value.dtype) != "torch.float32":
-            raise TypeError("%s: only float32 tensors are supported, got %s" % (name, value.dtype))
+def _shape_of(value):
+    """The shape of a numpy array / torch tensor, without copying."""
+    if _is_torch(value):
         return tuple(int(d) for d in value.shape)
-    arr = np.asarray(value)
-    if arr.dtype != np.float32:
-        raise TypeError("%s: only float32 tensors are supported, got %s" % (name, arr.dtype))
-    return tuple(int(d) for d in arr.shape)
+    return tuple(int(d) for d in np.asarray(value).shape)
 
 
-def _build_header(names, shapes, metadata):
+def _build_header(names, shapes, dtypes, metadata):
     header = {}
     offset = 0
     for name in names:
         shape = shapes[name]
-        nbytes = int(np.prod(shape, dtype=np.int64)) * 4
+        nbytes = int(np.prod(shape, dtype=np.int64)) * _DTYPES[dtypes[name]].itemsize
         header[name] = {
-            "dtype": "F32",
+            "dtype": dtypes[name],
             "shape": list(shape),
             "data_offsets": [offset, offset + nbytes],
         }
@@ -75,28 +114,32 @@ def _build_header(names, shapes, metadata):
 
 
 def save_safetensors(path, tensors, metadata=None):
-    """Writes `tensors` (name -> np.ndarray | torch.Tensor, float32) to `path`.
+    """Writes `tensors` (name -> np.ndarray | torch.Tensor) to `path`.
 
-    Tensors are stored in sorted name order. Each tensor is converted and
-    written on its own, so peak extra memory is about one tensor.
+    Tensors are stored in sorted name order, each in its own dtype. Each
+    tensor is converted and written on its own, so peak extra memory is
+    about one tensor.
     """
     if "__metadata__" in tensors:
         raise ValueError("'__metadata__' is reserved")
     names = sorted(tensors)
-    shapes = {name: _shape_of(name, tensors[name]) for name in names}
-    header = _build_header(names, shapes, metadata)
+    shapes = {name: _shape_of(tensors[name]) for name in names}
+    dtypes = {name: _dtype_name(name, tensors[name]) for name in names}
+    header = _build_header(names, shapes, dtypes, metadata)
     with open(path, "wb") as f:
         f.write(struct.pack("<Q", len(header)))
         f.write(header)
         for name in names:
-            arr = _to_numpy_f32(tensors[name]).reshape(-1)
+            arr = _to_numpy(tensors[name], dtypes[name]).reshape(-1)
             if arr.size:
                 f.write(memoryview(arr).cast("B"))
     return path
 
 
 def load_safetensors(path):
-    """Returns (dict name -> np.ndarray float32, metadata dict or {})."""
+    """Returns (dict name -> np.ndarray in its dtype, metadata dict or {}).
+
+    BF16 tensors come back as float32."""
     with open(path, "rb") as f:
         data = f.read()
     if len(data) < 8:
@@ -109,13 +152,16 @@ def load_safetensors(path):
     body = memoryview(data)[8 + n:]
     tensors = {}
     for name, info in header.items():
-        if info["dtype"] != "F32":
+        if info["dtype"] not in _DTYPES:
             raise ValueError("%s: unsupported dtype %s" % (name, info["dtype"]))
+        dtype = _DTYPES[info["dtype"]]
         begin, end = info["data_offsets"]
         shape = tuple(info["shape"])
         count = int(np.prod(shape, dtype=np.int64)) if shape else 1
-        if end - begin != count * 4 or end > len(body):
+        if end - begin != count * dtype.itemsize or end > len(body):
             raise ValueError("%s: bad data_offsets %r for shape %r" % (name, info["data_offsets"], shape))
-        arr = np.frombuffer(body[begin:end], dtype=_F32_LE).reshape(shape)
-        tensors[name] = arr.astype(np.float32, copy=True)
+        arr = np.frombuffer(body[begin:end], dtype=dtype).reshape(shape)
+        if info["dtype"] == "BF16":
+            arr = (arr.astype(np.uint32) << 16).view(np.float32)
+        tensors[name] = arr.astype(arr.dtype.newbyteorder("="), copy=True)
     return tensors, metadata

@@ -3,9 +3,7 @@
 
 #include <memory>
 
-#include "absl/status/status.h"
 #include "core/backend.h"
-#include "core/backend_registry.h"
 
 namespace switchyard {
 namespace cpu {
@@ -14,16 +12,14 @@ namespace cpu {
 // for every op in ops/ (backends/cpu/kernels/, one file per op). Linking
 // //backends/cpu registers it in BackendRegistry::Global().
 //
-// Threads: all cores by default; the SWITCHYARD_CPU_THREADS environment
-// variable or SetCpuThreads() choose another count.
+// Options (BackendRegistry::SetOption, the CLI's --backend_option):
+//   threads  worker threads, the caller included (integer >= 1); default:
+//            the SWITCHYARD_CPU_THREADS environment variable, else all cores
+//   fusion   on (default) or off: conv2d(+bias)->relu and
+//            linear(+bias)->relu run as one kernel with a fused ReLU
+//
+//   registry.SetOption("cpu", "threads", "2");
 std::unique_ptr<Backend> CreateCpuBackend();
-
-// Sets the CPU device's thread count (>= 1) in `registry`, e.g. from a
-// --threads flag. Takes effect for kernels created afterwards.
-absl::Status SetCpuThreads(BackendRegistry& registry, int threads);
-
-// The thread count the CPU device uses now.
-int CpuThreads(BackendRegistry& registry);
 
 }  // namespace cpu
 }  // namespace switchyard

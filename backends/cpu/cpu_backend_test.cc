@@ -1,5 +1,6 @@
-// The Eigen CPU backend: device info, thread count control (results do not
-// depend on it), and allocation failure as a Status.
+// The Eigen CPU backend: device info, its options (the thread count, on
+// which results do not depend), its kernel registry, and allocation failure
+// as a Status.
 
 #include "backends/cpu/cpu_backend.h"
 
@@ -14,6 +15,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "backends/cpu/cpu_device.h"
 #include "core/attributes.h"
 #include "core/backend_registry.h"
 #include "core/compile.h"
@@ -35,6 +38,18 @@ std::vector<float> Random(int64_t n, uint64_t seed) {
   std::vector<float> v(n);
   for (float& x : v) x = u(rng);
   return v;
+}
+
+// The cpu backend's "threads" option in `registry`; 0 when unreadable.
+int Threads(BackendRegistry& registry) {
+  absl::StatusOr<std::string> value = registry.GetOption("cpu", "threads");
+  int threads = 0;
+  if (!value.ok() || !absl::SimpleAtoi(*value, &threads)) return 0;
+  return threads;
+}
+
+absl::Status SetThreads(BackendRegistry& registry, int threads) {
+  return registry.SetOption("cpu", "threads", std::to_string(threads));
 }
 
 std::string Property(const DeviceInfo& info, const std::string& key) {
@@ -91,7 +106,7 @@ std::vector<float> RunPlan(ConvPlan& conv, BackendRegistry& registry) {
   absl::StatusOr<std::vector<Tensor>> out = conv.plan->Run({conv.input});
   EXPECT_TRUE(out.ok()) << out.status();
   if (!out.ok()) return {};
-  absl::StatusOr<std::vector<float>> values = (*out)[0].ToVector(registry);
+  absl::StatusOr<std::vector<float>> values = (*out)[0].ToVector();
   EXPECT_TRUE(values.ok());
   return *values;
 }
@@ -137,10 +152,9 @@ class CpuBackendTest : public ::testing::Test {
  protected:
   void TearDown() override {
     // Leave the process-wide device as the next test expects it.
-    ASSERT_TRUE(
-        SetCpuThreads(BackendRegistry::Global(), initial_threads_).ok());
+    ASSERT_TRUE(SetThreads(BackendRegistry::Global(), initial_threads_).ok());
   }
-  const int initial_threads_ = CpuThreads(BackendRegistry::Global());
+  const int initial_threads_ = Threads(BackendRegistry::Global());
 };
 
 TEST_F(CpuBackendTest, LinkingRegistersCpu0) {
@@ -166,11 +180,11 @@ TEST_F(CpuBackendTest, DeviceInfoHasNameMemoryAndThreads) {
   EXPECT_GT(info.free_memory_bytes, 0);
   EXPECT_LE(info.free_memory_bytes, info.total_memory_bytes);
   EXPECT_EQ(Property(info, "threads"),
-            std::to_string(CpuThreads(BackendRegistry::Global())));
+            std::to_string(Threads(BackendRegistry::Global())));
   EXPECT_FALSE(Property(info, "cores").empty());
 
-  ASSERT_TRUE(SetCpuThreads(BackendRegistry::Global(), 3).ok());
-  EXPECT_EQ(CpuThreads(BackendRegistry::Global()), 3);
+  ASSERT_TRUE(SetThreads(BackendRegistry::Global(), 3).ok());
+  EXPECT_EQ(Threads(BackendRegistry::Global()), 3);
   EXPECT_EQ(Property((*device)->Info(), "threads"), "3");
 }
 
@@ -195,7 +209,7 @@ TEST_F(CpuBackendTest, ConvResultsAgreeAcrossThreadCounts) {
                  << "n=" << cc.n << " c=" << cc.c << " h=" << cc.h
                  << " o=" << cc.o << " k=" << cc.k);
     const std::vector<float> reference = ReferenceConv(cc);
-    ASSERT_TRUE(SetCpuThreads(registry, 1).ok());
+    ASSERT_TRUE(SetThreads(registry, 1).ok());
     const std::vector<float> one = RunConv(cc, registry);
     ASSERT_EQ(one.size(), reference.size());
     for (size_t i = 0; i < one.size(); ++i) {
@@ -203,7 +217,7 @@ TEST_F(CpuBackendTest, ConvResultsAgreeAcrossThreadCounts) {
           << i;
     }
     for (int threads : {2, 3, 4, 7}) {
-      ASSERT_TRUE(SetCpuThreads(registry, threads).ok());
+      ASSERT_TRUE(SetThreads(registry, threads).ok());
       ConvPlan conv = CompileConv(cc, registry);
       const std::vector<float> many = RunPlan(conv, registry);
       ASSERT_EQ(many.size(), one.size());
@@ -221,43 +235,124 @@ TEST_F(CpuBackendTest, ConvResultsAgreeAcrossThreadCounts) {
 TEST_F(CpuBackendTest, PlanCompiledBeforeAThreadChangeKeepsItsThreads) {
   BackendRegistry& registry = BackendRegistry::Global();
   const ConvCase cc = {1, 16, 37, 37, 24, 3, 1, 1, 1};
-  ASSERT_TRUE(SetCpuThreads(registry, 2).ok());
+  ASSERT_TRUE(SetThreads(registry, 2).ok());
   ConvPlan conv = CompileConv(cc, registry);
   const std::vector<float> before = RunPlan(conv, registry);
   ASSERT_FALSE(before.empty());
-  ASSERT_TRUE(SetCpuThreads(registry, 1).ok());
-  EXPECT_EQ(CpuThreads(registry), 1);
+  ASSERT_TRUE(SetThreads(registry, 1).ok());
+  EXPECT_EQ(Threads(registry), 1);
   // Still runs, with the pool and tiling it was compiled with.
   EXPECT_EQ(RunPlan(conv, registry), before);
 }
 
-TEST_F(CpuBackendTest, BadThreadCountsAreInvalidArgument) {
-  absl::Status status = SetCpuThreads(BackendRegistry::Global(), 0);
-  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(status.message(),
-              HasSubstr("CPU thread count must be >= 1, got 0"));
-  EXPECT_EQ(SetCpuThreads(BackendRegistry::Global(), -4).code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(CpuThreads(BackendRegistry::Global()), initial_threads_);
-}
-
-TEST_F(CpuBackendTest, ThreadControlNeedsTheEigenBackend) {
-  BackendRegistry empty;
-  absl::Status status = SetCpuThreads(empty, 2);
-  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound) << status;
-  EXPECT_EQ(CpuThreads(empty), 0);
-
-  BackendRegistry impostor;
-  ASSERT_TRUE(impostor
+TEST_F(CpuBackendTest, OptionsAreListedWithTheirValues) {
+  BackendRegistry registry;
+  ASSERT_TRUE(registry
                   .Register("cpu",
                             []() -> absl::StatusOr<std::unique_ptr<Backend>> {
-                              return switchyard::testing::MakeHostBackend("cpu",
-                                                                          1);
+                              return CreateCpuBackend();
                             })
                   .ok());
-  status = SetCpuThreads(impostor, 2);
-  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
-  EXPECT_THAT(status.message(), HasSubstr("not the Eigen CPU backend"));
+  absl::StatusOr<Backend*> backend = registry.GetBackend("cpu");
+  ASSERT_TRUE(backend.ok());
+  const std::vector<BackendOption> options = (*backend)->Options();
+  ASSERT_EQ(options.size(), 2u);
+  EXPECT_EQ(options[0].key, "threads");
+  EXPECT_EQ(options[1].key, "fusion");
+  EXPECT_EQ(options[1].value, "on");
+  for (const BackendOption& option : options) EXPECT_FALSE(option.help.empty());
+
+  ASSERT_TRUE(registry.SetOption("cpu.threads=3").ok());
+  ASSERT_TRUE(registry.SetOption("cpu", "fusion", "off").ok());
+  EXPECT_EQ(*registry.GetOption("cpu", "threads"), "3");
+  EXPECT_EQ(*registry.GetOption("cpu", "fusion"), "off");
+  EXPECT_EQ(Property((*backend)->GetDevice(0).Info(), "threads"), "3");
+  ASSERT_TRUE(registry.SetOption("cpu", "fusion", "on").ok());
+  EXPECT_EQ(*registry.GetOption("cpu", "fusion"), "on");
+}
+
+TEST_F(CpuBackendTest, BadOptionsAreInvalidArgumentAndChangeNothing) {
+  BackendRegistry& registry = BackendRegistry::Global();
+  for (const char* bad : {"0", "-4", "two", "", "2.5"}) {
+    absl::Status status = registry.SetOption("cpu", "threads", bad);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(status.message(),
+                HasSubstr(absl::StrCat("cpu option 'threads' wants an integer "
+                                       ">= 1 (the CPU thread count), got '",
+                                       bad, "'")));
+  }
+  EXPECT_EQ(Threads(registry), initial_threads_);
+
+  absl::Status status = registry.SetOption("cpu", "fusion", "maybe");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(),
+              HasSubstr("cpu option 'fusion' wants on or off, got 'maybe'"));
+
+  // An unknown key names itself, its value and what the backend takes.
+  status = registry.SetOption("cpu.thread=2");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("backend option cpu.thread=2"));
+  EXPECT_THAT(status.message(),
+              HasSubstr("the cpu backend has no option 'thread' (value '2'); "
+                        "its options: threads, fusion (threads: an integer >= "
+                        "1; fusion: on or off)"));
+  EXPECT_EQ(registry.GetOption("cpu", "thread").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_F(CpuBackendTest, KernelsAreKeyedByOpAndDType) {
+  KernelRegistry<CpuDevice>& kernels = CpuKernels();
+  // Moving bytes works for every dtype; arithmetic is float32.
+  EXPECT_EQ(kernels.DTypesOf("flatten"), AllDTypes());
+  EXPECT_EQ(kernels.DTypesOf("dropout"), AllDTypes());
+  for (const char* op : {"adaptive_avg_pool2d", "add", "batch_norm", "conv2d",
+                         "linear", "max_pool2d", "relu", "softmax"}) {
+    EXPECT_EQ(kernels.DTypesOf(op), std::vector<DType>{DType::kFloat32}) << op;
+  }
+
+  absl::StatusOr<BackendDevice*> device =
+      BackendRegistry::Global().GetDevice(Device::Cpu());
+  ASSERT_TRUE(device.ok());
+  Graph graph;
+  ValueId x = graph.AddInput("x", Shape({2, 3}), Device::Cpu(), DType::kFloat64);
+  graph.AddOutput(graph.AddNode("relu", "act", {x}, AttrMap()));
+  absl::Status status = (*device)->Supports(graph.node(0), graph);
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(status.message(),
+              HasSubstr("the cpu backend has no float64 kernel for op 'relu' "
+                        "(node 'act/relu'); it runs relu in: float32"));
+  Graph unknown;
+  ValueId y = unknown.AddInput("y", Shape({2}), Device::Cpu());
+  unknown.AddOutput(unknown.AddNode("frobnicate", "f", {y}, AttrMap()));
+  status = (*device)->Supports(unknown.node(0), unknown);
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(status.message(),
+              HasSubstr("the cpu backend has no kernel for op 'frobnicate'"));
+}
+
+// Flatten's kernel on an int32 tensor: the bytes, unchanged, in a new shape.
+TEST_F(CpuBackendTest, FlattenCopiesAnyDType) {
+  absl::StatusOr<BackendDevice*> device =
+      BackendRegistry::Global().GetDevice(Device::Cpu());
+  ASSERT_TRUE(device.ok());
+  Graph graph;
+  ValueId x = graph.AddInput("x", Shape({2, 1, 3}), Device::Cpu(), DType::kInt32);
+  ValueId y = graph.AddNode("flatten", "flat", {x}, AttrMap());
+  graph.mutable_value(y).shape = Shape({2, 3});
+  graph.mutable_value(y).dtype = DType::kInt32;
+  absl::StatusOr<std::unique_ptr<Kernel>> kernel =
+      (*device)->CreateKernel(graph.node(0), graph);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  const std::vector<int32_t> values = {-7, 0, 1, 2147483647, -2147483647 - 1, 42};
+  absl::StatusOr<Tensor> in = Tensor::FromValues<int32_t>(
+      Shape({2, 1, 3}), absl::MakeConstSpan(values), **device);
+  absl::StatusOr<Tensor> out =
+      Tensor::Empty(Shape({2, 3}), DType::kInt32, **device);
+  ASSERT_TRUE(in.ok() && out.ok());
+  const Tensor* inputs[] = {&*in};
+  Tensor* outputs[] = {&*out};
+  ASSERT_TRUE((*kernel)->Run(inputs, outputs).ok());
+  EXPECT_EQ(*out->ToHost<int32_t>(), values);
 }
 
 TEST_F(CpuBackendTest, ThreadsFromTheEnvironment) {
@@ -269,7 +364,7 @@ TEST_F(CpuBackendTest, ThreadsFromTheEnvironment) {
                               return CreateCpuBackend();
                             })
                   .ok());
-  EXPECT_EQ(CpuThreads(registry), 3);
+  EXPECT_EQ(Threads(registry), 3);
 
   // Nonsense is ignored (with a warning): all cores.
   ASSERT_EQ(setenv("SWITCHYARD_CPU_THREADS", "lots", 1), 0);

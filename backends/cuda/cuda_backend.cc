@@ -6,22 +6,15 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "backends/cuda/cuda_device.h"
+#include "backends/cuda/cuda_options.h"
 #include "backends/cuda/cuda_status.h"
 #include "cuda_runtime_api.h"
 
 namespace switchyard {
 namespace cuda {
 namespace {
-
-bool Tf32FromEnvironment() {
-  const char* value = std::getenv("SWITCHYARD_CUDA_TF32");
-  if (value == nullptr) return false;
-  const std::string v = absl::AsciiStrToLower(value);
-  return v == "1" || v == "true" || v == "on" || v == "yes";
-}
 
 // Why cudaGetDeviceCount gave no device, in words a user can act on.
 std::string ExplainNoDevice(cudaError_t error) {
@@ -52,17 +45,28 @@ std::string ExplainNoDevice(cudaError_t error) {
 
 class CudaBackend : public Backend {
  public:
-  CudaBackend(std::vector<std::unique_ptr<CudaDevice>> devices,
-              std::string reason)
-      : devices_(std::move(devices)), reason_(std::move(reason)) {}
+  // `device_count` GPUs, or none and `reason`.
+  CudaBackend(int device_count, std::string reason)
+      : options_(std::make_unique<CudaOptions>(Tf32FromEnvironment())),
+        reason_(std::move(reason)) {
+    for (int i = 0; i < device_count; ++i) {
+      devices_.push_back(std::make_unique<CudaDevice>(i, *options_));
+    }
+  }
 
   std::string type() const override { return "cuda"; }
   int DeviceCount() const override { return static_cast<int>(devices_.size()); }
   std::string UnavailableReason() const override { return reason_; }
   BackendDevice& GetDevice(int index) override { return *devices_[index]; }
-  CudaDevice& cuda_device(int index) { return *devices_[index]; }
+
+  std::vector<BackendOption> Options() const override { return options_->List(); }
+  absl::Status SetOption(const std::string& key, const std::string& value) override {
+    return options_->Set(key, value);
+  }
 
  private:
+  // Declared first: the devices read it until they are destroyed.
+  const std::unique_ptr<CudaOptions> options_;
   std::vector<std::unique_ptr<CudaDevice>> devices_;
   std::string reason_;
 };
@@ -95,21 +99,15 @@ std::unique_ptr<Backend> CreateCudaBackend() {
   const cudaError_t error = cudaGetDeviceCount(&count);
   if (error != cudaSuccess) {
     cudaGetLastError();
-    return std::make_unique<CudaBackend>(
-        std::vector<std::unique_ptr<CudaDevice>>(), ExplainNoDevice(error));
+    return std::make_unique<CudaBackend>(0, ExplainNoDevice(error));
   }
   if (count == 0) {
     return std::make_unique<CudaBackend>(
-        std::vector<std::unique_ptr<CudaDevice>>(),
+        0,
         "cudaGetDeviceCount found no CUDA GPU: check nvidia-smi and "
         "CUDA_VISIBLE_DEVICES");
   }
-  const bool tf32 = Tf32FromEnvironment();
-  std::vector<std::unique_ptr<CudaDevice>> devices;
-  for (int i = 0; i < count; ++i) {
-    devices.push_back(std::make_unique<CudaDevice>(i, tf32));
-  }
-  return std::make_unique<CudaBackend>(std::move(devices), "");
+  return std::make_unique<CudaBackend>(count, "");
 }
 
 absl::StatusOr<AllocatorStats> CudaMemoryStats(BackendRegistry& registry,
@@ -125,18 +123,8 @@ absl::Status CudaEmptyCache(BackendRegistry& registry, const Device& device) {
   return (*cuda)->allocator().ReleaseCache();
 }
 
-absl::Status SetCudaAllowTf32(BackendRegistry& registry, bool allow) {
-  absl::StatusOr<Backend*> backend = registry.GetBackend("cuda");
-  if (!backend.ok()) return backend.status();
-  auto* cuda = dynamic_cast<CudaBackend*>(*backend);
-  if (cuda == nullptr) {
-    return absl::FailedPreconditionError(
-        "the backend registered as 'cuda' is not Switchyard's CUDA backend");
-  }
-  for (int i = 0; i < cuda->DeviceCount(); ++i) {
-    cuda->cuda_device(i).set_allow_tf32(allow);
-  }
-  return absl::OkStatus();
+std::vector<std::pair<std::string, DType>> CudaKernelKeys() {
+  return CudaKernels().Keys();
 }
 
 bool BuiltWithCuda() { return true; }

@@ -15,24 +15,34 @@
 //   torch.cuda.memory_stats()      CudaMemoryStats(registry, device)
 //   torch.cuda.empty_cache()       CudaEmptyCache(registry, device)
 //   torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
-//                                  SetCudaAllowTf32(registry, bool), or the
-//                                  environment variable SWITCHYARD_CUDA_TF32=1
+//                                  registry.SetOption("cuda", "allow_tf32", "true")
+//                                  (--backend_option=cuda.allow_tf32=true), or
+//                                  the environment variable SWITCHYARD_CUDA_TF32=1
 //
 // Math is FP32 by default (TF32 off): cuBLASLt with CUBLAS_COMPUTE_32F,
 // cuDNN with CUDNN_FMA_MATH, so results match the CPU backend at the golden
 // tolerance. TF32 is faster on tensor cores and rounds inputs to a 10-bit
 // mantissa (relative error about 1e-3): opt in only where that is fine.
 //
+// Fusion: a conv2d or linear followed by the relu that alone reads it runs
+// as one kernel (cuDNN's fused bias and activation, cuBLASLt's RELU_BIAS
+// epilogue); `switchyard graph` shows the partitions.
+//
 // Libraries: the CUDA runtime is linked statically; cuBLASLt and cuDNN are
 // loaded with dlopen when first needed (backends/cuda/cuda_libraries.h), so
 // a binary starts on any machine and a missing library is an error naming
 // it. docs/architecture.md ("The CUDA backend") has the whole design.
+
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "backends/cuda/caching_allocator.h"
 #include "core/backend_registry.h"
 #include "core/device.h"
+#include "core/dtype.h"
 
 namespace switchyard {
 namespace cuda {
@@ -49,9 +59,9 @@ absl::StatusOr<AllocatorStats> CudaMemoryStats(BackendRegistry& registry,
 // for its queued work). Tensors that are alive keep their memory.
 absl::Status CudaEmptyCache(BackendRegistry& registry, const Device& device);
 
-// TF32 on tensor cores for Linear (cuBLASLt) and Conv2d (cuDNN) kernels
-// created afterwards, on every CUDA device of `registry`. Off by default.
-absl::Status SetCudaAllowTf32(BackendRegistry& registry, bool allow);
+// Every (op, dtype) the backend has a kernel for, sorted (none in a build
+// without CUDA): what the conformance suite runs on cuda:N.
+std::vector<std::pair<std::string, DType>> CudaKernelKeys();
 
 // Whether this binary was built with CUDA (a toolkit was found and
 // --define=switchyard_cuda=off was not given).

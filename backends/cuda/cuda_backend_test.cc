@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "absl/strings/match.h"
 #include "core/backend_registry.h"
 #include "core/compile.h"
+#include "core/dtype.h"
 #include "core/graph.h"
 #include "core/tensor.h"
 #include "gmock/gmock.h"
@@ -140,12 +142,14 @@ TEST(CudaBackendTest, WithoutAGpuCuda0IsUnavailableWithTheReason) {
   EXPECT_THAT(device.status().message(), HasSubstr(reason));
 
   // Every road to the device says the same.
-  absl::StatusOr<Tensor> x = Tensor::FromVector({2}, {1, 2}, Cuda(0));
+  absl::StatusOr<Tensor> x =
+      Tensor::FromVector({2}, {1, 2}, Cuda(0), BackendRegistry::Global());
   EXPECT_EQ(x.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(x.status().message(), HasSubstr(reason));
-  absl::StatusOr<Tensor> cpu = Tensor::FromVector({2}, {1, 2});
+  absl::StatusOr<Tensor> cpu =
+      Tensor::FromVector({2}, {1, 2}, Device::Cpu(), BackendRegistry::Global());
   ASSERT_TRUE(cpu.ok());
-  absl::StatusOr<Tensor> moved = cpu->To(Cuda(0));
+  absl::StatusOr<Tensor> moved = cpu->To(Cuda(0), BackendRegistry::Global());
   EXPECT_EQ(moved.status().code(), absl::StatusCode::kUnavailable);
 
   Graph graph;
@@ -160,6 +164,76 @@ TEST(CudaBackendTest, WithoutAGpuCuda0IsUnavailableWithTheReason) {
             absl::StatusCode::kUnavailable);
   EXPECT_EQ(CudaEmptyCache(BackendRegistry::Global(), Cuda(0)).code(),
             absl::StatusCode::kUnavailable);
+}
+
+// --- options (with and without a GPU or CUDA) ----------------------------------
+
+// A fresh backend, so the global one's option stays as the environment set it.
+std::unique_ptr<BackendRegistry> FreshCudaRegistry() {
+  auto registry = std::make_unique<BackendRegistry>();
+  EXPECT_TRUE(registry
+                  ->Register("cuda",
+                             []() -> absl::StatusOr<std::unique_ptr<Backend>> {
+                               return CreateCudaBackend();
+                             })
+                  .ok());
+  return registry;
+}
+
+TEST(CudaBackendTest, AllowTf32IsAnOptionOffByDefault) {
+  unsetenv("SWITCHYARD_CUDA_TF32");
+  auto registry = FreshCudaRegistry();
+  std::vector<BackendOption> options = (*registry->GetBackend("cuda"))->Options();
+  ASSERT_EQ(options.size(), 1u);
+  EXPECT_EQ(options[0].key, "allow_tf32");
+  EXPECT_EQ(options[0].value, "false");
+  EXPECT_THAT(options[0].help, HasSubstr("SWITCHYARD_CUDA_TF32"));
+  ASSERT_TRUE(registry->SetOption("cuda.allow_tf32=true").ok());
+  EXPECT_EQ(*registry->GetOption("cuda", "allow_tf32"), "true");
+  ASSERT_TRUE(registry->SetOption("cuda", "allow_tf32", "false").ok());
+  EXPECT_EQ(*registry->GetOption("cuda", "allow_tf32"), "false");
+}
+
+TEST(CudaBackendTest, TheEnvironmentSetsTheDefault) {
+  setenv("SWITCHYARD_CUDA_TF32", "1", 1);
+  auto registry = FreshCudaRegistry();
+  EXPECT_EQ(*registry->GetOption("cuda", "allow_tf32"), "true");
+  unsetenv("SWITCHYARD_CUDA_TF32");
+}
+
+TEST(CudaBackendTest, BadOptionsNameTheKeyAndWhatIsAccepted) {
+  auto registry = FreshCudaRegistry();
+  absl::Status bad_value = registry->SetOption("cuda", "allow_tf32", "maybe");
+  EXPECT_EQ(bad_value.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad_value.message(), HasSubstr("allow_tf32"));
+  EXPECT_THAT(bad_value.message(), HasSubstr("takes true or false, not 'maybe'"));
+  absl::Status bad_key = registry->SetOption("cuda.tf32=true");
+  EXPECT_EQ(bad_key.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad_key.message(), HasSubstr("no option 'tf32'"));
+  EXPECT_THAT(bad_key.message(), HasSubstr("its options: allow_tf32"));
+  EXPECT_EQ(*registry->GetOption("cuda", "allow_tf32"), "false");
+}
+
+TEST(CudaBackendTest, KernelKeysAreFloat32ButDataMovementInEveryDType) {
+  const std::vector<std::pair<std::string, DType>> keys = CudaKernelKeys();
+  if (!BuiltWithCuda()) {
+    EXPECT_TRUE(keys.empty());
+    GTEST_SKIP() << "this build has no CUDA, so no CUDA kernels";
+  }
+  std::vector<std::string> float32_ops;
+  int flatten_dtypes = 0;
+  for (const auto& [op, dtype] : keys) {
+    if (dtype == DType::kFloat32) float32_ops.push_back(op);
+    if (op == "flatten") ++flatten_dtypes;
+    if (op != "flatten" && op != "dropout") {
+      EXPECT_EQ(dtype, DType::kFloat32) << op;
+    }
+  }
+  EXPECT_EQ(float32_ops,
+            (std::vector<std::string>{"adaptive_avg_pool2d", "add", "batch_norm",
+                                      "conv2d", "dropout", "flatten", "linear",
+                                      "max_pool2d", "relu", "softmax"}));
+  EXPECT_EQ(flatten_dtypes, static_cast<int>(AllDTypes().size()));
 }
 
 TEST(CudaBackendTest, MemoryStatsOfANonCudaDeviceIsAnError) {
@@ -204,13 +278,14 @@ TEST(CudaDeviceTest, HostDeviceHostRoundTrips) {
   for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{1001},
                     int64_t{(26 << 20) / 4 + 3}}) {
     const std::vector<float> values = Iota(n);
-    absl::StatusOr<Tensor> on_gpu = Tensor::FromVector({n}, values, Cuda(0));
+    absl::StatusOr<Tensor> on_gpu =
+        Tensor::FromVector({n}, values, Cuda(0), BackendRegistry::Global());
     ASSERT_TRUE(on_gpu.ok()) << on_gpu.status();
     EXPECT_EQ(on_gpu->device(), Cuda(0));
     absl::StatusOr<std::vector<float>> back = on_gpu->ToVector();
     ASSERT_TRUE(back.ok()) << back.status();
     EXPECT_EQ(*back, values) << n;
-    absl::StatusOr<Tensor> on_cpu = on_gpu->To(Device::Cpu());
+    absl::StatusOr<Tensor> on_cpu = on_gpu->To(Device::Cpu(), BackendRegistry::Global());
     ASSERT_TRUE(on_cpu.ok()) << on_cpu.status();
     EXPECT_EQ(*on_cpu->ToVector(), values);
   }
@@ -219,9 +294,10 @@ TEST(CudaDeviceTest, HostDeviceHostRoundTrips) {
 TEST(CudaDeviceTest, DeviceToDeviceOnOneGpu) {
   SKIP_WITHOUT_GPU();
   const std::vector<float> values = Iota(3 << 20);
-  Tensor a = *Tensor::FromVector({3 << 20}, values, Cuda(0));
-  Tensor b = *Tensor::Empty({3 << 20}, DType::kFloat32, Cuda(0));
-  ASSERT_TRUE(CopyTensor(a, b, BackendRegistry::Global()).ok());
+  Tensor a = *Tensor::FromVector({3 << 20}, values, Cuda(0), BackendRegistry::Global());
+  Tensor b =
+      *Tensor::Empty({3 << 20}, DType::kFloat32, Cuda(0), BackendRegistry::Global());
+  ASSERT_TRUE(CopyTensor(a, b).ok());
   EXPECT_EQ(*b.ToVector(), values);
 }
 
@@ -231,11 +307,11 @@ TEST(CudaDeviceTest, DeviceToDeviceAcrossGpus) {
     GTEST_SKIP() << "one CUDA device; peer copies need two";
   }
   const std::vector<float> values = Iota(5 << 20);
-  Tensor a = *Tensor::FromVector({5 << 20}, values, Cuda(0));
-  absl::StatusOr<Tensor> b = a.To(Cuda(1));
+  Tensor a = *Tensor::FromVector({5 << 20}, values, Cuda(0), BackendRegistry::Global());
+  absl::StatusOr<Tensor> b = a.To(Cuda(1), BackendRegistry::Global());
   ASSERT_TRUE(b.ok()) << b.status();
   EXPECT_EQ(b->device(), Cuda(1));
-  absl::StatusOr<Tensor> c = b->To(Cuda(0));
+  absl::StatusOr<Tensor> c = b->To(Cuda(0), BackendRegistry::Global());
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(*c->ToVector(), values);
 }
@@ -257,7 +333,7 @@ TEST(CudaDeviceTest, AllocatorCachesReusesAndReleases) {
   ASSERT_TRUE(CudaEmptyCache(registry, Cuda(0)).ok());
   const AllocatorStats before = *CudaMemoryStats(registry, Cuda(0));
   {
-    Tensor t = *Tensor::Empty({(40 << 20) / 4}, DType::kFloat32, Cuda(0));
+    Tensor t = *Tensor::Empty({(40 << 20) / 4}, DType::kFloat32, Cuda(0), registry);
     const AllocatorStats during = *CudaMemoryStats(registry, Cuda(0));
     EXPECT_EQ(during.allocated_bytes - before.allocated_bytes, 40 << 20);
     EXPECT_GE(during.peak_allocated_bytes, during.allocated_bytes);
@@ -266,7 +342,7 @@ TEST(CudaDeviceTest, AllocatorCachesReusesAndReleases) {
   EXPECT_EQ(after.allocated_bytes, before.allocated_bytes);
   EXPECT_GE(after.cached_bytes, 40 << 20);
   {
-    Tensor again = *Tensor::Empty({(40 << 20) / 4}, DType::kFloat32, Cuda(0));
+    Tensor again = *Tensor::Empty({(40 << 20) / 4}, DType::kFloat32, Cuda(0), registry);
     EXPECT_EQ(CudaMemoryStats(registry, Cuda(0))->cache_hits, after.cache_hits + 1);
   }
   ASSERT_TRUE(CudaEmptyCache(registry, Cuda(0)).ok());
@@ -278,15 +354,16 @@ TEST(CudaDeviceTest, AllocatorCachesReusesAndReleases) {
 TEST(CudaDeviceTest, OutOfMemoryIsResourceExhaustedWithFreeAndTotal) {
   SKIP_WITHOUT_GPU();
   // 4 TiB: more than any GPU has.
-  absl::StatusOr<Tensor> huge =
-      Tensor::Empty({int64_t{1} << 40}, DType::kFloat32, Cuda(0));
+  absl::StatusOr<Tensor> huge = Tensor::Empty({int64_t{1} << 40}, DType::kFloat32,
+                                              Cuda(0), BackendRegistry::Global());
   ASSERT_FALSE(huge.ok());
   EXPECT_EQ(huge.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(huge.status().message(), HasSubstr("cuda:0 is out of memory"));
   EXPECT_THAT(huge.status().message(), HasSubstr("4.00 TiB"));
   EXPECT_THAT(huge.status().message(), HasSubstr(" free of "));
   // The device still works afterwards.
-  absl::StatusOr<Tensor> small = Tensor::FromVector({3}, {1, 2, 3}, Cuda(0));
+  absl::StatusOr<Tensor> small =
+      Tensor::FromVector({3}, {1, 2, 3}, Cuda(0), BackendRegistry::Global());
   ASSERT_TRUE(small.ok()) << small.status();
   EXPECT_EQ(*small->ToVector(), (std::vector<float>{1, 2, 3}));
 }
@@ -296,10 +373,12 @@ TEST(CudaDeviceTest, ClockTimesWorkOnTheStream) {
   BackendDevice& device = CudaBackend()->GetDevice(0);
   absl::StatusOr<std::unique_ptr<DeviceClock>> clock = device.CreateClock();
   ASSERT_TRUE(clock.ok()) << clock.status();
-  Tensor a = *Tensor::FromVector({1 << 22}, Iota(1 << 22), Cuda(0));
-  Tensor b = *Tensor::Empty({1 << 22}, DType::kFloat32, Cuda(0));
+  Tensor a =
+      *Tensor::FromVector({1 << 22}, Iota(1 << 22), Cuda(0), BackendRegistry::Global());
+  Tensor b =
+      *Tensor::Empty({1 << 22}, DType::kFloat32, Cuda(0), BackendRegistry::Global());
   const int start = *(*clock)->Mark();
-  for (int i = 0; i < 10; ++i) ASSERT_TRUE(CopyTensor(a, b, BackendRegistry::Global()).ok());
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(CopyTensor(a, b).ok());
   const int end = *(*clock)->Mark();
   absl::StatusOr<double> ms = (*clock)->ElapsedMs(start, end);
   ASSERT_TRUE(ms.ok()) << ms.status();
@@ -314,7 +393,8 @@ TEST(CudaDeviceTest, EveryOpOfTheCpuBackendIsSupported) {
   Graph graph;
   ValueId x = graph.AddInput("x", Shape({1, 2, 8, 8}), Cuda(0));
   ValueId w = graph.AddConstant(
-      "w", *Tensor::FromVector({2, 2, 3, 3}, std::vector<float>(36, 0.1f), Cuda(0)));
+      "w", *Tensor::FromVector({2, 2, 3, 3}, std::vector<float>(36, 0.1f), Cuda(0),
+                               BackendRegistry::Global()));
   AttrMap conv;
   conv.Set("padding", std::vector<int64_t>{1, 1});
   ValueId c = graph.AddNode("conv2d", "conv", {x, w}, conv);
@@ -330,16 +410,17 @@ TEST(CudaDeviceTest, EveryOpOfTheCpuBackendIsSupported) {
   flat.Set("start_dim", int64_t{1});
   ValueId f = graph.AddNode("flatten", "flatten", {a}, flat);
   ValueId d = graph.AddNode("dropout", "dropout", {f}, AttrMap());
-  ValueId lw = graph.AddConstant(
-      "lw", *Tensor::FromVector({3, 8}, std::vector<float>(24, 0.2f), Cuda(0)));
+  ValueId lw =
+      graph.AddConstant("lw", *Tensor::FromVector({3, 8}, std::vector<float>(24, 0.2f),
+                                                  Cuda(0), BackendRegistry::Global()));
   ValueId l = graph.AddNode("linear", "fc", {d, lw}, AttrMap());
   AttrMap soft;
   soft.Set("dim", int64_t{1});
   graph.AddOutput(graph.AddNode("softmax", "softmax", {l}, soft));
   absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan = Compile(std::move(graph));
   ASSERT_TRUE(plan.ok()) << plan.status();
-  absl::StatusOr<std::vector<Tensor>> out =
-      (*plan)->Run({*Tensor::FromVector({1, 2, 8, 8}, Iota(128), Cuda(0))});
+  absl::StatusOr<std::vector<Tensor>> out = (*plan)->Run(
+      {*Tensor::FromVector({1, 2, 8, 8}, Iota(128), Cuda(0), BackendRegistry::Global())});
   ASSERT_TRUE(out.ok()) << out.status();
   std::vector<float> probabilities = *(*out)[0].ToVector();
   EXPECT_NEAR(std::accumulate(probabilities.begin(), probabilities.end(), 0.0f), 1.0f,

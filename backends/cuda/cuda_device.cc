@@ -6,15 +6,19 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "backends/cuda/cuda_kernel_registry.h"
 #include "backends/cuda/cuda_libraries.h"
 #include "backends/cuda/cuda_status.h"
+#include "backends/cuda/relu_fusion.h"
 #include "core/graph.h"
+#include "core/partition.h"
 #include "core/status_macros.h"
 
 namespace switchyard {
 namespace cuda {
 namespace {
+
+// The name capability errors give the backend: "the cuda backend ...".
+constexpr char kBackendName[] = "cuda";
 
 // Makes `index` the calling thread's current device (cheap when it is).
 cudaError_t SetCurrent(int index) {
@@ -114,11 +118,22 @@ absl::StatusOr<cudaEvent_t> RecordEvent(int index, cudaStream_t stream,
 
 }  // namespace
 
-CudaDevice::CudaDevice(int index, bool allow_tf32)
+KernelRegistry<CudaDevice>& CudaKernels() {
+  // Leaked: kernels register during static initialization, in any order.
+  static auto* registry = new KernelRegistry<CudaDevice>();
+  return *registry;
+}
+
+KernelRegistry<CudaDevice>& CudaFusedKernels() {
+  static auto* registry = new KernelRegistry<CudaDevice>();
+  return *registry;
+}
+
+CudaDevice::CudaDevice(int index, const CudaOptions& options)
     : index_(index),
       device_(*Device::Create("cuda", index)),
       name_(device_.ToString()),
-      allow_tf32_(allow_tf32),
+      options_(options),
       allocator_(std::make_shared<CachingAllocator>(
           std::make_unique<CudaMemorySource>(index, name_))) {}
 
@@ -200,7 +215,7 @@ DeviceInfo CudaDevice::Info() const {
   info.properties.push_back({"cuBLASLt", CublasLtDescription()});
   info.properties.push_back({"cuDNN", CudnnDescription()});
   info.properties.push_back(
-      {"math", allow_tf32() ? "tf32 (SWITCHYARD_CUDA_TF32)" : "fp32 (TF32 off)"});
+      {"math", allow_tf32() ? "tf32 (allow_tf32=true)" : "fp32 (TF32 off)"});
   const AllocatorStats stats = allocator_->stats();
   info.properties.push_back(
       {"allocator", absl::StrCat("allocated ", FormatBytes(stats.allocated_bytes),
@@ -213,15 +228,16 @@ absl::StatusOr<std::shared_ptr<Buffer>> CudaDevice::Allocate(size_t bytes) {
   SY_RETURN_IF_ERROR(Activate());
   SY_ASSIGN_OR_RETURN(void* ptr, allocator_->Allocate(bytes));
   std::shared_ptr<CachingAllocator> allocator = allocator_;
-  return std::make_shared<Buffer>(
-      device_, ptr, bytes, [allocator](void* p) { allocator->Free(p); });
+  return std::make_shared<Buffer>(*this, device_, ptr, bytes,
+                                  [allocator](void* p) { allocator->Free(p); });
 }
 
 absl::Status CudaDevice::CheckCopy(const Buffer& buffer, size_t bytes,
                                    const char* what) const {
-  if (buffer.device() != device_) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        name_, ": the ", what, " buffer is on ", buffer.device().ToString()));
+  if (&buffer.owner() != this) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name_, ": the ", what, " buffer is on ", buffer.device().ToString(),
+                     "'s allocator, not this device's"));
   }
   if (bytes > buffer.size_bytes()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -356,26 +372,61 @@ absl::StatusOr<std::unique_ptr<DeviceClock>> CudaDevice::CreateClock() {
 }
 
 absl::Status CudaDevice::Supports(const Node& node, const Graph& graph) const {
-  const CudaKernelEntry* entry = FindCudaKernel(node.op);
-  if (entry == nullptr) {
-    return absl::UnimplementedError(absl::StrCat(
-        "the cuda backend has no kernel for op '", node.op, "'"));
-  }
-  for (ValueId id : node.inputs) {
-    if (graph.value(id).dtype != DType::kFloat32) {
-      return absl::UnimplementedError(absl::StrCat(
-          "the cuda backend runs float32 only; operand '", graph.value(id).name,
-          "' is ", DTypeName(graph.value(id).dtype)));
-    }
-  }
-  return entry->supports ? entry->supports(node, graph) : absl::OkStatus();
+  return CudaKernels().Supports(node, graph, kBackendName);
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> CudaDevice::CreateKernel(
     const Node& node, const Graph& graph) {
   SY_RETURN_IF_ERROR(Supports(node, graph));
   SY_RETURN_IF_ERROR(Activate());
-  return FindCudaKernel(node.op)->create(node, graph, *this);
+  return CudaKernels().Create(node, graph, *this, kBackendName);
+}
+
+std::vector<Partition> CudaDevice::ClaimPartitions(const Graph& graph) const {
+  std::vector<Partition> partitions;
+  for (const ReluFusion& fusion : FindReluFusions(graph, device_)) {
+    const Node& producer = graph.node(fusion.producer);
+    const std::string name = producer.op + "+relu";
+    const KernelRegistry<CudaDevice>::Entry* entry =
+        CudaFusedKernels().Find(name, KernelDType(producer, graph));
+    if (entry == nullptr) continue;
+    // A library that is missing leaves the nodes to the unfused kernels
+    // (whose Supports then says why).
+    if (entry->supports && !entry->supports(producer, graph).ok()) continue;
+    partitions.push_back(Partition{{fusion.producer, fusion.relu}, name});
+  }
+  return partitions;
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> CudaDevice::CreatePartitionKernel(
+    const Partition& partition, const Graph& graph) {
+  if (partition.nodes.size() != 2) {
+    return absl::InternalError(
+        absl::StrCat(name_, " claims only pairs of nodes, not partition '",
+                     partition.name, "' of ", partition.nodes.size()));
+  }
+  const Node& producer = graph.node(partition.nodes[0]);
+  const Node& relu = graph.node(partition.nodes[1]);
+  const DType dtype = KernelDType(producer, graph);
+  const KernelRegistry<CudaDevice>::Entry* entry =
+      CudaFusedKernels().Find(partition.name, dtype);
+  if (entry == nullptr) {
+    return absl::UnimplementedError(absl::StrCat(
+        "the cuda backend has no fused kernel for ", KernelKeyName(partition.name, dtype),
+        " (", DescribeNode(producer), ")"));
+  }
+  // The fused kernel reads the producer's operands and writes the relu's
+  // output: check that this is what core will hand it.
+  if (PartitionInputs(graph, partition) != producer.inputs ||
+      PartitionOutputs(graph, partition) != relu.outputs) {
+    return absl::InternalError(absl::StrCat(
+        "partition '", partition.name, "' on ", name_, " (", DescribeNode(producer),
+        ") does not have the producer's operands as inputs and the relu's "
+        "output as its output"));
+  }
+  if (entry->supports) SY_RETURN_IF_ERROR(entry->supports(producer, graph));
+  SY_RETURN_IF_ERROR(Activate());
+  return entry->create(producer, graph, *this);
 }
 
 absl::StatusOr<cublasLtHandle_t> CudaDevice::CublasLtHandle() {

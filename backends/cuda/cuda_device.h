@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -14,8 +15,10 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "backends/cuda/caching_allocator.h"
+#include "backends/cuda/cuda_options.h"
 #include "backends/cuda/pinned_staging.h"
 #include "core/backend.h"
+#include "core/kernel_registry.h"
 #include "cublasLt.h"
 #include "cuda_runtime_api.h"
 #include "cudnn.h"
@@ -38,15 +41,22 @@ struct ConvAlgorithm {
 // memory go through pinned staging buffers; copies to another GPU are
 // peer-to-peer where the GPUs allow it.
 //
-// Kernels (kernels/*.cc) call Activate() first, then queue work on stream(),
-// holding library_mutex() while they use the cuBLASLt/cuDNN handles or the
-// shared workspace.
+// Kernels (kernels/*.cc, registered in CudaKernels() by (op, dtype)) call
+// Activate() first, then queue work on stream(), holding library_mutex()
+// while they use the cuBLASLt/cuDNN handles or the shared workspace.
+//
+// Fusion: the device claims a conv2d or linear node followed by the relu
+// that alone reads its output (both on this device) as one partition, and
+// runs it with the kernel CudaFusedKernels() has for "conv2d+relu" or
+// "linear+relu" (cuDNN's fused bias and activation, cuBLASLt's RELU_BIAS
+// epilogue).
 //
 // Owned by the CudaBackend; the caching allocator is shared with every
 // Buffer it handed out, so buffers may outlive the device object.
 class CudaDevice : public BackendDevice {
  public:
-  CudaDevice(int index, bool allow_tf32);
+  // `options` is the backend's and outlives the device.
+  CudaDevice(int index, const CudaOptions& options);
   ~CudaDevice() override;
   CudaDevice(const CudaDevice&) = delete;
   CudaDevice& operator=(const CudaDevice&) = delete;
@@ -64,6 +74,9 @@ class CudaDevice : public BackendDevice {
   absl::Status Supports(const Node& node, const Graph& graph) const override;
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(
       const Node& node, const Graph& graph) override;
+  std::vector<Partition> ClaimPartitions(const Graph& graph) const override;
+  absl::StatusOr<std::unique_ptr<Kernel>> CreatePartitionKernel(
+      const Partition& partition, const Graph& graph) override;
 
   // For kernels.
   int index() const { return index_; }
@@ -89,8 +102,8 @@ class CudaDevice : public BackendDevice {
   }
 
   CachingAllocator& allocator() { return *allocator_; }
-  bool allow_tf32() const { return allow_tf32_.load(); }
-  void set_allow_tf32(bool allow) { allow_tf32_.store(allow); }
+  // The backend's allow_tf32 option, read when a kernel is created.
+  bool allow_tf32() const { return options_.allow_tf32(); }
 
   // cuDNN algorithm choices by convolution shape, shared by all kernels of
   // this device: each shape is benchmarked once per process and device.
@@ -106,7 +119,7 @@ class CudaDevice : public BackendDevice {
   const int index_;
   const Device device_;
   const std::string name_;
-  std::atomic<bool> allow_tf32_;
+  const CudaOptions& options_;
   const std::shared_ptr<CachingAllocator> allocator_;
 
   absl::Mutex init_mu_;
@@ -131,6 +144,17 @@ class CudaDevice : public BackendDevice {
   absl::Mutex peer_mu_;
   absl::flat_hash_set<int> peers_checked_ ABSL_GUARDED_BY(peer_mu_);
 };
+
+// The CUDA backend's kernels by (op, dtype), filled by kernels/*.cc with
+// SY_REGISTER_KERNEL; a `supports` predicate says when a library is missing
+// ("conv2d needs cuDNN: ...").
+KernelRegistry<CudaDevice>& CudaKernels();
+
+// Kernels of claimed partitions, keyed by the partition's name
+// ("conv2d+relu") and the dtype of its first node; the factory gets that
+// first node (the producer), whose operands are the partition's inputs in
+// order, and the kernel writes the relu's output.
+KernelRegistry<CudaDevice>& CudaFusedKernels();
 
 }  // namespace cuda
 }  // namespace switchyard

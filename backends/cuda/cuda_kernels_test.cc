@@ -23,6 +23,7 @@
 #include "core/backend_registry.h"
 #include "core/compile.h"
 #include "core/graph.h"
+#include "core/partition.h"
 #include "core/tensor.h"
 #include "gtest/gtest.h"
 #include "models/model_zoo.h"
@@ -45,16 +46,20 @@ struct Operand {
   bool constant = false;  // a parameter (weight, bias) rather than an input
 };
 
-// Runs one node of `op` on `device` and returns its output.
+// Runs one node of `op` (and a relu after it when `then_relu`) on `device`
+// and returns its output; `partitions` gets the names of the fused groups
+// the device claimed.
 absl::StatusOr<std::vector<float>> RunOp(const std::string& op, const AttrMap& attrs,
                                          const std::vector<Operand>& operands,
-                                         const Device& device) {
+                                         const Device& device, bool then_relu = false,
+                                         std::vector<std::string>* partitions = nullptr) {
   Graph graph;
   std::vector<ValueId> ids;
   std::vector<Tensor> inputs;
   for (size_t i = 0; i < operands.size(); ++i) {
     const Operand& o = operands[i];
-    absl::StatusOr<Tensor> t = Tensor::FromVector(o.shape, o.values, device);
+    absl::StatusOr<Tensor> t =
+        Tensor::FromVector(o.shape, o.values, device, BackendRegistry::Global());
     if (!t.ok()) return t.status();
     if (o.constant) {
       ids.push_back(graph.AddConstant(absl::StrCat("p", i), *t));
@@ -63,9 +68,15 @@ absl::StatusOr<std::vector<float>> RunOp(const std::string& op, const AttrMap& a
       inputs.push_back(*t);
     }
   }
-  graph.AddOutput(graph.AddNode(op, op, ids, attrs));
+  ValueId out_id = graph.AddNode(op, op, ids, attrs);
+  if (then_relu) out_id = graph.AddNode("relu", "relu", {out_id}, AttrMap());
+  graph.AddOutput(out_id);
   absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan = Compile(std::move(graph));
   if (!plan.ok()) return plan.status();
+  if (partitions != nullptr) {
+    partitions->clear();
+    for (const Partition& p : (*plan)->partitions()) partitions->push_back(p.name);
+  }
   absl::StatusOr<std::vector<Tensor>> out = (*plan)->Run(inputs);
   if (!out.ok()) return out.status();
   return (*out)[0].ToVector();
@@ -92,19 +103,27 @@ std::string NoGpuReason() {
 
 enum class Tolerance { kExact, kReduction, kMatmul, kTf32 };
 
-// Runs the op on the CPU and on each CUDA device and compares.
+// Runs the op (and a relu after it) on the CPU and on each CUDA device and
+// compares; with `then_relu`, each CUDA device must have fused the two.
 void ExpectMatchesCpu(const std::string& op, const AttrMap& attrs,
                       const std::vector<Operand>& operands, Tolerance tolerance,
-                      const std::string& what) {
-  absl::StatusOr<std::vector<float>> want = RunOp(op, attrs, operands, Device::Cpu());
+                      const std::string& what, bool then_relu = false) {
+  absl::StatusOr<std::vector<float>> want =
+      RunOp(op, attrs, operands, Device::Cpu(), then_relu);
   ASSERT_TRUE(want.ok()) << what << ": " << want.status();
   float scale = 0;
   for (float v : *want) {
     if (!std::isnan(v)) scale = std::max(scale, std::abs(v));
   }
   for (const Device& device : CudaDevices()) {
-    absl::StatusOr<std::vector<float>> got = RunOp(op, attrs, operands, device);
+    std::vector<std::string> partitions;
+    absl::StatusOr<std::vector<float>> got =
+        RunOp(op, attrs, operands, device, then_relu, &partitions);
     ASSERT_TRUE(got.ok()) << what << " on " << device << ": " << got.status();
+    if (then_relu) {
+      EXPECT_EQ(partitions, std::vector<std::string>{op + "+relu"})
+          << what << " on " << device;
+    }
     ASSERT_EQ(got->size(), want->size());
     for (size_t i = 0; i < got->size(); ++i) {
       const float g = (*got)[i], w = (*want)[i];
@@ -268,10 +287,55 @@ TEST(CudaKernelsTest, FlattenAndDropoutCopy) {
   ExpectMatchesCpu("dropout", AttrMap(), {{shape, x}}, Tolerance::kExact, "dropout");
 }
 
+TEST(CudaKernelsTest, BatchNorm) {
+  SKIP_WITHOUT_GPU();
+  for (const Shape& shape :
+       {Shape({2, 3, 5, 7}), Shape({4, 64}), Shape({1, 5, 3}), Shape({8, 512, 7, 7})}) {
+    const int64_t c = shape.dim(1);
+    std::vector<float> var = Random(c, 24, 1.0f);
+    for (float& v : var) v = std::abs(v) + 0.1f;
+    AttrMap attrs;
+    attrs.Set("epsilon", 1e-3);
+    ExpectMatchesCpu("batch_norm", attrs,
+                     {{shape, Random(shape.num_elements(), 21, 3.0f)},
+                      {Shape({c}), Random(c, 22), true},
+                      {Shape({c}), Random(c, 23), true},
+                      {Shape({c}), Random(c, 25), true},
+                      {Shape({c}), var, true}},
+                     // Folded to x * scale + shift: rounding near cancellation
+                     // is relative to the operands' size, not the result's.
+                     Tolerance::kMatmul, absl::StrCat("batch_norm ", shape.ToString()));
+  }
+}
+
+// conv2d+relu and linear+relu, claimed as one kernel each (cuDNN's fused
+// bias and activation, cuBLASLt's RELU_BIAS epilogue), against the CPU's
+// conv2d then relu.
+TEST(CudaKernelsTest, FusedConvReluAndLinearRelu) {
+  SKIP_WITHOUT_GPU();
+  const Shape image({2, 16, 12, 12});
+  const Shape w({24, 16, 3, 3});
+  AttrMap pad = Pairs({{"padding", {1, 1}}});
+  std::vector<Operand> conv = {{image, Random(image.num_elements(), 26)},
+                               {w, Random(w.num_elements(), 27, 0.2f), true}};
+  ExpectMatchesCpu("conv2d", pad, conv, Tolerance::kMatmul, "conv2d+relu, no bias",
+                   /*then_relu=*/true);
+  conv.push_back({Shape({24}), Random(24, 28), true});
+  ExpectMatchesCpu("conv2d", pad, conv, Tolerance::kMatmul, "conv2d+relu",
+                   /*then_relu=*/true);
+  std::vector<Operand> linear = {{Shape({8, 300}), Random(8 * 300, 29)},
+                                 {Shape({70, 300}), Random(70 * 300, 30, 0.1f), true}};
+  ExpectMatchesCpu("linear", AttrMap(), linear, Tolerance::kMatmul,
+                   "linear+relu, no bias", /*then_relu=*/true);
+  linear.push_back({Shape({70}), Random(70, 31), true});
+  ExpectMatchesCpu("linear", AttrMap(), linear, Tolerance::kMatmul, "linear+relu",
+                   /*then_relu=*/true);
+}
+
 TEST(CudaKernelsTest, Tf32IsAnExplicitOptionWithAWiderTolerance) {
   SKIP_WITHOUT_GPU();
   BackendRegistry& registry = BackendRegistry::Global();
-  ASSERT_TRUE(SetCudaAllowTf32(registry, true).ok());
+  ASSERT_TRUE(registry.SetOption("cuda", "allow_tf32", "true").ok());
   const Shape in({64, 1024});
   std::vector<Operand> linear = {{in, Random(in.num_elements(), 16)},
                                  {Shape({512, 1024}), Random(512 * 1024, 17, 0.05f), true}};
@@ -282,7 +346,7 @@ TEST(CudaKernelsTest, Tf32IsAnExplicitOptionWithAWiderTolerance) {
                    {{image, Random(image.num_elements(), 18)},
                     {Shape({32, 32, 3, 3}), Random(32 * 32 * 9, 19, 0.1f), true}},
                    Tolerance::kTf32, "conv2d, TF32");
-  ASSERT_TRUE(SetCudaAllowTf32(registry, false).ok());
+  ASSERT_TRUE(registry.SetOption("cuda", "allow_tf32", "false").ok());
 }
 
 TEST(CudaKernelsTest, Vgg11MatchesTheCpuEndToEnd) {
@@ -295,7 +359,8 @@ TEST(CudaKernelsTest, Vgg11MatchesTheCpuEndToEnd) {
     ASSERT_TRUE(model.ok()) << model.status();
     ASSERT_TRUE(InitializeModel(**model, /*seed=*/0).ok());
     ASSERT_TRUE((*model)->To(devices[i]).ok());
-    absl::StatusOr<Tensor> x = Tensor::FromVector({2, 3, 224, 224}, input, devices[i]);
+    absl::StatusOr<Tensor> x = Tensor::FromVector({2, 3, 224, 224}, input, devices[i],
+                                                  BackendRegistry::Global());
     ASSERT_TRUE(x.ok()) << x.status();
     absl::StatusOr<Tensor> y = (*model)->Forward(*x);
     ASSERT_TRUE(y.ok()) << devices[i] << ": " << y.status();

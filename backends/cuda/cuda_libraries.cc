@@ -109,6 +109,11 @@ absl::StatusOr<CudnnApi> OpenCudnn() {
   api.cudnnGetLastErrorString =
       reinterpret_cast<decltype(api.cudnnGetLastErrorString)>(
           dlsym(opened->handle, "cudnnGetLastErrorString"));
+  std::vector<std::string> fused_missing;
+#define SY_RESOLVE(name) Resolve(opened->handle, #name, &api.name, &fused_missing);
+  SY_CUDNN_FUSED_FUNCTIONS(SY_RESOLVE)
+#undef SY_RESOLVE
+  api.has_fused_conv_bias_activation = fused_missing.empty();
   api.version = api.cudnnGetVersion();
   api.cudart_version = api.cudnnGetCudartVersion();
   if (api.version / 10000 != 9) {

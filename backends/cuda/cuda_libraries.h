@@ -79,6 +79,15 @@ struct CudnnApi {
   SY_CUDNN_FUNCTIONS(SY_DECLARE_FUNCTION)
   // Optional (cuDNN >= 9.0): details of the last error; may be null.
   decltype(&::cudnnGetLastErrorString) cudnnGetLastErrorString = nullptr;
+  // Optional: the fused convolution + bias + activation of conv2d+relu
+  // partitions. Null where the library lacks one of them; conv2d+relu then
+  // runs the convolution and the backend's own bias+relu kernel.
+#define SY_CUDNN_FUSED_FUNCTIONS(X)                                   \
+  X(cudnnCreateActivationDescriptor)                                  \
+  X(cudnnSetActivationDescriptor) X(cudnnDestroyActivationDescriptor) \
+      X(cudnnConvolutionBiasActivationForward)
+  SY_CUDNN_FUSED_FUNCTIONS(SY_DECLARE_FUNCTION)
+  bool has_fused_conv_bias_activation = false;  // all four resolved
 #undef SY_DECLARE_FUNCTION
 };
 

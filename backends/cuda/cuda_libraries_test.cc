@@ -104,6 +104,21 @@ TEST(CudaLibrariesTest, CudnnLoadsOrSaysWhy) {
             absl::StatusCode::kResourceExhausted);
 }
 
+// cuDNN 9 still exports the fused convolution + bias + activation that
+// conv2d+relu partitions call; without it they fall back to our own
+// bias+relu kernel, so a library lacking it must still load.
+TEST(CudaLibrariesTest, CudnnHasTheFusedConvolutionOrFallsBack) {
+  absl::StatusOr<const CudnnApi*> api = LoadCudnn();
+  if (!api.ok()) GTEST_SKIP() << "cuDNN is not installed here: " << api.status();
+  const bool all = (*api)->cudnnCreateActivationDescriptor != nullptr &&
+                   (*api)->cudnnSetActivationDescriptor != nullptr &&
+                   (*api)->cudnnDestroyActivationDescriptor != nullptr &&
+                   (*api)->cudnnConvolutionBiasActivationForward != nullptr;
+  EXPECT_EQ((*api)->has_fused_conv_bias_activation, all);
+  // Every cuDNN 9 release so far has them.
+  EXPECT_TRUE(all) << (*api)->path;
+}
+
 }  // namespace
 }  // namespace cuda
 }  // namespace switchyard

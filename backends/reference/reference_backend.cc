@@ -1,162 +1,18 @@
 #include "backends/reference/reference_backend.h"
 
-#include <unistd.h>
-
-#include <atomic>
 #include <cstdlib>
-#include <cstring>
-#include <map>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "backends/reference/kernels/kernels.h"
-#include "core/graph.h"
+#include "backends/reference/ref_device.h"
 
 namespace switchyard {
 namespace reference {
 namespace {
 
-// Every op the backend runs, and the kernel factory of each.
-const std::map<std::string, KernelFactory>& KernelTable() {
-  static const auto* table = new std::map<std::string, KernelFactory>{
-      {"adaptive_avg_pool2d", &MakeAdaptiveAvgPool2dKernel},
-      {"add", &MakeAddKernel},
-      {"conv2d", &MakeConv2dKernel},
-      {"dropout", &MakeDropoutKernel},
-      {"flatten", &MakeFlattenKernel},
-      {"linear", &MakeLinearKernel},
-      {"max_pool2d", &MakeMaxPool2dKernel},
-      {"relu", &MakeReluKernel},
-      {"softmax", &MakeSoftmaxKernel},
-  };
-  return *table;
-}
-
-int64_t HostMemoryBytes(int pages_name) {
-  const long pages = sysconf(pages_name);
-  const long page_size = sysconf(_SC_PAGESIZE);
-  return pages < 0 || page_size < 0 ? -1 : int64_t{pages} * page_size;
-}
-
-class RefDevice : public BackendDevice {
- public:
-  explicit RefDevice(Device device) : device_(std::move(device)) {}
-
-  const Device& device() const override { return device_; }
-
-  DeviceInfo Info() const override {
-    DeviceInfo info;
-    info.device = device_;
-    info.name =
-        "reference backend (plain C++ loops, own allocations in host memory)";
-    // Its memory is the host's, shared with every other host device.
-    info.total_memory_bytes = HostMemoryBytes(_SC_PHYS_PAGES);
-    info.free_memory_bytes = HostMemoryBytes(_SC_AVPHYS_PAGES);
-    info.properties.push_back(
-        {"allocated", absl::StrCat(allocated_bytes_->load(), " bytes")});
-    info.properties.push_back({"accumulation", "double"});
-    return info;
-  }
-
-  absl::StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) override {
-    // malloc of 0 may return null; a 1-byte block keeps data() valid.
-    void* data = std::malloc(bytes == 0 ? 1 : bytes);
-    if (data == nullptr) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          device_.ToString(), " could not allocate ", bytes,
-          " bytes of host memory"));
-    }
-    *allocated_bytes_ += bytes;
-    // The counter is shared so a buffer may outlive the device.
-    return std::make_shared<Buffer>(
-        device_, data, bytes, [counter = allocated_bytes_, bytes](void* p) {
-          *counter -= bytes;
-          std::free(p);
-        });
-  }
-
-  absl::Status CopyFromHost(const void* src, Buffer& dst,
-                            size_t bytes) override {
-    if (absl::Status s = CheckBuffer(dst, bytes, "destination"); !s.ok()) {
-      return s;
-    }
-    std::memcpy(dst.data(), src, bytes);
-    return absl::OkStatus();
-  }
-
-  absl::Status CopyToHost(const Buffer& src, void* dst, size_t bytes) override {
-    if (absl::Status s = CheckBuffer(src, bytes, "source"); !s.ok()) return s;
-    std::memcpy(dst, src.data(), bytes);
-    return absl::OkStatus();
-  }
-
-  // Direct copies between devices of this backend: memcpy from one device's
-  // allocation into the other's. Anything else is staged by core.
-  absl::Status CopyToDevice(const Buffer& src, BackendDevice& dst_device,
-                            Buffer& dst, size_t bytes) override {
-    auto* ref_dst = dynamic_cast<RefDevice*>(&dst_device);
-    if (ref_dst == nullptr) {
-      return absl::UnimplementedError(absl::StrCat(
-          "the reference backend copies directly only between its own "
-          "devices, not to ", dst_device.device().ToString()));
-    }
-    if (absl::Status s = CheckBuffer(src, bytes, "source"); !s.ok()) return s;
-    if (absl::Status s = ref_dst->CheckBuffer(dst, bytes, "destination");
-        !s.ok()) {
-      return s;
-    }
-    std::memcpy(dst.data(), src.data(), bytes);
-    return absl::OkStatus();
-  }
-
-  absl::Status Supports(const Node& node, const Graph& graph) const override {
-    if (KernelTable().count(node.op) == 0) {
-      return absl::UnimplementedError(absl::StrCat(
-          "the reference backend has no kernel for op '", node.op,
-          "' (node '", node.name, "'); it runs: ",
-          absl::StrJoin(ReferenceOps(), ", ")));
-    }
-    for (ValueId id : node.inputs) {
-      if (graph.value(id).dtype != DType::kFloat32) {
-        return absl::UnimplementedError(absl::StrCat(
-            "the reference backend computes float32 only; operand '",
-            graph.value(id).name, "' of node '", node.name, "' is ",
-            DTypeName(graph.value(id).dtype)));
-      }
-    }
-    return absl::OkStatus();
-  }
-
-  absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(
-      const Node& node, const Graph& graph) override {
-    if (absl::Status s = Supports(node, graph); !s.ok()) return s;
-    return KernelTable().at(node.op)(node, graph, device_);
-  }
-
- private:
-  // InvalidArgument unless `buffer` is this device's and holds `bytes`.
-  absl::Status CheckBuffer(const Buffer& buffer, size_t bytes,
-                           const char* role) const {
-    if (buffer.device() != device_) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "the ", role, " buffer is on ", buffer.device().ToString(),
-          ", not on ", device_.ToString()));
-    }
-    if (bytes > buffer.size_bytes()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "a copy of ", bytes, " bytes does not fit the ", role,
-          " buffer of ", buffer.size_bytes(), " bytes on ",
-          device_.ToString()));
-    }
-    return absl::OkStatus();
-  }
-
-  const Device device_;
-  std::shared_ptr<std::atomic<int64_t>> allocated_bytes_ =
-      std::make_shared<std::atomic<int64_t>>(0);
-};
+constexpr char kDevicesOption[] = "devices";
 
 class RefBackend : public Backend {
  public:
@@ -177,6 +33,29 @@ class RefBackend : public Backend {
                         kDefaultRefDevices);
   }
   BackendDevice& GetDevice(int index) override { return *devices_[index]; }
+
+  std::vector<BackendOption> Options() const override {
+    return {{kDevicesOption, absl::StrCat(devices_.size()),
+             absl::StrCat("number of ref devices (read-only: set ",
+                          kRefDevicesEnv, " before the backend starts)")}};
+  }
+
+  absl::Status SetOption(const std::string& key,
+                         const std::string& value) override {
+    if (key == kDevicesOption) {
+      // Devices are handed out by reference: their number cannot change
+      // while the backend lives.
+      return absl::InvalidArgumentError(
+          absl::StrCat("option '", kDevicesOption,
+                       "' of the reference backend is "
+                       "read-only (it has ",
+                       devices_.size(), "); set ", kRefDevicesEnv, "=", value,
+                       " before the backend starts instead"));
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("the reference backend has no option '", key,
+                     "'; its options: ", kDevicesOption, " (read-only)"));
+  }
 
  private:
   std::vector<std::unique_ptr<RefDevice>> devices_;
@@ -213,10 +92,8 @@ absl::StatusOr<std::unique_ptr<Backend>> CreateReferenceBackendFromEnv() {
   return CreateReferenceBackend(*count);
 }
 
-std::vector<std::string> ReferenceOps() {
-  std::vector<std::string> ops;
-  for (const auto& [op, factory] : KernelTable()) ops.push_back(op);
-  return ops;
+std::vector<std::pair<std::string, DType>> ReferenceKernelKeys() {
+  return RefKernels().Keys();
 }
 
 }  // namespace reference

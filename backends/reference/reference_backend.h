@@ -3,10 +3,12 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/backend.h"
+#include "core/dtype.h"
 
 namespace switchyard {
 namespace reference {
@@ -22,13 +24,20 @@ namespace reference {
 // memory allocations: a copy between two of them is a real copy (memcpy,
 // CopyToDevice), never shared memory.
 //
+// Kernels: float32 for every op, accumulating in double; the pure data
+// movement ops (flatten, dropout) in every dtype; relu and add also in
+// float64 (ReferenceKernelKeys() lists them).
+//
+// Options: "devices", read-only (the device count, set by
+// SWITCHYARD_REF_DEVICES before the backend starts).
+//
 // Linking //backends/reference registers it in BackendRegistry::Global() as
 // type "ref"; //backends/reference:libswitchyard_ref_plugin.so is the same
 // backend as a plugin (core/plugin.h). Tests make their own:
 //
 //   BackendRegistry registry;
-//   registry.Register("ref", [] { return reference::CreateReferenceBackend(3); });
-//   BackendDevice* ref2 = *registry.GetDevice(*Device::Parse("ref:2"));
+//   registry.Register("ref", [] { return reference::CreateReferenceBackend(3);
+//   }); BackendDevice* ref2 = *registry.GetDevice(*Device::Parse("ref:2"));
 inline constexpr char kReferenceType[] = "ref";
 inline constexpr int kDefaultRefDevices = 2;
 inline constexpr int kMaxRefDevices = 64;
@@ -47,8 +56,9 @@ absl::StatusOr<int> RefDeviceCountFromEnv();
 // and the plugin register.
 absl::StatusOr<std::unique_ptr<Backend>> CreateReferenceBackendFromEnv();
 
-// The ops it has kernels for, sorted.
-std::vector<std::string> ReferenceOps();
+// Every (op, dtype) it has a kernel for, sorted: what the conformance suite
+// runs, and the oracle it compares other backends with.
+std::vector<std::pair<std::string, DType>> ReferenceKernelKeys();
 
 }  // namespace reference
 }  // namespace switchyard

@@ -4,6 +4,7 @@
 
 #include "backends/reference/reference_backend.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -14,7 +15,9 @@
 #include "absl/strings/match.h"
 #include "core/backend_registry.h"
 #include "core/compile.h"
+#include "core/dtype.h"
 #include "core/graph.h"
+#include "core/op_def.h"
 #include "core/tensor.h"
 #include "core/testing/host_backend.h"
 #include "gmock/gmock.h"
@@ -147,7 +150,7 @@ TEST(ReferenceBackendTest, CopiesBetweenItsDevicesAreRealCopies) {
   ASSERT_TRUE((*registry->GetDevice(ref0))
                   ->CopyFromHost(nine, *x.buffer(), sizeof(nine))
                   .ok());
-  EXPECT_EQ(*y->ToVector(*registry), (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_EQ(*y->ToVector(), (std::vector<float>{1, 2, 3, 4}));
 }
 
 TEST(ReferenceBackendTest, DirectCopyOnlyBetweenItsOwnDevices) {
@@ -169,7 +172,7 @@ TEST(ReferenceBackendTest, DirectCopyOnlyBetweenItsOwnDevices) {
                                  *registry);
   absl::StatusOr<Tensor> y = x.To(*Device::Parse("fake:0"), *registry);
   ASSERT_TRUE(y.ok()) << y.status();
-  EXPECT_EQ(*y->ToVector(*registry), (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(*y->ToVector(), (std::vector<float>{1, 2, 3}));
 }
 
 TEST(ReferenceBackendTest, CopiesCheckTheBuffer) {
@@ -204,11 +207,75 @@ TEST(ReferenceBackendTest, SupportsNamesTheUnknownOp) {
   EXPECT_TRUE(ref0->Supports(node, graph).ok());
 }
 
-TEST(ReferenceBackendTest, EveryOpHasAKernel) {
-  EXPECT_EQ(ReferenceOps(),
-            (std::vector<std::string>{"adaptive_avg_pool2d", "add", "conv2d",
-                                      "dropout", "flatten", "linear",
-                                      "max_pool2d", "relu", "softmax"}));
+TEST(ReferenceBackendTest, EveryOpHasAFloat32Kernel) {
+  const std::vector<std::pair<std::string, DType>> keys = ReferenceKernelKeys();
+  auto has = [&](const std::string& op, DType dtype) {
+    return std::find(keys.begin(), keys.end(), std::make_pair(op, dtype)) !=
+           keys.end();
+  };
+  for (const std::string& op : OpRegistry::Global().Names()) {
+    if (op == "copy") continue;  // core's own: no backend implements it
+    EXPECT_TRUE(has(op, DType::kFloat32)) << op;
+  }
+  for (const char* op :
+       {"adaptive_avg_pool2d", "add", "batch_norm", "conv2d", "dropout",
+        "flatten", "linear", "max_pool2d", "relu", "softmax"}) {
+    EXPECT_TRUE(has(op, DType::kFloat32)) << op;
+  }
+}
+
+TEST(ReferenceBackendTest, DataMovementInEveryDTypeArithmeticInFloat64Too) {
+  const std::vector<std::pair<std::string, DType>> keys = ReferenceKernelKeys();
+  auto dtypes_of = [&](const std::string& op) {
+    std::vector<DType> dtypes;
+    for (const auto& [o, d] : keys) {
+      if (o == op) dtypes.push_back(d);
+    }
+    return dtypes;
+  };
+  EXPECT_EQ(dtypes_of("flatten"), AllDTypes());
+  EXPECT_EQ(dtypes_of("dropout"),
+            (std::vector<DType>{DType::kFloat32, DType::kFloat16,
+                                DType::kBFloat16, DType::kFloat64}));
+  EXPECT_EQ(dtypes_of("relu"),
+            (std::vector<DType>{DType::kFloat32, DType::kFloat64}));
+  EXPECT_EQ(dtypes_of("add"),
+            (std::vector<DType>{DType::kFloat32, DType::kFloat64}));
+  EXPECT_EQ(dtypes_of("conv2d"), std::vector<DType>{DType::kFloat32});
+}
+
+TEST(ReferenceBackendTest, SupportsNamesTheMissingDType) {
+  auto registry = RegistryWith(1);
+  const Device ref0 = *Device::Parse("ref:0");
+  Graph graph;
+  ValueId x = graph.AddInput("x", Shape({2}), ref0, DType::kFloat16);
+  graph.AddNode("relu", "act", {x}, AttrMap());
+  absl::Status supported =
+      (*registry->GetDevice(ref0))->Supports(graph.nodes()[0], graph);
+  EXPECT_EQ(supported.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(supported.message()),
+              HasSubstr("no float16 kernel for op 'relu'"));
+  EXPECT_THAT(std::string(supported.message()), HasSubstr("float32, float64"));
+}
+
+TEST(ReferenceBackendTest, DevicesIsAReadOnlyOption) {
+  auto registry = RegistryWith(3);
+  absl::StatusOr<std::string> devices = registry->GetOption("ref", "devices");
+  ASSERT_TRUE(devices.ok()) << devices.status();
+  EXPECT_EQ(*devices, "3");
+  absl::Status set = registry->SetOption("ref", "devices", "4");
+  EXPECT_EQ(set.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(set.message()), HasSubstr("read-only"));
+  EXPECT_THAT(std::string(set.message()), HasSubstr("SWITCHYARD_REF_DEVICES"));
+  EXPECT_EQ(*registry->GetOption("ref", "devices"), "3");
+}
+
+TEST(ReferenceBackendTest, UnknownOptionNamesTheKeyAndTheAcceptedOnes) {
+  auto registry = RegistryWith(1);
+  absl::Status set = registry->SetOption("ref.threads=2");
+  EXPECT_EQ(set.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(set.message()), HasSubstr("no option 'threads'"));
+  EXPECT_THAT(std::string(set.message()), HasSubstr("its options: devices"));
 }
 
 TEST(ReferenceBackendTest, KernelRefusesATensorOfAnotherDevice) {
@@ -231,6 +298,123 @@ TEST(ReferenceBackendTest, KernelRefusesATensorOfAnotherDevice) {
               HasSubstr("input 0 is on ref:1 but the kernel runs on ref:0"));
 }
 
+TEST(ReferenceBackendTest, KernelRefusesATensorOfAnotherDType) {
+  auto registry = RegistryWith(1);
+  const Device ref0 = *Device::Parse("ref:0");
+  Graph graph;
+  ValueId x = graph.AddInput("x", Shape({2}), ref0);
+  graph.AddNode("relu", "act", {x}, AttrMap());
+  BackendDevice* device = *registry->GetDevice(ref0);
+  std::unique_ptr<Kernel> kernel =
+      *device->CreateKernel(graph.nodes()[0], graph);
+  Tensor in = *Tensor::Empty({2}, DType::kFloat64, *device);
+  Tensor out = *Tensor::Empty({2}, DType::kFloat32, *device);
+  const Tensor* inputs[] = {&in};
+  Tensor* outputs[] = {&out};
+  absl::Status status = kernel->Run(inputs, outputs);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("input 0 is float64 but the reference kernel was built "
+                        "for float32"));
+}
+
+// Runs the kernel of a one-node graph (op over inputs of `inputs`' dtypes
+// and shapes) on ref:0 of a fresh registry, without shape inference: the
+// output gets `out_shape` and the first input's dtype.
+absl::StatusOr<Tensor> RunKernel(const std::string& op, AttrMap attrs,
+                                 const std::vector<Tensor>& inputs,
+                                 const Shape& out_shape) {
+  const Device ref0 = *Device::Parse("ref:0");
+  Graph graph;
+  std::vector<ValueId> ids;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ids.push_back(graph.AddInput("x" + std::to_string(i), inputs[i].shape(),
+                                 ref0, inputs[i].dtype()));
+  }
+  graph.AddNode(op, "layer", ids, std::move(attrs));
+  BackendDevice& device = inputs[0].backend_device();
+  absl::StatusOr<std::unique_ptr<Kernel>> kernel =
+      device.CreateKernel(graph.nodes()[0], graph);
+  if (!kernel.ok()) return kernel.status();
+  absl::StatusOr<Tensor> out =
+      Tensor::Empty(out_shape, inputs[0].dtype(), device);
+  if (!out.ok()) return out.status();
+  std::vector<const Tensor*> in_ptrs;
+  for (const Tensor& t : inputs) in_ptrs.push_back(&t);
+  Tensor* out_ptrs[] = {&*out};
+  absl::Status ran = (*kernel)->Run(in_ptrs, out_ptrs);
+  if (!ran.ok()) return ran;
+  return out;
+}
+
+TEST(ReferenceKernelTest, FlattenMovesInt64AndBoolUnchanged) {
+  auto registry = RegistryWith(1);
+  BackendDevice& ref0 = **registry->GetDevice(*Device::Parse("ref:0"));
+  const std::vector<int64_t> big = {int64_t{1} << 60, -3, 7,
+                                    -(int64_t{1} << 62)};
+  Tensor x = *Tensor::FromValues<int64_t>({2, 2}, big, ref0);
+  absl::StatusOr<Tensor> y = RunKernel("flatten", AttrMap(), {x}, Shape({4}));
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(y->dtype(), DType::kInt64);
+  EXPECT_EQ(*y->ToHost<int64_t>(), big);
+
+  const bool raw[] = {true, false, true};
+  Tensor b = *Tensor::FromBytes({3}, DType::kBool, raw, sizeof(raw), ref0);
+  absl::StatusOr<Tensor> kept =
+      RunKernel("flatten", AttrMap(), {b}, Shape({3}));
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_EQ(*kept->ToVector(), (std::vector<float>{1, 0, 1}));
+}
+
+TEST(ReferenceKernelTest, ReluAndAddInFloat64KeepDoublePrecision) {
+  auto registry = RegistryWith(1);
+  BackendDevice& ref0 = **registry->GetDevice(*Device::Parse("ref:0"));
+  // 1 + 2^-40 is not a float: float32 arithmetic would lose the tail.
+  const double tiny = std::ldexp(1.0, -40);
+  Tensor a = *Tensor::FromValues<double>({3}, {1.0, -2.0, tiny}, ref0);
+  Tensor b = *Tensor::FromValues<double>({3}, {tiny, 1.0, 1.0}, ref0);
+  absl::StatusOr<Tensor> sum = RunKernel("add", AttrMap(), {a, b}, Shape({3}));
+  ASSERT_TRUE(sum.ok()) << sum.status();
+  EXPECT_EQ(*sum->ToHost<double>(),
+            (std::vector<double>{1.0 + tiny, -1.0, 1.0 + tiny}));
+  absl::StatusOr<Tensor> relu =
+      RunKernel("relu", AttrMap(), {*sum}, Shape({3}));
+  ASSERT_TRUE(relu.ok()) << relu.status();
+  EXPECT_EQ(*relu->ToHost<double>(),
+            (std::vector<double>{1.0 + tiny, 0.0, 1.0 + tiny}));
+}
+
+TEST(ReferenceKernelTest, BatchNormByHand) {
+  auto registry = RegistryWith(1);
+  BackendDevice& ref0 = **registry->GetDevice(*Device::Parse("ref:0"));
+  // [N=1, C=2, 2]: channel 0 has mean 1, var 4 - eps (so sqrt(var + eps) is
+  // 2 exactly), weight 3, bias 1; channel 1 is the identity but for bias -1.
+  AttrMap attrs;
+  attrs.Set("epsilon", 0.25);
+  Tensor x = *Tensor::FromVector({1, 2, 2}, {1, 5, 2, -2}, ref0);
+  Tensor weight = *Tensor::FromVector({2}, {3, 1}, ref0);
+  Tensor bias = *Tensor::FromVector({2}, {1, -1}, ref0);
+  Tensor mean = *Tensor::FromVector({2}, {1, 0}, ref0);
+  Tensor var = *Tensor::FromVector({2}, {3.75f, 0.75f}, ref0);
+  absl::StatusOr<Tensor> y = RunKernel(
+      "batch_norm", attrs, {x, weight, bias, mean, var}, Shape({1, 2, 2}));
+  ASSERT_TRUE(y.ok()) << y.status();
+  // (1-1)/2*3+1 = 1, (5-1)/2*3+1 = 7; 2/1-1 = 1, -2/1-1 = -3.
+  EXPECT_EQ(*y->ToVector(), (std::vector<float>{1, 7, 1, -3}));
+}
+
+TEST(ReferenceKernelTest, BatchNormEpsilonDefaultsTo1e5) {
+  auto registry = RegistryWith(1);
+  BackendDevice& ref0 = **registry->GetDevice(*Device::Parse("ref:0"));
+  Tensor x = *Tensor::FromVector({1, 1}, {1}, ref0);
+  Tensor one = *Tensor::FromVector({1}, {1}, ref0);
+  Tensor zero = *Tensor::FromVector({1}, {0}, ref0);
+  absl::StatusOr<Tensor> y = RunKernel(
+      "batch_norm", AttrMap(), {x, one, zero, zero, zero}, Shape({1, 1}));
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_FLOAT_EQ((*y->ToVector())[0], static_cast<float>(1 / std::sqrt(1e-5)));
+}
+
 // Runs one op on ref:1 (Global(), where //backends/reference registered).
 std::vector<float> RunOp(const std::string& op,
                          std::vector<std::pair<Shape, std::vector<float>>> inputs,
@@ -242,8 +426,8 @@ std::vector<float> RunOp(const std::string& op,
   for (size_t i = 0; i < inputs.size(); ++i) {
     operands.push_back(
         graph.AddInput("x" + std::to_string(i), inputs[i].first, ref1));
-    tensors.push_back(
-        *Tensor::FromVector(inputs[i].first, inputs[i].second, ref1));
+    tensors.push_back(*Tensor::FromVector(inputs[i].first, inputs[i].second,
+                                          ref1, BackendRegistry::Global()));
   }
   graph.AddOutput(graph.AddNode(op, "layer", operands, std::move(attrs)));
   absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan =

@@ -63,8 +63,10 @@ absl::StatusOr<bool> ShapeInferencePass::Run(Graph& graph) {
           Shape::Create(type.shape.dims(), DTypeSize(type.dtype)).status();
       if (!valid.ok()) {
         return absl::InvalidArgumentError(absl::StrCat(
-            DescribeNode(node), ": invalid shape of output ", i, ": ",
-            valid.message()));
+            DescribeNode(node), ": invalid ",
+            types->size() == 1 ? std::string("output shape")
+                               : absl::StrCat("shape of output ", i),
+            ": ", valid.message()));
       }
       Value& out = graph.mutable_value(node.outputs[i]);
       if (!out.shape.has_value() || *out.shape != type.shape ||

@@ -49,7 +49,7 @@ class HostDevice : public BackendDevice {
     ++counters_->allocations;
     void* data = std::malloc(bytes == 0 ? 1 : bytes);
     if (data == nullptr) return absl::ResourceExhaustedError("malloc failed");
-    return std::make_shared<Buffer>(device_, data, bytes, &std::free);
+    return std::make_shared<Buffer>(*this, device_, data, bytes, &std::free);
   }
   absl::Status CopyFromHost(const void* src, Buffer& dst, size_t bytes) override {
     if (bytes > 0) std::memcpy(dst.data(), src, bytes);
@@ -59,10 +59,19 @@ class HostDevice : public BackendDevice {
     if (bytes > 0) std::memcpy(dst, src.data(), bytes);
     return absl::OkStatus();
   }
-  absl::Status Supports(const Node& node, const Graph&) const override {
-    if (node.op == "relu" || node.op == "add") return absl::OkStatus();
-    return absl::UnimplementedError(
-        absl::StrCat("the test backend has no kernel for ", node.op));
+  absl::Status Supports(const Node& node, const Graph& graph) const override {
+    if (node.op != "relu" && node.op != "add") {
+      return absl::UnimplementedError(
+          absl::StrCat("the test backend has no kernel for ", node.op));
+    }
+    for (ValueId id : node.inputs) {
+      if (graph.value(id).dtype != DType::kFloat32) {
+        return absl::UnimplementedError(absl::StrCat(
+            "the test backend runs ", node.op, " in float32 only, not ",
+            DTypeName(graph.value(id).dtype)));
+      }
+    }
+    return absl::OkStatus();
   }
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(
       const Node& node, const Graph& graph) override {

@@ -19,11 +19,13 @@ struct HostBackendCounters {
 };
 
 // A backend for core tests: any type name, `device_count` devices, host
-// memory, and kernels for "relu" and "add" only (enough to run small graphs).
+// memory, and float32 kernels for "relu" and "add" only (enough to run small
+// graphs).
 //
 //   BackendRegistry registry;
 //   auto counters = std::make_shared<HostBackendCounters>();
-//   registry.Register("fake", [=] { return MakeHostBackend("fake", 2, counters); });
+//   registry.Register("fake", [=] { return MakeHostBackend("fake", 2,
+//   counters); });
 std::unique_ptr<Backend> MakeHostBackend(
     const std::string& type, int device_count,
     std::shared_ptr<HostBackendCounters> counters =

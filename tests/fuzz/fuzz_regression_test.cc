@@ -48,7 +48,7 @@ TEST(FuzzRegression, EmptyTensorsCopyNothing) {
   absl::StatusOr<Tensor> empty =
       Tensor::FromVector(Shape({0, 3}), none, Device::Cpu(), CpuRegistry());
   ASSERT_TRUE(empty.ok()) << empty.status();
-  absl::StatusOr<std::vector<float>> back = empty->ToVector(CpuRegistry());
+  absl::StatusOr<std::vector<float>> back = empty->ToVector();
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_TRUE(back->empty());
 

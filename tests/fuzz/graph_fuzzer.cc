@@ -3,8 +3,10 @@
 // The input bytes are read as a small program: a graph input (rank 0..5,
 // dimensions mostly small, sometimes 0, negative or near 2^63, on one of
 // several devices, some missing or broken), then up to 8 nodes, each an op
-// from ops/ (or an unknown name) with random attributes (plausible values,
-// huge and negative values, wrong types, unknown names) and operands:
+// of the registry (or an unknown name) with attributes drawn from its schema
+// (each declared attribute absent or of its declared type: plausible,
+// huge and negative values; sometimes the wrong type or an unknown name)
+// and the operands its schema declares (optional ones sometimes left out):
 // earlier values, or parameters whose shapes are usually what the op wants
 // and sometimes not, placed on random devices.
 //
@@ -24,14 +26,17 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/cpu_backend.h"
+#include "core/backend.h"
 #include "core/backend_registry.h"
 #include "core/buffer_plan.h"
 #include "core/compile.h"
+#include "core/dtype.h"
 #include "core/executable_plan.h"
 #include "core/graph.h"
 #include "core/op_def.h"
@@ -113,74 +118,81 @@ std::vector<int64_t> IntList(Choices& c, int usual_length) {
   return values;
 }
 
-enum class Kind { kInt, kInts, kFloat, kBool, kString };
-
-// Usually a value of the attribute's own kind; sometimes any other kind.
-AttrValue RandomValue(Choices& c, Kind usual) {
-  Kind kind = usual;
-  if (c.Byte() >= 235) kind = static_cast<Kind>(c.Range(0, 4));
-  switch (kind) {
-    case Kind::kInt: {
+// Usually a value of the attribute's declared type (a list as long as its
+// default, else 2 values); sometimes a value of any other type.
+AttrValue RandomValue(Choices& c, const AttrSpec& spec) {
+  AttrType type = spec.type;
+  if (c.Byte() >= 235) type = static_cast<AttrType>(c.Range(0, 5));
+  int usual_length = 2;
+  if (spec.default_value.has_value()) {
+    const auto* d = std::get_if<std::vector<int64_t>>(&*spec.default_value);
+    if (d != nullptr && !d->empty()) usual_length = static_cast<int>(d->size());
+  }
+  static const std::vector<double> kFloats = {
+      0.0,  1e-5, 0.5, 1.0, -0.1, 1.5, -1e-5,
+      std::numeric_limits<double>::quiet_NaN(),
+      std::numeric_limits<double>::infinity(),
+      -std::numeric_limits<double>::infinity()};
+  switch (type) {
+    case AttrType::kInt: {
       const int64_t v = SmallInt(c);
       return c.Bool() || v == std::numeric_limits<int64_t>::min() ? v : -v;
     }
-    case Kind::kInts:
-      return IntList(c, 2);
-    case Kind::kFloat: {
-      static const std::vector<double> kFloats = {
-          0.0, 0.5, 1.0, -0.1, 1.5, std::numeric_limits<double>::quiet_NaN(),
-          std::numeric_limits<double>::infinity()};
+    case AttrType::kInts:
+      return IntList(c, usual_length);
+    case AttrType::kFloat:
       return c.Pick(kFloats);
-    }
-    case Kind::kBool:
+    case AttrType::kBool:
       return c.Bool();
-    case Kind::kString: {
+    case AttrType::kString: {
       static const std::vector<std::string> kStrings = {
           "cpu:0", "fake:0", "fake:1", "fake:7", "broken:0", "absent:0",
           "CPU",   "",       "cpu:01", "cpu:-1"};
       return c.Pick(kStrings);
     }
+    case AttrType::kFloats: {
+      std::vector<double> values(c.Range(0, 3));
+      for (double& v : values) v = c.Pick(kFloats);
+      return values;
+    }
   }
   return int64_t{0};
 }
 
-struct AttrSpec {
-  const char* name;
-  Kind kind;
-};
-
-struct OpSpec {
+// What the fuzzer draws from: every op in the registry, with its schema
+// (operands and attributes with their types and defaults), and one name no
+// op has.
+struct OpChoice {
   std::string op;
-  std::vector<AttrSpec> attrs;
-  int params;  // 0, or 2 for weight + bias (conv2d, linear)
+  const OpSchema* schema;  // null for the unknown op
 };
 
-const std::vector<OpSpec>& Ops() {
-  static const auto* ops = new std::vector<OpSpec>{
-      {"conv2d",
-       {{"stride", Kind::kInts},
-        {"padding", Kind::kInts},
-        {"dilation", Kind::kInts},
-        {"groups", Kind::kInt}},
-       2},
-      {"linear", {}, 2},
-      {"max_pool2d",
-       {{"kernel_size", Kind::kInts},
-        {"stride", Kind::kInts},
-        {"padding", Kind::kInts},
-        {"dilation", Kind::kInts},
-        {"ceil_mode", Kind::kBool}},
-       0},
-      {"adaptive_avg_pool2d", {{"output_size", Kind::kInts}}, 0},
-      {"relu", {}, 0},
-      {"flatten", {{"start_dim", Kind::kInt}, {"end_dim", Kind::kInt}}, 0},
-      {"softmax", {{"dim", Kind::kInt}}, 0},
-      {"dropout", {{"p", Kind::kFloat}}, 0},
-      {"add", {}, 0},
-      {"copy", {{"device", Kind::kString}}, 0},
-      {"no_such_op", {{"x", Kind::kInt}}, 0},
-  };
+const std::vector<OpChoice>& Ops() {
+  static const auto* ops = [] {
+    auto* choices = new std::vector<OpChoice>;
+    for (const std::string& name : OpRegistry::Global().Names()) {
+      choices->push_back({name, &(*OpRegistry::Global().Find(name))->schema()});
+    }
+    choices->push_back({"no_such_op", nullptr});
+    return choices;
+  }();
   return *ops;
+}
+
+// Attributes from the op's schema: each declared one absent (its default)
+// or drawn by RandomValue; now and then one the op does not know.
+AttrMap RandomAttrs(Choices& c, const OpSchema* schema) {
+  AttrMap attrs;
+  if (schema == nullptr) {
+    attrs.Set("x", SmallInt(c));
+    return attrs;
+  }
+  for (const AttrSpec& spec : schema->attrs) {
+    if (c.Byte() < 64) continue;  // absent: the op's default, if any
+    attrs.Set(spec.name, RandomValue(c, spec));
+  }
+  if (c.Byte() >= 250) attrs.Set("unknown_attr", int64_t{1});
+  return attrs;
 }
 
 // Devices a value may live on: mostly the CPU; the test backend's two
@@ -209,10 +221,45 @@ BackendRegistry& Registry() {
         "broken", []() -> absl::StatusOr<std::unique_ptr<Backend>> {
           return absl::InternalError("this test backend never starts");
         });
-    (void)cpu::SetCpuThreads(*r, 2);
+    (void)r->SetOption("cpu", "threads", "2");
     return r;
   }();
   return *registry;
+}
+
+// The owner of shape-only parameter buffers (no data, on any device, real
+// or not): placement reads only their device, and a graph holding one is
+// never run, so nothing here is ever called.
+class ShapeOnlyDevice : public BackendDevice {
+ public:
+  static constexpr char kNoData[] = "a shape-only fuzz parameter has no data";
+
+  const Device& device() const override { return device_; }
+  DeviceInfo Info() const override { return {}; }
+  absl::StatusOr<std::shared_ptr<Buffer>> Allocate(size_t) override {
+    return absl::FailedPreconditionError(kNoData);
+  }
+  absl::Status CopyFromHost(const void*, Buffer&, size_t) override {
+    return absl::FailedPreconditionError(kNoData);
+  }
+  absl::Status CopyToHost(const Buffer&, void*, size_t) override {
+    return absl::FailedPreconditionError(kNoData);
+  }
+  absl::Status Supports(const Node&, const Graph&) const override {
+    return absl::UnimplementedError(kNoData);
+  }
+  absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(const Node&,
+                                                       const Graph&) override {
+    return absl::UnimplementedError(kNoData);
+  }
+
+ private:
+  Device device_ = Device::Cpu();
+};
+
+BackendDevice& ShapeOnlyOwner() {
+  static ShapeOnlyDevice* owner = new ShapeOnlyDevice();
+  return *owner;
 }
 
 bool Available(const Device& device) {
@@ -238,27 +285,32 @@ Tensor Parameter(Choices& c, const Shape& shape, const Device& device,
   }
   *runnable = false;
   return Tensor(shape, DType::kFloat32,
-                std::make_shared<Buffer>(device, nullptr, 0, nullptr));
+                std::make_shared<Buffer>(ShapeOnlyOwner(), device, nullptr, 0,
+                                         nullptr));
 }
 
-// Usually the shape the op expects from its input's inferred shape (when
-// known), sometimes a random one.
-Shape ParameterShape(Choices& c, const std::string& op, int which,
-                     const Shape* input, int64_t groups) {
+// Usually the shape the op expects for operand `name` from its input's
+// inferred shape (when known), sometimes a random one. `out` is the
+// layer's output width, drawn once per node so weight and bias agree.
+Shape ParameterShape(Choices& c, const std::string& op, const std::string& name,
+                     const Shape* input, int64_t groups, int64_t out) {
   if (input != nullptr && c.Byte() < 220) {
     if (op == "linear" && input->rank() >= 1) {
-      const int64_t out = c.Range(1, 6);
       const int64_t in = input->dim(input->rank() - 1);
-      return which == 0 ? Shape({out, in}) : Shape({out});
+      return name == "weight" ? Shape({out, in}) : Shape({out});
     }
     if (op == "conv2d" && input->rank() == 4) {
       // A plausible group count for the weight's shape; the attribute
       // itself keeps whatever value it was given.
       const int64_t g = groups >= 1 && groups <= 64 ? groups : 1;
-      const int64_t out = g * c.Range(1, 3);
-      if (which == 1) return Shape({out});
-      return Shape({out, input->dim(1) / g, c.Range(1, 3), c.Range(1, 3)});
+      if (name != "weight") return Shape({g * out});
+      return Shape({g * out, input->dim(1) / g, c.Range(1, 3), c.Range(1, 3)});
     }
+    if (op == "batch_norm" && input->rank() >= 2) {
+      return Shape({input->dim(1)});  // one value per channel
+    }
+    // Elementwise (add's other): the input's own shape.
+    return *input;
   }
   std::vector<int64_t> dims;
   const int rank = c.Range(0, 4);
@@ -297,43 +349,55 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   const int num_nodes = c.Range(1, kMaxNodes);
   for (int n = 0; n < num_nodes; ++n) {
-    const OpSpec& spec = c.Pick(Ops());
-    AttrMap attrs;
+    const OpChoice& choice = c.Pick(Ops());
+    AttrMap attrs = RandomAttrs(c, choice.schema);
     int64_t groups = 1;
-    for (const AttrSpec& attr : spec.attrs) {
-      if (c.Byte() < 64) continue;  // absent: the op's default, if any
-      AttrValue value = RandomValue(c, attr.kind);
-      if (std::string(attr.name) == "groups" &&
-          std::holds_alternative<int64_t>(value)) {
-        groups = std::get<int64_t>(value);
-      }
-      attrs.Set(attr.name, std::move(value));
+    if (attrs.Has("groups")) {
+      absl::StatusOr<int64_t> g = attrs.GetInt("groups");
+      if (g.ok()) groups = *g;
     }
-    if (c.Byte() >= 250) attrs.Set("unknown_attr", int64_t{1});
 
     // The first operand: usually the newest value.
     const size_t from =
         c.Byte() < 200 ? values.size() - 1 : c.Byte() % values.size();
     std::vector<ValueId> operands = {values[from]};
     const Shape* input_known = known[from].get();
-    if (spec.op == "add") {
-      operands.push_back(values[c.Byte() % values.size()]);
+    // The schema's other operands: usually a parameter shaped for the op,
+    // sometimes an earlier value; an optional one (and those after it)
+    // sometimes left out; a variadic one sometimes repeated.
+    static const auto* kUnknownOpInputs =
+        new std::vector<OperandSpec>{{"input"}};
+    const std::vector<OperandSpec>& inputs =
+        choice.schema != nullptr ? choice.schema->inputs : *kUnknownOpInputs;
+    std::vector<const OperandSpec*> wanted;
+    for (size_t i = 1; i < inputs.size(); ++i) {
+      if (inputs[i].optional && c.Byte() < 40) break;
+      wanted.push_back(&inputs[i]);
+      if (inputs[i].variadic) {
+        for (int extra = c.Range(0, 2); extra > 0; --extra) {
+          wanted.push_back(&inputs[i]);
+        }
+      }
     }
-    const int params = spec.params - (c.Byte() < 40 ? 1 : 0);  // no bias
-    for (int p = 0; p < params; ++p) {
-      const Shape shape =
-          ParameterShape(c, spec.op, p, input_known, groups);
+    const int64_t out = c.Range(1, 6);
+    for (const OperandSpec* spec : wanted) {
+      if (c.Byte() < 32) {
+        operands.push_back(values[c.Byte() % values.size()]);
+        continue;
+      }
+      const Shape shape = ParameterShape(c, choice.op, spec->name, input_known,
+                                         groups, out);
       const Device device =
           c.Byte() < 220 ? input_device : RandomDevice(c);
       operands.push_back(graph.AddConstant(
-          absl::StrCat("layer", n, p == 0 ? ".weight" : ".bias"),
+          absl::StrCat("layer", n, ".", spec->name, operands.size()),
           Parameter(c, shape, device, &runnable)));
     }
     if (c.Byte() >= 252) operands.push_back(values[0]);  // one too many
 
     // What the op definition says, to shape the next node's parameters.
     std::unique_ptr<Shape> out_known;
-    absl::StatusOr<const OpDef*> def = OpRegistry::Global().Find(spec.op);
+    absl::StatusOr<const OpDef*> def = OpRegistry::Global().Find(choice.op);
     bool all_known = def.ok();
     std::vector<Shape> operand_shapes;
     for (ValueId id : operands) {
@@ -351,19 +415,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     }
     if (all_known) {
-      // Only shapes every value of which is valid: InferShape's contract
-      // is that its operands passed Shape::Create (the pass checks that).
+      // Only shapes every value of which is valid: InferTypes' contract
+      // is that its operands passed Shape::Create and that the count and
+      // attributes passed the schema (the pass checks all of that first).
       bool valid = true;
+      std::vector<TensorType> operand_types;
       for (const Shape& s : operand_shapes) {
         valid = valid && Shape::Create(s.dims()).ok();
+        operand_types.push_back({s, DType::kFloat32});
       }
+      const OpSchema& schema = (*def)->schema();
+      valid = valid &&
+              schema.CheckOperandCount(static_cast<int>(operands.size()),
+                                       choice.op).ok() &&
+              schema.CheckAttrs(attrs, choice.op).ok();
       if (valid) {
-        absl::StatusOr<Shape> inferred =
-            (*def)->InferShape(attrs, operand_shapes);
-        if (inferred.ok()) out_known = std::make_unique<Shape>(*inferred);
+        absl::StatusOr<std::vector<TensorType>> inferred =
+            (*def)->InferTypes(attrs, operand_types);
+        if (inferred.ok() && !inferred->empty()) {
+          out_known = std::make_unique<Shape>((*inferred)[0].shape);
+        }
       }
     }
-    values.push_back(graph.AddNode(spec.op, absl::StrCat("layer", n),
+    values.push_back(graph.AddNode(choice.op, absl::StrCat("layer", n),
                                    std::move(operands), std::move(attrs)));
     known.push_back(std::move(out_known));
   }
@@ -378,9 +452,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
 
-  // A placed graph is complete: every value has a valid shape and a device.
+  // A placed graph is complete: every live value (an input, a constant or a
+  // node's output; a pass that removes a node, as batch-norm folding does,
+  // leaves its outputs behind, read by nothing) has a valid shape and a
+  // device.
   int64_t flops = 0;
   for (const Value& v : graph.values()) {
+    const bool input = std::find(graph.inputs().begin(), graph.inputs().end(),
+                                 v.id) != graph.inputs().end();
+    if (v.producer < 0 && !v.constant.has_value() && !input) continue;
     FUZZ_CHECK(v.shape.has_value() && v.device.has_value());
     FUZZ_CHECK(Shape::Create(v.shape->dims()).ok());
   }
@@ -446,8 +526,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const Value& v = ran.value(ran.outputs()[i]);
     FUZZ_CHECK((*outputs)[i].shape() == *v.shape);
     FUZZ_CHECK((*outputs)[i].device() == *v.device);
-    absl::StatusOr<std::vector<float>> host =
-        (*outputs)[i].ToVector(Registry());
+    absl::StatusOr<std::vector<float>> host = (*outputs)[i].ToVector();
     FUZZ_CHECK(host.ok());
   }
   return 0;

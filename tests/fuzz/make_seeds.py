@@ -39,7 +39,32 @@ def safetensors(tensors, metadata=None, dtype="F32", pad=True):
     return struct.pack("<Q", len(text)) + text + data
 
 
-def npy(shape, values, descr="<f4", fortran=False, version=(1, 0)):
+# struct formats of the dtypes the runtime reads (safetensors name, npy descr).
+FORMATS = {"F32": "f", "F16": "e", "F64": "d", "I64": "q", "I32": "i",
+           "I8": "b", "U8": "B", "BOOL": "?"}
+
+
+def bfloat16(value):
+    return struct.pack("<f", value)[2:]  # the high half (exact for these)
+
+
+def typed_safetensors(tensors):
+    """tensors: name -> (dtype, shape, values); every dtype the runtime has."""
+    header, data = {}, b""
+    for name, (dtype, shape, values) in sorted(tensors.items()):
+        if dtype == "BF16":
+            raw = b"".join(bfloat16(v) for v in values)
+        else:
+            raw = struct.pack("<%d%s" % (len(values), FORMATS[dtype]), *values)
+        header[name] = {"dtype": dtype, "shape": shape,
+                        "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    return struct.pack("<Q", len(text)) + text + data
+
+
+def npy(shape, values, descr="<f4", fortran=False, version=(1, 0), fmt="f"):
     dims = ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "")
     header = "{'descr': '%s', 'fortran_order': %s, 'shape': (%s), }" % (
         descr, "True" if fortran else "False", dims)
@@ -48,7 +73,7 @@ def npy(shape, values, descr="<f4", fortran=False, version=(1, 0)):
     header += " " * ((64 - total % 64) % 64) + "\n"
     length = struct.pack("<H" if length_bytes == 2 else "<I", len(header))
     return (b"\x93NUMPY" + bytes(version) + length + header.encode() +
-            struct.pack("<%df" % len(values), *values))
+            struct.pack("<%d%s" % (len(values), fmt), *values))
 
 
 def main():
@@ -66,6 +91,17 @@ def main():
           safetensors({"w": ([2, 3], [1, 2, 3, 4, 5, 6])})[:-5])
     write("safetensors", "rank8",
           safetensors({"r": ([1] * 8, [1.0])}))
+    write("safetensors", "every_dtype", typed_safetensors({
+        "f32": ("F32", [2], [1.5, -2]), "f16": ("F16", [3], [1, -0.5, 65504]),
+        "bf16": ("BF16", [1, 2], [1, -3]), "f64": ("F64", [2], [1e-310, 2]),
+        "i64": ("I64", [], [-9007199254740993]), "i32": ("I32", [2], [-7, 9]),
+        "i8": ("I8", [2], [-128, 127]), "u8": ("U8", [1], [255]),
+        "bool": ("BOOL", [2], [True, False]), "empty": ("I64", [0], [])}))
+    write("safetensors", "batch_norm_state", typed_safetensors({
+        "bn.weight": ("F32", [2], [1, 1]), "bn.bias": ("F32", [2], [0, 0]),
+        "bn.running_mean": ("F32", [2], [0.5, -0.5]),
+        "bn.running_var": ("F32", [2], [1, 2]),
+        "bn.num_batches_tracked": ("I64", [], [1234])}))
 
     write("npy", "v1_2x3", npy([2, 3], [1, 2, 3, 4, 5, 6]))
     write("npy", "v2_vector", npy([4], [1, 2, 3, 4], version=(2, 0)))
@@ -76,6 +112,13 @@ def main():
     write("npy", "python2_long",
           npy([2], [1, 2]).replace(b"(2,)", b"(2L,)"))
     write("npy", "truncated", npy([3, 3], list(range(9)))[:-7])
+    write("npy", "f2", npy([3], [1, -0.5, 65504], descr="<f2", fmt="e"))
+    write("npy", "i8", npy([2], [-1, 2 ** 62], descr="<i8", fmt="q"))
+    write("npy", "i4", npy([2, 1], [-7, 9], descr="<i4", fmt="i"))
+    write("npy", "i1", npy([2], [-128, 127], descr="|i1", fmt="b"))
+    write("npy", "u1", npy([1], [255], descr="|u1", fmt="B"))
+    write("npy", "b1", npy([3], [True, False, True], descr="|b1", fmt="?"))
+    write("npy", "c8", npy([1], [1, 2], descr="<c8"))  # unsupported
 
     for i, text in enumerate([
             "cpu", "cpu:0", "cuda:1", "my_backend_2:1023", "CPU", "cuda:01",

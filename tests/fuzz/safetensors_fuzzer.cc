@@ -2,8 +2,9 @@
 //
 // Any byte string may come in; ParseSafetensors must return a Status, never
 // crash, hang, read out of bounds or overflow. When it accepts a file, the
-// result must hold together: each tensor's values match its shape, and
-// serializing and parsing again gives the same tensors and metadata.
+// result must hold together: each tensor's bytes match its shape and dtype,
+// and serializing and parsing again gives the same tensors (dtype and bytes)
+// and metadata.
 //
 // Built by tools/fuzz.sh (clang, -fsanitize=fuzzer,address,undefined) and,
 // for replaying the corpus in the normal test suite, by Bazel as
@@ -19,6 +20,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "core/dtype.h"
 #include "models/safetensors.h"
 #include "tests/fuzz/fuzz_check.h"
 
@@ -32,10 +34,7 @@ bool SameFile(const switchyard::SafetensorsFile& a,
   for (const auto& [name, array] : a.tensors) {
     auto it = b.tensors.find(name);
     if (it == b.tensors.end() || it->second.shape != array.shape ||
-        it->second.values.size() != array.values.size() ||
-        (!array.values.empty() &&
-         std::memcmp(it->second.values.data(), array.values.data(),
-                     array.values.size() * sizeof(float)) != 0)) {
+        it->second.dtype != array.dtype || it->second.bytes != array.bytes) {
       return false;
     }
   }
@@ -77,8 +76,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   for (const auto& [name, array] : file->tensors) {
-    FUZZ_CHECK(static_cast<int64_t>(array.values.size()) ==
-               array.shape.num_elements());
+    FUZZ_CHECK(array.bytes.size() ==
+               static_cast<uint64_t>(array.shape.num_elements()) *
+                   switchyard::DTypeSize(array.dtype));
     FUZZ_CHECK(array.shape.rank() <= switchyard::kMaxTensorFileRank);
   }
   // The file path (ReadSafetensors: memory-mapped, copied piecewise with
@@ -96,10 +96,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto it = reparsed->tensors.find(name);
     if (it == reparsed->tensors.end()) continue;  // name was not valid UTF-8
     FUZZ_CHECK(it->second.shape == array.shape);
-    FUZZ_CHECK(it->second.values.size() == array.values.size());
-    FUZZ_CHECK(array.values.empty() ||
-               std::memcmp(it->second.values.data(), array.values.data(),
-                           array.values.size() * sizeof(float)) == 0);
+    FUZZ_CHECK(it->second.dtype == array.dtype);
+    FUZZ_CHECK(it->second.bytes == array.bytes);
   }
   return 0;
 }

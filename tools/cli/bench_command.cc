@@ -11,7 +11,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "backends/cpu/cpu_backend.h"
 #include "core/status_macros.h"
 #include "tools/cli/bench.h"
 #include "tools/cli/commands.h"
@@ -68,9 +67,6 @@ absl::Status BenchCommand(BackendRegistry& registry) {
   options.seed = absl::GetFlag(FLAGS_seed);
   const std::string devices = absl::GetFlag(FLAGS_devices);
   options.devices = absl::StrSplit(devices, ',', absl::SkipEmpty());
-  if (absl::GetFlag(FLAGS_threads) != 0) {
-    SY_RETURN_IF_ERROR(cpu::SetCpuThreads(registry, absl::GetFlag(FLAGS_threads)));
-  }
   const std::string model_name = absl::GetFlag(FLAGS_model);
 
   BenchModel model = ZooModel(model_name, absl::GetFlag(FLAGS_seed));
@@ -88,9 +84,18 @@ absl::Status BenchCommand(BackendRegistry& registry) {
   if (absl::GetFlag(FLAGS_threads) != 0) {
     absl::StrAppend(&command, " --threads=", absl::GetFlag(FLAGS_threads));
   }
-  report.context = {{"cpu_threads", absl::StrCat(cpu::CpuThreads(registry))},
-                    {"date", UtcNow()},
-                    {"command", command}};
+  for (const std::string& option : BackendOptionFlags()) {
+    absl::StrAppend(&command, " --backend_option=", option);
+  }
+  // Every option of the CPU backend as the run had it: cpu_threads, cpu_fusion.
+  absl::StatusOr<Backend*> cpu = registry.GetBackend("cpu");
+  if (cpu.ok()) {
+    for (const BackendOption& option : (*cpu)->Options()) {
+      report.context.emplace_back(absl::StrCat("cpu_", option.key), option.value);
+    }
+  }
+  report.context.emplace_back("date", UtcNow());
+  report.context.emplace_back("command", command);
 
   std::printf("%s", BenchReportTable(report).c_str());
   const std::string json_path = ResolveUserPath(absl::GetFlag(FLAGS_json));

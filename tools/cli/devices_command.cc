@@ -12,6 +12,14 @@ std::string MiB(int64_t bytes) {
   return bytes < 0 ? "?" : absl::StrFormat("%.0f MiB", bytes / 1048576.0);
 }
 
+// "  option cpu.threads=2  worker threads ...": what --backend_option sets.
+void PrintOptions(const Backend& backend) {
+  for (const BackendOption& option : backend.Options()) {
+    std::printf("  option %s.%s=%s  %s\n", backend.type().c_str(),
+                option.key.c_str(), option.value.c_str(), option.help.c_str());
+  }
+}
+
 }  // namespace
 
 absl::Status DevicesCommand(BackendRegistry& registry) {
@@ -26,6 +34,7 @@ absl::Status DevicesCommand(BackendRegistry& registry) {
     if (count == 0) {
       std::printf("%s: no devices: %s\n", type.c_str(),
                   (*backend)->UnavailableReason().c_str());
+      PrintOptions(**backend);
       continue;
     }
     std::printf("%s: %d device%s\n", type.c_str(), count, count == 1 ? "" : "s");
@@ -40,6 +49,7 @@ absl::Status DevicesCommand(BackendRegistry& registry) {
       }
       std::printf("%s\n", line.c_str());
     }
+    PrintOptions(**backend);
   }
   return absl::OkStatus();
 }

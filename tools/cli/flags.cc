@@ -16,7 +16,10 @@ ABSL_FLAG(std::string, weights, "",
 ABSL_FLAG(std::string, input, "",
           ".npy float32 input [N, 3, H, W]; empty: a seeded random batch of "
           "--batch images of 224x224");
-ABSL_FLAG(std::string, output, "", ".npy file to write the output to");
+ABSL_FLAG(std::string, output, "",
+          ".npy file to write the output to; for a model with several "
+          "outputs, comma-separated files or a folder ending in '/' "
+          "(output_0.npy, output_1.npy, ...)");
 ABSL_FLAG(std::string, report, "", "JSON file to write the run's report to");
 ABSL_FLAG(std::string, device, "cpu", "device to run on, e.g. cpu, cuda:0");
 ABSL_FLAG(std::string, format, "text", "graph output format: text or dot");
@@ -25,7 +28,9 @@ ABSL_FLAG(std::string, batch, "1",
           "(default 1,8)");
 ABSL_FLAG(int32_t, warmup, 1, "untimed forward passes before timing");
 ABSL_FLAG(int32_t, iterations, 5, "timed forward passes");
-ABSL_FLAG(int32_t, threads, 0, "CPU threads (0: all cores, or SWITCHYARD_CPU_THREADS)");
+ABSL_FLAG(int32_t, threads, 0,
+          "CPU threads: short for --backend_option=cpu.threads=N (0: the "
+          "default, SWITCHYARD_CPU_THREADS or all cores)");
 ABSL_FLAG(uint64_t, seed, 0, "seed of the initialisation and of random input");
 ABSL_FLAG(std::string, placement, "strict",
           "strict: every operand of a node on one device, else an error; auto: "
@@ -41,6 +46,10 @@ std::vector<std::string>& PluginPaths() {
   static auto* paths = new std::vector<std::string>();
   return *paths;
 }
+std::vector<std::string>& BackendOptions() {
+  static auto* options = new std::vector<std::string>();
+  return *options;
+}
 }  // namespace
 
 // Abseil calls OnUpdate once per occurrence while parsing; each appends.
@@ -51,6 +60,17 @@ ABSL_FLAG(std::vector<std::string>, plugin, {},
     .OnUpdate([] {
       for (const std::string& path : absl::GetFlag(FLAGS_plugin)) {
         PluginPaths().push_back(path);
+      }
+    });
+
+// Like --plugin: every occurrence appends (Abseil keeps only the last).
+ABSL_FLAG(std::vector<std::string>, backend_option, {},
+          "type.key=value: sets an option of a backend before the command "
+          "runs, e.g. cpu.threads=2 or cpu.fusion=off; repeatable, or "
+          "comma-separated. `switchyard devices` lists each backend's options")
+    .OnUpdate([] {
+      for (const std::string& option : absl::GetFlag(FLAGS_backend_option)) {
+        BackendOptions().push_back(option);
       }
     });
 
@@ -84,6 +104,26 @@ absl::StatusOr<int64_t> BatchFlag() {
 }
 
 const std::vector<std::string>& PluginFlagPaths() { return PluginPaths(); }
+
+const std::vector<std::string>& BackendOptionFlags() { return BackendOptions(); }
+
+absl::Status ApplyBackendOptionFlags(BackendRegistry& registry) {
+  const int threads = absl::GetFlag(FLAGS_threads);
+  if (threads != 0) {
+    absl::Status status =
+        registry.SetOption("cpu", "threads", absl::StrCat(threads));
+    if (!status.ok()) {
+      return absl::Status(status.code(),
+                          absl::StrCat("--threads: ", status.message()));
+    }
+  }
+  // The registry's errors name the option ("backend option cpu.x=1: ...").
+  for (const std::string& option : BackendOptions()) {
+    absl::Status status = registry.SetOption(option);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
 
 namespace {
 std::set<std::string>& GivenFlags() {

@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "absl/flags/declare.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/backend_registry.h"
 
 // The command line's flags, shared by the subcommands (see main.cc).
 ABSL_DECLARE_FLAG(std::string, model);
@@ -25,6 +27,8 @@ ABSL_DECLARE_FLAG(std::string, placement);
 ABSL_DECLARE_FLAG(std::string, input_device);
 ABSL_DECLARE_FLAG(bool, explain_placement);
 ABSL_DECLARE_FLAG(std::vector<std::string>, plugin);  // use PluginFlagPaths
+ABSL_DECLARE_FLAG(std::vector<std::string>,
+                  backend_option);  // use BackendOptionFlags
 
 namespace switchyard {
 namespace cli {
@@ -49,6 +53,14 @@ bool FlagGiven(const std::string& name);
 // Every --plugin path in command-line order, repeated flags and
 // comma-separated lists alike (Abseil itself keeps only the last value).
 const std::vector<std::string>& PluginFlagPaths();
+
+// Every --backend_option ("cpu.fusion=off") in command-line order.
+const std::vector<std::string>& BackendOptionFlags();
+
+// Sets --threads (as cpu.threads), then each --backend_option in order, in
+// `registry`; main() calls it after loading plugins (whose backends take
+// options too) and before any command. Errors name the flag.
+absl::Status ApplyBackendOptionFlags(BackendRegistry& registry);
 
 }  // namespace cli
 }  // namespace switchyard

@@ -4,6 +4,7 @@
 //   switchyard run --model=vgg11 [--weights=W.safetensors] [--input=X.npy | --batch=N]
 //                  [--output=Y.npy] [--device=cpu] [--warmup=N] [--iterations=N]
 //                  [--report=R.json] [--threads=T]
+//   every command: [--backend_option=TYPE.KEY=VALUE ...] [--plugin=P.so ...]
 //   switchyard graph --model=vgg11 [--format=text|dot] [--device=cpu] [--batch=N]
 //   switchyard bench --model=vgg11 [--devices=cpu,cuda:0] [--batch=1,8,32]
 //                    [--warmup=N] [--iterations=N] [--json=F] [--markdown=F]
@@ -12,6 +13,7 @@
 // --loader_threads); Abseil knows the underscore spelling.
 
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,7 +22,6 @@
 #include "core/backend_registry.h"
 #include "core/plugin_loader.h"
 #include "tools/cli/commands.h"
-#include "tools/cli/flags.h"
 #include "tools/cli/flags.h"
 
 namespace {
@@ -35,6 +36,9 @@ constexpr char kUsage[] =
     "  bench     time a model on every device: forward, copies, end to end\n"
     "            (--model --devices --batch=1,8 --warmup --iterations --json\n"
     "            --markdown --threads)\n"
+    "backend options: --backend_option=TYPE.KEY=VALUE (repeatable), e.g.\n"
+    "  cpu.threads=2 or cpu.fusion=off; --threads=N is cpu.threads=N;\n"
+    "  `switchyard devices` lists them\n"
     "plugins: --plugin=PATH.so (repeatable) and SWITCHYARD_PLUGIN_PATH load\n"
     "  backends at start, e.g. --plugin=bazel-bin/backends/reference/"
     "libswitchyard_ref_plugin.so\n"
@@ -86,18 +90,21 @@ int main(int argc, char** argv) {
                  std::string(status.message()).c_str());
     return 1;
   }
-  if (command == "devices") {
-    status = switchyard::cli::DevicesCommand(registry);
-  } else if (command == "run") {
-    status = switchyard::cli::RunCommand(registry);
-  } else if (command == "graph") {
-    status = switchyard::cli::GraphCommand(registry);
-  } else if (command == "bench") {
-    status = switchyard::cli::BenchCommand(registry);
-  } else {
+  using Command = absl::Status (*)(switchyard::BackendRegistry&);
+  const std::map<std::string, Command> commands = {
+      {"devices", &switchyard::cli::DevicesCommand},
+      {"run", &switchyard::cli::RunCommand},
+      {"graph", &switchyard::cli::GraphCommand},
+      {"bench", &switchyard::cli::BenchCommand},
+  };
+  auto found = commands.find(command);
+  if (found == commands.end()) {
     std::fprintf(stderr, "unknown command '%s'\n\n%s", command.c_str(), kUsage);
     return 2;
   }
+  // Backend options (plugins' included) before any command compiles a kernel.
+  status = switchyard::cli::ApplyBackendOptionFlags(registry);
+  if (status.ok()) status = found->second(registry);
   if (!status.ok()) {
     std::fprintf(stderr, "switchyard %s: %s: %s\n", command.c_str(),
                  absl::StatusCodeToString(status.code()).c_str(),

@@ -48,7 +48,7 @@ std::unique_ptr<RunProfiling> RunProfiling::FromFlags() {
   return std::unique_ptr<RunProfiling>(new RunProfiling(std::move(flags)));
 }
 
-absl::StatusOr<Tensor> RunProfiling::Iteration(ExecutablePlan& plan,
+absl::StatusOr<std::vector<Tensor>> RunProfiling::Iteration(ExecutablePlan& plan,
                                                const Tensor& input,
                                                absl::Span<const float> host_input,
                                                int iteration,
@@ -79,7 +79,7 @@ absl::StatusOr<Tensor> RunProfiling::Iteration(ExecutablePlan& plan,
   SY_RETURN_IF_ERROR(profiler_.EndIteration());
   profiler_.AddHostEvent("host", absl::StrCat("iteration ", iteration), host_start,
                          Profiler::Clock::now());
-  return outputs.front();
+  return outputs;
 }
 
 absl::Status RunProfiling::Finish(

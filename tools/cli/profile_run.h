@@ -36,15 +36,15 @@ absl::Status WriteProfileOutputs(
 // per node on the device's clock), downloads the outputs (copy events).
 //
 //   std::unique_ptr<RunProfiling> profiling = RunProfiling::FromFlags();
-//   if (profiling) output = *profiling->Iteration(*plan, input, host, i, registry);
+//   if (profiling) outputs = *profiling->Iteration(*plan, input, host, i, registry);
 //   SY_RETURN_IF_ERROR(profiling->Finish({{"model", "vgg11"}}));
 class RunProfiling {
  public:
   // Null when neither --profile nor --profile-summary is given.
   static std::unique_ptr<RunProfiling> FromFlags();
 
-  // The first output of the plan.
-  absl::StatusOr<Tensor> Iteration(ExecutablePlan& plan, const Tensor& input,
+  // The outputs of the plan.
+  absl::StatusOr<std::vector<Tensor>> Iteration(ExecutablePlan& plan, const Tensor& input,
                                    absl::Span<const float> host_input,
                                    int iteration, BackendRegistry& registry);
   // Writes the trace, prints the summary.

@@ -6,12 +6,15 @@
 #include <random>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "backends/cpu/cpu_backend.h"
+#include "absl/strings/str_split.h"
+#include "absl/types/span.h"
 #include "core/status_macros.h"
 #include "models/model_zoo.h"
 #include "models/npy.h"
+#include "models/output_files.h"
 #include "models/safetensors.h"
 #include "nlohmann/json.hpp"
 #include "tools/cli/commands.h"
@@ -56,12 +59,21 @@ std::vector<std::vector<std::pair<int64_t, float>>> TopK(
 
 absl::StatusOr<HostArray> LoadOrMakeInput(const std::string& model_name) {
   const std::string path = ResolveUserPath(absl::GetFlag(FLAGS_input));
-  if (!path.empty()) return ReadNpy(path);
+  if (!path.empty()) {
+    SY_ASSIGN_OR_RETURN(HostArray input, ReadNpy(path));
+    if (input.dtype != DType::kFloat32) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": the input is ", DTypeName(input.dtype), "; ", model_name,
+          " takes float32 images: save them with np.save(path, "
+          "x.astype(np.float32))"));
+    }
+    return input;
+  }
   SY_ASSIGN_OR_RETURN(int64_t batch, BatchFlag());
   SY_ASSIGN_OR_RETURN(Shape shape, ModelInputShape(model_name, batch));
   std::mt19937_64 rng(absl::GetFlag(FLAGS_seed) + 1);
-  HostArray input{shape, std::vector<float>(shape.num_elements())};
-  for (float& v : input.values) v = NormalSample(rng, 1.0f);
+  HostArray input(shape, std::vector<float>(shape.num_elements()));
+  for (float& v : input.mutable_values()) v = NormalSample(rng, 1.0f);
   return input;
 }
 
@@ -94,9 +106,6 @@ absl::Status RunCommand(BackendRegistry& registry) {
   }
   SY_ASSIGN_OR_RETURN(Device device, Device::Parse(absl::GetFlag(FLAGS_device)));
   SY_RETURN_IF_ERROR(registry.GetDevice(device).status());
-  if (absl::GetFlag(FLAGS_threads) != 0) {
-    SY_RETURN_IF_ERROR(cpu::SetCpuThreads(registry, absl::GetFlag(FLAGS_threads)));
-  }
 
   const std::string model_name = absl::GetFlag(FLAGS_model);
   SY_ASSIGN_OR_RETURN(std::unique_ptr<Module> model, CreateModel(model_name, registry));
@@ -114,9 +123,9 @@ absl::Status RunCommand(BackendRegistry& registry) {
   model->set_placement(placement);
   SY_ASSIGN_OR_RETURN(Device input_device, InputDevice(device));
   SY_ASSIGN_OR_RETURN(HostArray input_array, LoadOrMakeInput(model_name));
-  SY_ASSIGN_OR_RETURN(Tensor input, Tensor::FromVector(input_array.shape,
-                                                       input_array.values,
-                                                       input_device, registry));
+  SY_ASSIGN_OR_RETURN(
+      Tensor input, Tensor::FromVector(input_array.shape, input_array.values(),
+                                       input_device, registry));
   std::printf("model %s (%lld parameters) on %s, input %s on %s\n",
               model_name.c_str(), static_cast<long long>(model->NumParameters()),
               device.ToString().c_str(), input.shape().ToString().c_str(),
@@ -130,6 +139,25 @@ absl::Status RunCommand(BackendRegistry& registry) {
     std::printf("%s\n", plan->placement_report().ToString().c_str());
   }
 
+  // --output: one file, a comma-separated file per output, or a folder
+  // (models/output_files.h); checked against the model's outputs before
+  // anything runs.
+  std::vector<std::string> output_paths;
+  if (const std::string flag = absl::GetFlag(FLAGS_output); !flag.empty()) {
+    std::vector<std::string> targets;
+    for (absl::string_view target : absl::StrSplit(flag, ',')) {
+      targets.push_back(ResolveUserPath(std::string(target)));
+    }
+    absl::StatusOr<std::vector<std::string>> paths =
+        OutputFilePaths(targets, plan->graph().outputs().size());
+    if (!paths.ok()) {
+      return absl::Status(
+          paths.status().code(),
+          absl::StrCat("--output=", flag, ": ", paths.status().message()));
+    }
+    output_paths = *std::move(paths);
+  }
+
   if (PipelineRequested()) {
     // --batches: a stream through an input pipeline (tools/cli/utilization.h).
     return RunPipelineCommand(*plan, input, registry);
@@ -138,23 +166,27 @@ absl::Status RunCommand(BackendRegistry& registry) {
   // download the output, each node timed on the device clock.
   std::unique_ptr<RunProfiling> profiling = RunProfiling::FromFlags();
 
-  Tensor output;
+  std::vector<Tensor> outputs;  // every output of the model
   std::vector<double> times;
   for (int i = 0; i < warmup + iterations; ++i) {
     const auto start = std::chrono::steady_clock::now();
     // Forward returns after the device has finished: the time is real.
     if (profiling != nullptr && i >= warmup) {
-      SY_ASSIGN_OR_RETURN(output, profiling->Iteration(*plan, input, input_array.values,
-                                                       i - warmup, registry));
+      SY_ASSIGN_OR_RETURN(
+          outputs, profiling->Iteration(*plan, input, input_array.values(),
+                                        i - warmup, registry));
     } else {
-      SY_ASSIGN_OR_RETURN(output, model->Forward(input));
+      SY_ASSIGN_OR_RETURN(outputs,
+                          model->Forward(absl::MakeConstSpan(&input, 1)));
     }
     const auto end = std::chrono::steady_clock::now();
     if (i >= warmup) {
       times.push_back(std::chrono::duration<double, std::milli>(end - start).count());
     }
   }
-  SY_ASSIGN_OR_RETURN(std::vector<float> values, output.ToVector(registry));
+  // Top-5 and the report describe the first output; --output writes all.
+  const Tensor& output = outputs.front();
+  SY_ASSIGN_OR_RETURN(std::vector<float> values, output.ToVector());
   const Timing timing = Summarize(times);
 
   std::printf("output %s\n", output.shape().ToString().c_str());
@@ -179,10 +211,11 @@ absl::Status RunCommand(BackendRegistry& registry) {
          {"input", input.shape().ToString()}}));
   }
 
-  const std::string output_path = ResolveUserPath(absl::GetFlag(FLAGS_output));
-  if (!output_path.empty()) {
-    SY_RETURN_IF_ERROR(WriteNpy(output_path, HostArray{output.shape(), values}));
-    std::printf("wrote %s\n", output_path.c_str());
+  if (!output_paths.empty()) {
+    SY_RETURN_IF_ERROR(WriteOutputFiles(outputs, output_paths));
+    for (const std::string& path : output_paths) {
+      std::printf("wrote %s\n", path.c_str());
+    }
   }
   const std::string report_path = ResolveUserPath(absl::GetFlag(FLAGS_report));
   if (!report_path.empty()) {
@@ -199,7 +232,16 @@ absl::Status RunCommand(BackendRegistry& registry) {
                         {"max", timing.max_ms}}},
         {"top5", top5_json},
     };
-    if (device.type() == "cpu") report["cpu_threads"] = cpu::CpuThreads(registry);
+    // The options of the backend the model ran on (cpu: threads, fusion).
+    SY_ASSIGN_OR_RETURN(Backend * backend, registry.GetBackend(device.type()));
+    for (const BackendOption& option : backend->Options()) {
+      report["backend_options"][option.key] = option.value;
+      int threads = 0;
+      if (device.type() == "cpu" && option.key == "threads" &&
+          absl::SimpleAtoi(option.value, &threads)) {
+        report["cpu_threads"] = threads;
+      }
+    }
     SY_RETURN_IF_ERROR(WriteReport(report_path, report));
     std::printf("wrote %s\n", report_path.c_str());
   }

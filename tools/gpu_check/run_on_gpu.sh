@@ -160,7 +160,7 @@ fi
 # --- 4. tests ---------------------------------------------------------------------
 # From the bundle's root: the goldens read tests/golden/data.
 for test in caching_allocator_test cuda_libraries_test cuda_backend_test \
-    cuda_kernels_test golden_test conformance_test; do
+    cuda_partition_test cuda_kernels_test golden_test conformance_test; do
   if [[ ! -x "$BUNDLE/bin/$test" ]]; then
     step "test $test" FAIL "not in the bundle"
     continue

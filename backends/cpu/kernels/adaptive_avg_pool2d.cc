@@ -1,7 +1,7 @@
 // AdaptiveAvgPool2d: output cell (i, j) averages input rows
 // [floor(i*H/OH), ceil((i+1)*H/OH)) and the same rule for columns.
 
-#include "backends/cpu/cpu_kernel_registry.h"
+#include "backends/cpu/cpu_device.h"
 #include "core/tensor.h"
 #include "ops/pool_geometry.h"
 
@@ -45,12 +45,12 @@ class AdaptiveAvgPool2dKernel : public Kernel {
   std::shared_ptr<const CpuContext> context_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterCpuKernel(
-    "adaptive_avg_pool2d", [](const Node&, const Graph&,
-                              std::shared_ptr<const CpuContext> context)
-                               -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      return std::make_unique<AdaptiveAvgPool2dKernel>(std::move(context));
-    });
+SY_REGISTER_KERNEL(CpuKernels(), "adaptive_avg_pool2d", DType::kFloat32,
+                   [](const Node&, const Graph&, CpuDevice& device)
+                       -> absl::StatusOr<std::unique_ptr<Kernel>> {
+                     return std::make_unique<AdaptiveAvgPool2dKernel>(
+                         device.context());
+                   });
 
 }  // namespace
 }  // namespace cpu

@@ -1,7 +1,7 @@
 // Add: elementwise sum of two tensors of one shape.
 
 #include "Eigen/Core"
-#include "backends/cpu/cpu_kernel_registry.h"
+#include "backends/cpu/cpu_device.h"
 #include "backends/cpu/kernels/elementwise.h"
 #include "core/tensor.h"
 
@@ -32,11 +32,11 @@ class AddKernel : public Kernel {
   std::shared_ptr<const CpuContext> context_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterCpuKernel(
-    "add", [](const Node&, const Graph&, std::shared_ptr<const CpuContext> c)
-               -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      return std::make_unique<AddKernel>(std::move(c));
-    });
+SY_REGISTER_KERNEL(CpuKernels(), "add", DType::kFloat32,
+                   [](const Node&, const Graph&, CpuDevice& device)
+                       -> absl::StatusOr<std::unique_ptr<Kernel>> {
+                     return std::make_unique<AddKernel>(device.context());
+                   });
 
 }  // namespace
 }  // namespace cpu

@@ -4,14 +4,18 @@
 // matrix (K x P), K = Cg*kh*kw and P = Ho*Wo: already NCHW, no transpose.
 // Work is split into column tiles; each thread unfolds a tile into its own
 // scratch and multiplies it, so im2col and GEMM both run in parallel and the
-// scratch stays small (K x tile floats per thread).
+// scratch stays small (K x tile floats per thread). The bias, and the ReLU
+// of a fused conv2d+relu partition, are applied to each tile right after
+// its GEMM, while it is in cache (epilogue.h).
+
+#include "backends/cpu/kernels/conv2d.h"
 
 #include <algorithm>
 #include <atomic>
 #include <vector>
 
 #include "Eigen/Core"
-#include "backends/cpu/cpu_kernel_registry.h"
+#include "backends/cpu/cpu_device.h"
 #include "core/tensor.h"
 #include "ops/conv_attrs.h"
 
@@ -38,8 +42,12 @@ struct Geometry {
 class Conv2dKernel : public Kernel {
  public:
   Conv2dKernel(Conv2dAttrs attrs, Geometry geo, bool has_bias,
-               std::shared_ptr<const CpuContext> context)
-      : attrs_(attrs), geo_(geo), has_bias_(has_bias), context_(std::move(context)) {
+               Activation activation, std::shared_ptr<const CpuContext> context)
+      : attrs_(attrs),
+        geo_(geo),
+        has_bias_(has_bias),
+        activation_(activation),
+        context_(std::move(context)) {
     pointwise_ = geo_.kh == 1 && geo_.kw == 1 && attrs_.stride_h == 1 &&
                  attrs_.stride_w == 1 && attrs_.pad_h == 0 && attrs_.pad_w == 0;
     const int64_t items = geo_.n * geo_.groups;
@@ -97,8 +105,12 @@ class Conv2dKernel : public Kernel {
       Im2Col(image, p0, cols, col);
       out.noalias() = w * Eigen::Map<const RowMatrix>(col, geo_.k, cols);
     }
-    if (bias != nullptr) {
-      out.colwise() += Eigen::Map<const Eigen::VectorXf>(bias + g * geo_.og, geo_.og);
+    if (bias != nullptr || activation_ != Activation::kNone) {
+      for (int64_t r = 0; r < geo_.og; ++r) {
+        FinishRow(&out(r, 0), cols,
+                  bias != nullptr ? bias + g * geo_.og + r : nullptr,
+                  activation_);
+      }
     }
   }
 
@@ -138,6 +150,7 @@ class Conv2dKernel : public Kernel {
   Conv2dAttrs attrs_;
   Geometry geo_;
   bool has_bias_;
+  Activation activation_;
   std::shared_ptr<const CpuContext> context_;
   bool pointwise_ = false;
   int64_t tiles_per_item_ = 1;
@@ -145,9 +158,12 @@ class Conv2dKernel : public Kernel {
   std::vector<std::vector<float>> scratch_;  // one per thread
 };
 
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Kernel>> MakeConv2dKernel(
-    const Node& node, const Graph& graph, std::shared_ptr<const CpuContext> context) {
-  absl::StatusOr<Conv2dAttrs> attrs = ParseConv2dAttrs(node.attrs);
+    const Node& node, const Graph& graph,
+    std::shared_ptr<const CpuContext> context, Activation activation) {
+  absl::StatusOr<Conv2dAttrs> attrs = Conv2dAttrs::FromAttrMap(node.attrs);
   if (!attrs.ok()) return attrs.status();
   const Shape& in = *graph.value(node.inputs[0]).shape;
   const Shape& wt = *graph.value(node.inputs[1]).shape;
@@ -168,11 +184,14 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeConv2dKernel(
   geo.k = geo.cg * geo.kh * geo.kw;
   geo.p = geo.ho * geo.wo;
   return std::make_unique<Conv2dKernel>(*attrs, geo, node.inputs.size() > 2,
-                                        std::move(context));
+                                        activation, std::move(context));
 }
 
-[[maybe_unused]] const bool kRegistered = RegisterCpuKernel("conv2d", &MakeConv2dKernel);
+SY_REGISTER_KERNEL(CpuKernels(), "conv2d", DType::kFloat32,
+                   [](const Node& node, const Graph& graph, CpuDevice& device) {
+                     return MakeConv2dKernel(node, graph, device.context(),
+                                             Activation::kNone);
+                   });
 
-}  // namespace
 }  // namespace cpu
 }  // namespace switchyard

@@ -1,17 +1,12 @@
-// Dropout: the identity at inference, as in PyTorch's eval mode.
+// Dropout: the identity at inference, as in PyTorch's eval mode; any dtype.
 
-#include "backends/cpu/cpu_kernel_registry.h"
 #include "backends/cpu/kernels/identity.h"
 
 namespace switchyard {
 namespace cpu {
 namespace {
 
-[[maybe_unused]] const bool kRegistered = RegisterCpuKernel(
-    "dropout", [](const Node&, const Graph&, std::shared_ptr<const CpuContext>)
-                   -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      return std::make_unique<IdentityKernel>();
-    });
+[[maybe_unused]] const bool kRegistered = RegisterIdentityKernels("dropout");
 
 }  // namespace
 }  // namespace cpu

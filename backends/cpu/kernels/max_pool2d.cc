@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "backends/cpu/cpu_kernel_registry.h"
+#include "backends/cpu/cpu_device.h"
 #include "core/tensor.h"
 #include "ops/pool_attrs.h"
 
@@ -90,14 +90,15 @@ class MaxPool2dKernel : public Kernel {
   std::shared_ptr<const CpuContext> context_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterCpuKernel(
-    "max_pool2d", [](const Node& node, const Graph&,
-                     std::shared_ptr<const CpuContext> context)
-                      -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      absl::StatusOr<MaxPool2dAttrs> attrs = ParseMaxPool2dAttrs(node.attrs);
-      if (!attrs.ok()) return attrs.status();
-      return std::make_unique<MaxPool2dKernel>(*attrs, std::move(context));
-    });
+SY_REGISTER_KERNEL(CpuKernels(), "max_pool2d", DType::kFloat32,
+                   [](const Node& node, const Graph&, CpuDevice& device)
+                       -> absl::StatusOr<std::unique_ptr<Kernel>> {
+                     absl::StatusOr<MaxPool2dAttrs> attrs =
+                         MaxPool2dAttrs::FromAttrMap(node.attrs);
+                     if (!attrs.ok()) return attrs.status();
+                     return std::make_unique<MaxPool2dKernel>(
+                         *attrs, device.context());
+                   });
 
 }  // namespace
 }  // namespace cpu

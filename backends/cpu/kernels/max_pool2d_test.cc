@@ -23,7 +23,8 @@ std::vector<float> Pool(const Shape& shape, const std::vector<float>& values,
   graph.AddOutput(graph.AddNode("max_pool2d", "pool", {x}, attrs));
   auto plan = Compile(std::move(graph));
   EXPECT_TRUE(plan.ok()) << plan.status();
-  auto out = (*plan)->Run({*Tensor::FromVector(shape, values)});
+  auto out = (*plan)->Run(
+      {*Tensor::FromVector(shape, values, Device::Cpu(), BackendRegistry::Global())});
   EXPECT_TRUE(out.ok()) << out.status();
   return *(*out)[0].ToVector();
 }

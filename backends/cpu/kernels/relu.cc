@@ -1,7 +1,7 @@
 // ReLU: max(x, 0), elementwise.
 
 #include "Eigen/Core"
-#include "backends/cpu/cpu_kernel_registry.h"
+#include "backends/cpu/cpu_device.h"
 #include "backends/cpu/kernels/elementwise.h"
 #include "core/tensor.h"
 
@@ -30,11 +30,11 @@ class ReluKernel : public Kernel {
   std::shared_ptr<const CpuContext> context_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterCpuKernel(
-    "relu", [](const Node&, const Graph&, std::shared_ptr<const CpuContext> c)
-                -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      return std::make_unique<ReluKernel>(std::move(c));
-    });
+SY_REGISTER_KERNEL(CpuKernels(), "relu", DType::kFloat32,
+                   [](const Node&, const Graph&, CpuDevice& device)
+                       -> absl::StatusOr<std::unique_ptr<Kernel>> {
+                     return std::make_unique<ReluKernel>(device.context());
+                   });
 
 }  // namespace
 }  // namespace cpu

@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "backends/cpu/cpu_kernel_registry.h"
+#include "backends/cpu/cpu_device.h"
 #include "backends/cpu/kernels/elementwise.h"
 #include "core/tensor.h"
+#include "ops/tensor_attrs.h"
 
 namespace switchyard {
 namespace cpu {
@@ -55,16 +56,19 @@ class SoftmaxKernel : public Kernel {
   std::shared_ptr<const CpuContext> context_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterCpuKernel(
-    "softmax", [](const Node& node, const Graph& graph,
-                  std::shared_ptr<const CpuContext> c)
-                   -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      absl::StatusOr<int64_t> dim = node.attrs.GetInt("dim");
-      if (!dim.ok()) return dim.status();
-      const int rank = graph.value(node.inputs[0]).shape->rank();
-      const int wrapped = static_cast<int>(*dim < 0 ? *dim + rank : *dim);
-      return std::make_unique<SoftmaxKernel>(wrapped, std::move(c));
-    });
+SY_REGISTER_KERNEL(CpuKernels(), "softmax", DType::kFloat32,
+                   [](const Node& node, const Graph& graph, CpuDevice& device)
+                       -> absl::StatusOr<std::unique_ptr<Kernel>> {
+                     absl::StatusOr<SoftmaxAttrs> attrs =
+                         SoftmaxAttrs::FromAttrMap(node.attrs);
+                     if (!attrs.ok()) return attrs.status();
+                     const int64_t dim = attrs->dim;
+                     const int rank = graph.value(node.inputs[0]).shape->rank();
+                     const int wrapped =
+                         static_cast<int>(dim < 0 ? dim + rank : dim);
+                     return std::make_unique<SoftmaxKernel>(wrapped,
+                                                            device.context());
+                   });
 
 }  // namespace
 }  // namespace cpu

@@ -1,6 +1,5 @@
 // AdaptiveAvgPool2d over NCHW planes (kernels/pooling.cu).
 
-#include "backends/cuda/cuda_kernel_registry.h"
 #include "backends/cuda/kernels/launch.h"
 #include "backends/cuda/kernels/simple_kernel.h"
 
@@ -29,12 +28,13 @@ class AdaptiveAvgPool2dKernel : public Kernel {
   CudaDevice& device_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterCudaKernel(
-    "adaptive_avg_pool2d",
-    {nullptr, [](const Node&, const Graph&, CudaDevice& device)
-                  -> absl::StatusOr<std::unique_ptr<Kernel>> {
-       return std::make_unique<AdaptiveAvgPool2dKernel>(device);
-     }});
+absl::StatusOr<std::unique_ptr<Kernel>> MakeAdaptiveAvgPool2d(const Node&, const Graph&,
+                                                              CudaDevice& device) {
+  return std::make_unique<AdaptiveAvgPool2dKernel>(device);
+}
+
+SY_REGISTER_KERNEL(CudaKernels(), "adaptive_avg_pool2d", DType::kFloat32,
+                   &MakeAdaptiveAvgPool2d);
 
 }  // namespace
 }  // namespace cuda

@@ -1,6 +1,5 @@
 // Add: elementwise sum of two tensors of one shape (kernels/elementwise.cu).
 
-#include "backends/cuda/cuda_kernel_registry.h"
 #include "backends/cuda/kernels/launch.h"
 #include "backends/cuda/kernels/simple_kernel.h"
 
@@ -26,11 +25,12 @@ class AddKernel : public Kernel {
   CudaDevice& device_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterCudaKernel(
-    "add", {nullptr, [](const Node&, const Graph&, CudaDevice& device)
-                         -> absl::StatusOr<std::unique_ptr<Kernel>> {
-              return std::make_unique<AddKernel>(device);
-            }});
+absl::StatusOr<std::unique_ptr<Kernel>> MakeAdd(const Node&, const Graph&,
+                                                CudaDevice& device) {
+  return std::make_unique<AddKernel>(device);
+}
+
+SY_REGISTER_KERNEL(CudaKernels(), "add", DType::kFloat32, &MakeAdd);
 
 }  // namespace
 }  // namespace cuda

@@ -11,12 +11,17 @@
 // it from timings.
 //
 // Math: CUDNN_FMA_MATH (true FP32, no tensor cores, TF32 off) by default, as
-// PyTorch with torch.backends.cudnn.allow_tf32 = False; with TF32 allowed,
-// CUDNN_DEFAULT_MATH and then the math type the chosen algorithm reports.
+// PyTorch with torch.backends.cudnn.allow_tf32 = False; with TF32 allowed
+// (the backend option allow_tf32), CUDNN_DEFAULT_MATH and then the math type
+// the chosen algorithm reports.
 //
-// Not done: fusing the bias and a following ReLU into the convolution
-// (cudnnConvolutionBiasActivationForward or the cuDNN graph API), which needs
-// a graph pass that merges conv2d+relu nodes; see docs/architecture.md.
+// conv2d+relu (the partitions CudaDevice claims): one
+// cudnnConvolutionBiasActivationForward, y = relu(conv(x) + bias), with a
+// NaN-propagating ReLU as PyTorch's and a zero bias when the conv has none.
+// Where cuDNN lacks that entry point (cuda_libraries.h), or refuses it for
+// the chosen algorithm (CUDNN_STATUS_NOT_SUPPORTED), the convolution runs
+// alone and one kernel of ours adds the bias and applies the ReLU in place
+// (kernels/elementwise.cu): still one pass fewer than conv2d, add, relu.
 
 #include <algorithm>
 #include <climits>
@@ -25,8 +30,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "backends/cuda/cuda_kernel_registry.h"
 #include "backends/cuda/cuda_libraries.h"
+#include "backends/cuda/kernels/launch.h"
 #include "backends/cuda/kernels/simple_kernel.h"
 #include "ops/conv_attrs.h"
 
@@ -52,14 +57,23 @@ bool IsTensorOpMath(cudnnMathType_t math) {
 
 class Conv2dKernel : public Kernel {
  public:
+  // `relu`: the kernel of a conv2d+relu partition.
   Conv2dKernel(CudaDevice& device, const CudnnApi& api, const ConvShape& shape,
-               bool has_bias)
-      : device_(device), api_(api), shape_(shape), has_bias_(has_bias),
-        tf32_(device.allow_tf32()) {}
+               bool has_bias, bool relu)
+      : device_(device),
+        api_(api),
+        shape_(shape),
+        has_bias_(has_bias),
+        relu_(relu),
+        tf32_(device.allow_tf32()),
+        fused_(relu && api.has_fused_conv_bias_activation) {}
 
   ~Conv2dKernel() override {
     for (cudnnTensorDescriptor_t d : {x_desc_, y_desc_, bias_desc_}) {
       if (d != nullptr) api_.cudnnDestroyTensorDescriptor(d);
+    }
+    if (activation_desc_ != nullptr) {
+      api_.cudnnDestroyActivationDescriptor(activation_desc_);
     }
     if (w_desc_ != nullptr) api_.cudnnDestroyFilterDescriptor(w_desc_);
     if (conv_desc_ != nullptr) api_.cudnnDestroyConvolutionDescriptor(conv_desc_);
@@ -112,7 +126,7 @@ class Conv2dKernel : public Kernel {
         api_.cudnnSetTensor4dDescriptor(y_desc_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
                                         s.n, s.k, s.ho, s.wo),
         "cudnnSetTensor4dDescriptor(output)"));
-    if (has_bias_) {
+    if (has_bias_ || fused_) {
       SY_RETURN_IF_ERROR(Check(api_.cudnnCreateTensorDescriptor(&bias_desc_),
                                "cudnnCreateTensorDescriptor"));
       SY_RETURN_IF_ERROR(Check(
@@ -120,6 +134,7 @@ class Conv2dKernel : public Kernel {
                                           CUDNN_DATA_FLOAT, 1, s.k, 1, 1),
           "cudnnSetTensor4dDescriptor(bias)"));
     }
+    if (fused_) SY_RETURN_IF_ERROR(BuildFused());
     key_ = absl::StrCat("n", s.n, "c", s.c, "h", s.h, "w", s.w, "k", s.k, "r", s.r,
                         "s", s.s, "p", a.pad_h, ",", a.pad_w, "u", a.stride_h, ",",
                         a.stride_w, "d", a.dilation_h, ",", a.dilation_w, "g",
@@ -156,22 +171,59 @@ class Conv2dKernel : public Kernel {
     }
     SY_ASSIGN_OR_RETURN(void* workspace,
                         device_.Workspace(algorithm_->workspace_bytes));
+    const float* bias = has_bias_ ? inputs[2]->data<float>() : nullptr;
     const float one = 1.0f, zero = 0.0f;
+    if (fused_) {
+      // y = relu(1 * conv(x) + 0 * y + bias): z is y, with weight 0.
+      const absl::Status fused =
+          Check(api_.cudnnConvolutionBiasActivationForward(
+                    handle, &one, x_desc_, x, w_desc_, w, conv_desc_, algorithm_->algo,
+                    workspace, algorithm_->workspace_bytes, &zero, y_desc_, y, bias_desc_,
+                    bias != nullptr ? bias : zero_bias(), activation_desc_, y_desc_, y),
+                "cudnnConvolutionBiasActivationForward");
+      if (fused.ok() || !absl::IsUnimplemented(fused)) return fused;
+      // Not for this algorithm: the unfused epilogue from now on.
+      fused_ = false;
+    }
     SY_RETURN_IF_ERROR(Check(
         api_.cudnnConvolutionForward(handle, &one, x_desc_, x, w_desc_, w, conv_desc_,
                                      algorithm_->algo, workspace,
                                      algorithm_->workspace_bytes, &zero, y_desc_, y),
         "cudnnConvolutionForward"));
-    if (has_bias_) {
-      SY_RETURN_IF_ERROR(Check(api_.cudnnAddTensor(handle, &one, bias_desc_,
-                                                   inputs[2]->data<float>(), &one,
-                                                   y_desc_, y),
-                               "cudnnAddTensor"));
+    if (relu_) {
+      SY_CUDA_RETURN_IF_ERROR(kernels::LaunchBiasReluInPlace(
+                                  y, bias, shape_.n, shape_.k,
+                                  int64_t{shape_.ho} * shape_.wo, device_.stream()),
+                              device_.name());
+    } else if (has_bias_) {
+      SY_RETURN_IF_ERROR(
+          Check(api_.cudnnAddTensor(handle, &one, bias_desc_, bias, &one, y_desc_, y),
+                "cudnnAddTensor"));
     }
     return absl::OkStatus();
   }
 
  private:
+  // The activation descriptor and, for a conv without bias, K zeros for
+  // cuDNN's bias operand.
+  absl::Status BuildFused() {
+    SY_RETURN_IF_ERROR(Check(api_.cudnnCreateActivationDescriptor(&activation_desc_),
+                             "cudnnCreateActivationDescriptor"));
+    SY_RETURN_IF_ERROR(
+        Check(api_.cudnnSetActivationDescriptor(activation_desc_, CUDNN_ACTIVATION_RELU,
+                                                CUDNN_PROPAGATE_NAN, 0.0),
+              "cudnnSetActivationDescriptor"));
+    if (has_bias_) return absl::OkStatus();
+    SY_ASSIGN_OR_RETURN(zeros_, device_.Allocate(sizeof(float) * shape_.k));
+    SY_RETURN_IF_ERROR(device_.Activate());
+    SY_CUDA_RETURN_IF_ERROR(
+        cudaMemsetAsync(zeros_->data(), 0, zeros_->size_bytes(), device_.stream()),
+        device_.name());
+    return absl::OkStatus();
+  }
+
+  const float* zero_bias() const { return static_cast<const float*>(zeros_->data()); }
+
   absl::Status Check(cudnnStatus_t status, const char* call) const {
     return CudnnCheck(api_, status, call, device_.name());
   }
@@ -224,12 +276,16 @@ class Conv2dKernel : public Kernel {
   const CudnnApi& api_;
   const ConvShape shape_;
   const bool has_bias_;
+  const bool relu_;
   const bool tf32_;
+  bool fused_;  // cuDNN's fused call (relu_ only), until it is refused
   std::string key_;
   cudnnTensorDescriptor_t x_desc_ = nullptr, y_desc_ = nullptr,
                           bias_desc_ = nullptr;
   cudnnFilterDescriptor_t w_desc_ = nullptr;
   cudnnConvolutionDescriptor_t conv_desc_ = nullptr;
+  cudnnActivationDescriptor_t activation_desc_ = nullptr;
+  std::shared_ptr<Buffer> zeros_;  // the fused call's bias without a bias
   std::optional<ConvAlgorithm> algorithm_;
 };
 
@@ -281,13 +337,14 @@ absl::Status SupportsConv2d(const Node& node, const Graph& graph) {
   return ShapeOf(node, graph).status();
 }
 
-absl::StatusOr<std::unique_ptr<Kernel>> MakeConv2d(const Node& node,
-                                                   const Graph& graph,
-                                                   CudaDevice& device) {
+// The kernel of a conv2d node, with the ReLU fused or not.
+absl::StatusOr<std::unique_ptr<Kernel>> MakeConv2dKernel(const Node& node,
+                                                         const Graph& graph,
+                                                         CudaDevice& device, bool relu) {
   SY_ASSIGN_OR_RETURN(const CudnnApi* api, LoadCudnn());
   SY_ASSIGN_OR_RETURN(ConvShape shape, ShapeOf(node, graph));
-  auto kernel = std::make_unique<Conv2dKernel>(device, *api, shape,
-                                               node.inputs.size() > 2);
+  auto kernel =
+      std::make_unique<Conv2dKernel>(device, *api, shape, node.inputs.size() > 2, relu);
   // Zero-sized convolutions run nothing; cuDNN rejects their descriptors.
   const Shape& out = *graph.value(node.outputs[0]).shape;
   if (out.num_elements() > 0 && graph.value(node.inputs[0]).shape->num_elements() > 0) {
@@ -296,8 +353,22 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeConv2d(const Node& node,
   return std::unique_ptr<Kernel>(std::move(kernel));
 }
 
-[[maybe_unused]] const bool kRegistered =
-    RegisterCudaKernel("conv2d", {&SupportsConv2d, &MakeConv2d});
+absl::StatusOr<std::unique_ptr<Kernel>> MakeConv2d(const Node& node, const Graph& graph,
+                                                   CudaDevice& device) {
+  return MakeConv2dKernel(node, graph, device, /*relu=*/false);
+}
+
+// `node` is the conv2d of a claimed conv2d+relu partition.
+absl::StatusOr<std::unique_ptr<Kernel>> MakeConv2dRelu(const Node& node,
+                                                       const Graph& graph,
+                                                       CudaDevice& device) {
+  return MakeConv2dKernel(node, graph, device, /*relu=*/true);
+}
+
+SY_REGISTER_KERNEL(CudaKernels(), "conv2d", DType::kFloat32, &SupportsConv2d,
+                   &MakeConv2d);
+SY_REGISTER_KERNEL(CudaFusedKernels(), "conv2d+relu", DType::kFloat32, &SupportsConv2d,
+                   &MakeConv2dRelu);
 
 }  // namespace
 }  // namespace cuda

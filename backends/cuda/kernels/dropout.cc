@@ -1,17 +1,14 @@
-// Dropout: the identity at inference, as in PyTorch's eval mode.
+// Dropout: the identity at inference, as in PyTorch's eval mode; a byte
+// copy, so every dtype the op takes (the floating ones, ops/dropout.cc).
 
-#include "backends/cuda/cuda_kernel_registry.h"
 #include "backends/cuda/kernels/simple_kernel.h"
 
 namespace switchyard {
 namespace cuda {
 namespace {
 
-[[maybe_unused]] const bool kRegistered = RegisterCudaKernel(
-    "dropout", {nullptr, [](const Node&, const Graph&, CudaDevice& device)
-                             -> absl::StatusOr<std::unique_ptr<Kernel>> {
-                  return std::make_unique<IdentityKernel>(device);
-                }});
+[[maybe_unused]] const bool kRegistered = RegisterIdentity(
+    "dropout", {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64});
 
 }  // namespace
 }  // namespace cuda

@@ -1,5 +1,5 @@
-// Elementwise device code: ReLU, Add, and the bias fill of a Linear with no
-// input features. 16-byte vector loads and stores when the pointers allow
+// Elementwise device code: ReLU, Add, the bias fill of a Linear with no
+// input features, and the bias + ReLU epilogue of a fused conv2d+relu. 16-byte vector loads and stores when the pointers allow
 // (buffers from the allocator always do), a scalar loop for the tail.
 
 #include <cstdint>
@@ -49,6 +49,15 @@ __global__ void FillRows(const float* __restrict__ bias, float* __restrict__ out
   }
 }
 
+__global__ void BiasReluInPlace(float* __restrict__ out,
+                                const float* __restrict__ bias, int64_t n,
+                                int64_t channels, int64_t inner) {
+  SY_GRID_STRIDE_LOOP(i, n) {
+    const float b = bias == nullptr ? 0.0f : bias[(i / inner) % channels];
+    out[i] = Relu(out[i] + b);
+  }
+}
+
 bool Aligned16(const void* p) {
   return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }
@@ -94,6 +103,16 @@ cudaError_t LaunchFillRows(const float* bias, float* out, int64_t rows,
                            int64_t cols, cudaStream_t stream) {
   if (rows <= 0 || cols <= 0) return cudaSuccess;
   FillRows<<<Blocks(rows * cols), kThreads, 0, stream>>>(bias, out, rows, cols);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchBiasReluInPlace(float* out, const float* bias, int64_t batch,
+                                  int64_t channels, int64_t inner,
+                                  cudaStream_t stream) {
+  const int64_t n = batch * channels * inner;
+  if (n <= 0) return cudaSuccess;
+  BiasReluInPlace<<<Blocks(n), kThreads, 0, stream>>>(out, bias, n, channels,
+                                                      inner);
   return cudaGetLastError();
 }
 

@@ -12,17 +12,17 @@
 // kWorkspaceBytes of workspace.
 //
 // Math: CUBLAS_COMPUTE_32F (true FP32, TF32 off) unless TF32 is allowed
-// (SWITCHYARD_CUDA_TF32=1 or SetCudaAllowTf32), then
+// (the backend option allow_tf32, or SWITCHYARD_CUDA_TF32=1), then
 // CUBLAS_COMPUTE_32F_FAST_TF32.
 //
-// Not done: fusing a following ReLU (CUBLASLT_EPILOGUE_RELU_BIAS). That needs a
-// graph pass that merges linear+relu nodes into one; see docs/architecture.md.
+// linear+relu: the same kernel with the ReLU in the epilogue too
+// (CUBLASLT_EPILOGUE_RELU_BIAS, or CUBLASLT_EPILOGUE_RELU without a bias),
+// for the partitions CudaDevice claims: one kernel writes the relu's output.
 
 #include <cstdint>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
-#include "backends/cuda/cuda_kernel_registry.h"
 #include "backends/cuda/cuda_libraries.h"
 #include "backends/cuda/kernels/launch.h"
 #include "backends/cuda/kernels/simple_kernel.h"
@@ -38,10 +38,15 @@ constexpr uintptr_t kAlignment = 256;
 
 class LinearKernel : public Kernel {
  public:
-  LinearKernel(CudaDevice& device, const CublasLtApi& api, int64_t rows,
-               int64_t in, int64_t out, bool has_bias)
-      : device_(device), api_(api), rows_(rows), in_(in), out_(out),
-        has_bias_(has_bias) {}
+  LinearKernel(CudaDevice& device, const CublasLtApi& api, int64_t rows, int64_t in,
+               int64_t out, bool has_bias, bool relu)
+      : device_(device),
+        api_(api),
+        rows_(rows),
+        in_(in),
+        out_(out),
+        has_bias_(has_bias),
+        relu_(relu) {}
 
   ~LinearKernel() override {
     if (preference_ != nullptr) api_.cublasLtMatmulPreferenceDestroy(preference_);
@@ -67,8 +72,10 @@ class LinearKernel : public Kernel {
         api_.cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB,
                                             &keep, sizeof(keep)),
         "cublasLtMatmulDescSetAttribute(TRANSB)"));
-    if (has_bias_) {
-      const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+    if (has_bias_ || relu_) {
+      const cublasLtEpilogue_t epilogue =
+          has_bias_ ? (relu_ ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS)
+                    : CUBLASLT_EPILOGUE_RELU;
       SY_RETURN_IF_ERROR(Check(
           api_.cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_EPILOGUE,
                                               &epilogue, sizeof(epilogue)),
@@ -100,8 +107,8 @@ class LinearKernel : public Kernel {
                              "cublasLtMatmulAlgoGetHeuristic"));
     if (found == 0) {
       return absl::UnimplementedError(absl::StrCat(
-          "cuBLASLt has no algorithm on ", where, " for a linear of ", rows_,
-          " rows, ", in_, " -> ", out_, " features"));
+          "cuBLASLt has no algorithm on ", where, " for a linear", relu_ ? "+relu" : "",
+          " of ", rows_, " rows, ", in_, " -> ", out_, " features"));
     }
     algo_ = result.algo;
     workspace_bytes_ = result.workspaceSize;
@@ -120,6 +127,10 @@ class LinearKernel : public Kernel {
       SY_CUDA_RETURN_IF_ERROR(
           kernels::LaunchFillRows(bias, y, rows_, out_, device_.stream()),
           device_.name());
+      if (relu_) {
+        SY_CUDA_RETURN_IF_ERROR(kernels::LaunchRelu(y, y, rows_ * out_, device_.stream()),
+                                device_.name());
+      }
       return absl::OkStatus();
     }
     for (const void* p : {static_cast<const void*>(x), static_cast<const void*>(w),
@@ -156,6 +167,7 @@ class LinearKernel : public Kernel {
   const CublasLtApi& api_;
   const int64_t rows_, in_, out_;
   const bool has_bias_;
+  const bool relu_;  // the ReLU in the epilogue (linear+relu)
   cublasLtMatmulDesc_t desc_ = nullptr;
   cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, c_ = nullptr;
   cublasLtMatmulPreference_t preference_ = nullptr;
@@ -172,23 +184,38 @@ absl::Status SupportsLinear(const Node& node, const Graph& graph) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<Kernel>> MakeLinear(const Node& node,
-                                                   const Graph& graph,
-                                                   CudaDevice& device) {
+// The kernel of a linear node, with the ReLU in its epilogue or not.
+absl::StatusOr<std::unique_ptr<Kernel>> MakeLinearKernel(const Node& node,
+                                                         const Graph& graph,
+                                                         CudaDevice& device, bool relu) {
   SY_ASSIGN_OR_RETURN(const CublasLtApi* api, LoadCublasLt());
   const Shape& in = *graph.value(node.inputs[0]).shape;
   const Shape& wt = *graph.value(node.inputs[1]).shape;
   const int64_t features_in = wt.dim(1);
   int64_t rows = 1;  // every dimension but the last
   for (int d = 0; d + 1 < in.rank(); ++d) rows *= in.dim(d);
-  auto kernel = std::make_unique<LinearKernel>(device, *api, rows, features_in,
-                                               wt.dim(0), node.inputs.size() > 2);
+  auto kernel = std::make_unique<LinearKernel>(device, *api, rows, features_in, wt.dim(0),
+                                               node.inputs.size() > 2, relu);
   SY_RETURN_IF_ERROR(kernel->Build());
   return std::unique_ptr<Kernel>(std::move(kernel));
 }
 
-[[maybe_unused]] const bool kRegistered =
-    RegisterCudaKernel("linear", {&SupportsLinear, &MakeLinear});
+absl::StatusOr<std::unique_ptr<Kernel>> MakeLinear(const Node& node, const Graph& graph,
+                                                   CudaDevice& device) {
+  return MakeLinearKernel(node, graph, device, /*relu=*/false);
+}
+
+// `node` is the linear of a claimed linear+relu partition.
+absl::StatusOr<std::unique_ptr<Kernel>> MakeLinearRelu(const Node& node,
+                                                       const Graph& graph,
+                                                       CudaDevice& device) {
+  return MakeLinearKernel(node, graph, device, /*relu=*/true);
+}
+
+SY_REGISTER_KERNEL(CudaKernels(), "linear", DType::kFloat32, &SupportsLinear,
+                   &MakeLinear);
+SY_REGISTER_KERNEL(CudaFusedKernels(), "linear+relu", DType::kFloat32, &SupportsLinear,
+                   &MakeLinearRelu);
 
 }  // namespace
 }  // namespace cuda

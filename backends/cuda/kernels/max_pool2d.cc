@@ -1,6 +1,5 @@
 // MaxPool2d over NCHW planes (kernels/pooling.cu).
 
-#include "backends/cuda/cuda_kernel_registry.h"
 #include "backends/cuda/kernels/launch.h"
 #include "backends/cuda/kernels/simple_kernel.h"
 #include "ops/pool_attrs.h"
@@ -51,8 +50,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeMaxPool2d(const Node& node,
   return std::make_unique<MaxPool2dKernel>(device, p);
 }
 
-[[maybe_unused]] const bool kRegistered =
-    RegisterCudaKernel("max_pool2d", {nullptr, &MakeMaxPool2d});
+SY_REGISTER_KERNEL(CudaKernels(), "max_pool2d", DType::kFloat32, &MakeMaxPool2d);
 
 }  // namespace
 }  // namespace cuda

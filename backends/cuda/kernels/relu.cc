@@ -1,6 +1,5 @@
 // ReLU: max(x, 0), elementwise (kernels/elementwise.cu).
 
-#include "backends/cuda/cuda_kernel_registry.h"
 #include "backends/cuda/kernels/launch.h"
 #include "backends/cuda/kernels/simple_kernel.h"
 
@@ -25,11 +24,12 @@ class ReluKernel : public Kernel {
   CudaDevice& device_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterCudaKernel(
-    "relu", {nullptr, [](const Node&, const Graph&, CudaDevice& device)
-                          -> absl::StatusOr<std::unique_ptr<Kernel>> {
-               return std::make_unique<ReluKernel>(device);
-             }});
+absl::StatusOr<std::unique_ptr<Kernel>> MakeRelu(const Node&, const Graph&,
+                                                 CudaDevice& device) {
+  return std::make_unique<ReluKernel>(device);
+}
+
+SY_REGISTER_KERNEL(CudaKernels(), "relu", DType::kFloat32, &MakeRelu);
 
 }  // namespace
 }  // namespace cuda

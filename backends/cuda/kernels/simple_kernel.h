@@ -5,10 +5,13 @@
 
 #include <cstring>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "backends/cuda/cuda_device.h"
 #include "backends/cuda/cuda_status.h"
 #include "core/backend.h"
+#include "core/kernel_registry.h"
 #include "core/status_macros.h"
 #include "core/tensor.h"
 
@@ -37,6 +40,21 @@ class IdentityKernel : public Kernel {
  private:
   CudaDevice& device_;
 };
+
+// Registers `op` with an IdentityKernel for each of `dtypes` (a byte copy
+// does not care which); for the data-movement ops' own files.
+inline bool RegisterIdentity(const std::string& op, const std::vector<DType>& dtypes) {
+  bool registered = true;
+  for (DType dtype : dtypes) {
+    registered &= CudaKernels().Register(
+        op, dtype,
+        [](const Node&, const Graph&,
+           CudaDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+          return std::make_unique<IdentityKernel>(device);
+        });
+  }
+  return registered;
+}
 
 }  // namespace cuda
 }  // namespace switchyard

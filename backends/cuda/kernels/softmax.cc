@@ -1,8 +1,8 @@
 // Softmax along one dimension (kernels/softmax.cu).
 
-#include "backends/cuda/cuda_kernel_registry.h"
 #include "backends/cuda/kernels/launch.h"
 #include "backends/cuda/kernels/simple_kernel.h"
+#include "ops/tensor_attrs.h"
 
 namespace switchyard {
 namespace cuda {
@@ -30,14 +30,16 @@ class SoftmaxKernel : public Kernel {
   int dim_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterCudaKernel(
-    "softmax", {nullptr, [](const Node& node, const Graph& graph, CudaDevice& device)
-                             -> absl::StatusOr<std::unique_ptr<Kernel>> {
-                  SY_ASSIGN_OR_RETURN(int64_t dim, node.attrs.GetInt("dim"));
-                  const int rank = graph.value(node.inputs[0]).shape->rank();
-                  const int wrapped = static_cast<int>(dim < 0 ? dim + rank : dim);
-                  return std::make_unique<SoftmaxKernel>(device, wrapped);
-                }});
+absl::StatusOr<std::unique_ptr<Kernel>> MakeSoftmax(const Node& node, const Graph& graph,
+                                                    CudaDevice& device) {
+  SY_ASSIGN_OR_RETURN(SoftmaxAttrs attrs, SoftmaxAttrs::FromAttrMap(node.attrs));
+  const int64_t dim = attrs.dim;
+  const int rank = graph.value(node.inputs[0]).shape->rank();
+  const int wrapped = static_cast<int>(dim < 0 ? dim + rank : dim);
+  return std::make_unique<SoftmaxKernel>(device, wrapped);
+}
+
+SY_REGISTER_KERNEL(CudaKernels(), "softmax", DType::kFloat32, &MakeSoftmax);
 
 }  // namespace
 }  // namespace cuda

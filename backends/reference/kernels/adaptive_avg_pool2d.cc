@@ -14,8 +14,8 @@ namespace {
 
 class AdaptiveAvgPool2dKernel : public RefKernel {
  public:
-  explicit AdaptiveAvgPool2dKernel(Device device)
-      : RefKernel(std::move(device), 1, 1) {}
+  explicit AdaptiveAvgPool2dKernel(const RefDevice& device)
+      : RefKernel(device, DType::kFloat32, 1, 1) {}
 
  protected:
   void Compute(absl::Span<const Tensor* const> inputs, Tensor& output) override {
@@ -43,12 +43,14 @@ class AdaptiveAvgPool2dKernel : public RefKernel {
   }
 };
 
-}  // namespace
-
-absl::StatusOr<std::unique_ptr<Kernel>> MakeAdaptiveAvgPool2dKernel(
-    const Node&, const Graph&, const Device& device) {
+absl::StatusOr<std::unique_ptr<Kernel>> MakeAdaptiveAvgPool2d(
+    const Node&, const Graph&, RefDevice& device) {
   return std::make_unique<AdaptiveAvgPool2dKernel>(device);
 }
 
+SY_REGISTER_KERNEL(RefKernels(), "adaptive_avg_pool2d", DType::kFloat32,
+                   &MakeAdaptiveAvgPool2d);
+
+}  // namespace
 }  // namespace reference
 }  // namespace switchyard

@@ -17,8 +17,8 @@ namespace {
 
 class Conv2dKernel : public RefKernel {
  public:
-  Conv2dKernel(Device device, Conv2dAttrs attrs)
-      : RefKernel(std::move(device), 2, 3), a_(attrs) {}
+  Conv2dKernel(const RefDevice& device, Conv2dAttrs attrs)
+      : RefKernel(device, DType::kFloat32, 2, 3), a_(attrs) {}
 
  protected:
   void Compute(absl::Span<const Tensor* const> inputs, Tensor& output) override {
@@ -67,14 +67,16 @@ class Conv2dKernel : public RefKernel {
   Conv2dAttrs a_;
 };
 
-}  // namespace
-
-absl::StatusOr<std::unique_ptr<Kernel>> MakeConv2dKernel(
-    const Node& node, const Graph&, const Device& device) {
+absl::StatusOr<std::unique_ptr<Kernel>> MakeConv2d(const Node& node,
+                                                   const Graph&,
+                                                   RefDevice& device) {
   absl::StatusOr<Conv2dAttrs> attrs = ParseConv2dAttrs(node.attrs);
   if (!attrs.ok()) return attrs.status();
   return std::make_unique<Conv2dKernel>(device, *attrs);
 }
 
+SY_REGISTER_KERNEL(RefKernels(), "conv2d", DType::kFloat32, &MakeConv2d);
+
+}  // namespace
 }  // namespace reference
 }  // namespace switchyard

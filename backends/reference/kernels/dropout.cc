@@ -1,15 +1,17 @@
 // Dropout: the identity at inference, as PyTorch's eval mode (this runtime
-// never trains), whatever the attribute p.
+// never trains), whatever the attribute p. Pure data movement, so it runs
+// in every dtype the op takes (the floating ones, ops/dropout.cc).
 
 #include "backends/reference/kernels/kernels.h"
 
 namespace switchyard {
 namespace reference {
+namespace {
 
-absl::StatusOr<std::unique_ptr<Kernel>> MakeDropoutKernel(
-    const Node&, const Graph&, const Device& device) {
-  return std::make_unique<CopyElementsKernel>(device);
-}
+[[maybe_unused]] const bool kRegistered = RegisterCopyElements(
+    "dropout",
+    {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64});
 
+}  // namespace
 }  // namespace reference
 }  // namespace switchyard

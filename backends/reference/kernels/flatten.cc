@@ -1,15 +1,16 @@
 // Flatten: row-major data does not move; only the shape (which shape
-// inference computed) differs, so the kernel copies the elements.
+// inference computed) differs, so the kernel copies the bytes. Pure data
+// movement, so it runs in every dtype.
 
 #include "backends/reference/kernels/kernels.h"
 
 namespace switchyard {
 namespace reference {
+namespace {
 
-absl::StatusOr<std::unique_ptr<Kernel>> MakeFlattenKernel(
-    const Node&, const Graph&, const Device& device) {
-  return std::make_unique<CopyElementsKernel>(device);
-}
+[[maybe_unused]] const bool kRegistered =
+    RegisterCopyElements("flatten", AllDTypes());
 
+}  // namespace
 }  // namespace reference
 }  // namespace switchyard

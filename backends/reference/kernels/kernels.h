@@ -1,56 +1,42 @@
 #ifndef SWITCHYARD_BACKENDS_REFERENCE_KERNELS_KERNELS_H_
 #define SWITCHYARD_BACKENDS_REFERENCE_KERNELS_KERNELS_H_
 
-// The reference backend's kernels, one file per op in this folder. Each
-// factory builds the kernel of one shape-inferred node (attributes valid,
-// operand shapes known); the backend keeps them in one table
-// (reference_backend.cc).
+// What the reference backend's kernels share: the RefKernel base and the
+// registry they add themselves to. Each op is one file in this folder that
+// registers its kernels by (op, dtype):
 //
-//   absl::StatusOr<std::unique_ptr<Kernel>> k = MakeReluKernel(node, graph, device);
+//   SY_REGISTER_KERNEL(RefKernels(), "relu", DType::kFloat32,
+//   &MakeRelu<float>);
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "backends/reference/ref_device.h"
 #include "core/backend.h"
 #include "core/device.h"
+#include "core/dtype.h"
 #include "core/graph.h"
+#include "core/kernel_registry.h"
 #include "core/tensor.h"
 
 namespace switchyard {
 namespace reference {
 
-using KernelFactory = absl::StatusOr<std::unique_ptr<Kernel>> (*)(
-    const Node& node, const Graph& graph, const Device& device);
-
-absl::StatusOr<std::unique_ptr<Kernel>> MakeAdaptiveAvgPool2dKernel(
-    const Node& node, const Graph& graph, const Device& device);
-absl::StatusOr<std::unique_ptr<Kernel>> MakeAddKernel(
-    const Node& node, const Graph& graph, const Device& device);
-absl::StatusOr<std::unique_ptr<Kernel>> MakeConv2dKernel(
-    const Node& node, const Graph& graph, const Device& device);
-absl::StatusOr<std::unique_ptr<Kernel>> MakeDropoutKernel(
-    const Node& node, const Graph& graph, const Device& device);
-absl::StatusOr<std::unique_ptr<Kernel>> MakeFlattenKernel(
-    const Node& node, const Graph& graph, const Device& device);
-absl::StatusOr<std::unique_ptr<Kernel>> MakeLinearKernel(
-    const Node& node, const Graph& graph, const Device& device);
-absl::StatusOr<std::unique_ptr<Kernel>> MakeMaxPool2dKernel(
-    const Node& node, const Graph& graph, const Device& device);
-absl::StatusOr<std::unique_ptr<Kernel>> MakeReluKernel(
-    const Node& node, const Graph& graph, const Device& device);
-absl::StatusOr<std::unique_ptr<Kernel>> MakeSoftmaxKernel(
-    const Node& node, const Graph& graph, const Device& device);
-
 // The base of every reference kernel. Run checks what the executor hands
-// over (operand count, float32, every tensor on this kernel's device), so a
-// core bug that passes a tensor of another device fails loudly here instead
-// of reading foreign memory; then Compute does the op on host pointers.
+// over (operand count, the kernel's dtype, every tensor on this kernel's
+// device), so a core bug that passes a tensor of another device or dtype
+// fails loudly here instead of reading foreign memory; then Compute does
+// the op on host pointers.
 class RefKernel : public Kernel {
  public:
-  RefKernel(Device device, int min_inputs, int max_inputs)
-      : device_(std::move(device)),
+  RefKernel(const RefDevice& device, DType dtype, int min_inputs,
+            int max_inputs)
+      : device_(device.device()),
+        dtype_(dtype),
         min_inputs_(min_inputs),
         max_inputs_(max_inputs) {}
 
@@ -63,19 +49,25 @@ class RefKernel : public Kernel {
 
  private:
   Device device_;
+  DType dtype_;
   int min_inputs_, max_inputs_;
 };
 
-// Copies the input's elements to the output: Flatten (a new shape over the
-// same row-major data) and Dropout at inference.
+// Copies the input's bytes to the output, whatever the dtype: Flatten (a
+// new shape over the same row-major data) and Dropout at inference.
 class CopyElementsKernel : public RefKernel {
  public:
-  explicit CopyElementsKernel(Device device)
-      : RefKernel(std::move(device), 1, 1) {}
+  CopyElementsKernel(const RefDevice& device, DType dtype)
+      : RefKernel(device, dtype, 1, 1) {}
 
  protected:
   void Compute(absl::Span<const Tensor* const> inputs, Tensor& output) override;
 };
+
+// Registers `op` with a CopyElementsKernel for each of `dtypes`; for the
+// data-movement ops' own files.
+bool RegisterCopyElements(const std::string& op,
+                          const std::vector<DType>& dtypes);
 
 }  // namespace reference
 }  // namespace switchyard

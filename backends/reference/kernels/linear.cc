@@ -14,7 +14,8 @@ namespace {
 
 class LinearKernel : public RefKernel {
  public:
-  explicit LinearKernel(Device device) : RefKernel(std::move(device), 2, 3) {}
+  explicit LinearKernel(const RefDevice& device)
+      : RefKernel(device, DType::kFloat32, 2, 3) {}
 
  protected:
   void Compute(absl::Span<const Tensor* const> inputs, Tensor& output) override {
@@ -41,12 +42,13 @@ class LinearKernel : public RefKernel {
   }
 };
 
-}  // namespace
-
-absl::StatusOr<std::unique_ptr<Kernel>> MakeLinearKernel(
-    const Node&, const Graph&, const Device& device) {
+absl::StatusOr<std::unique_ptr<Kernel>> MakeLinear(const Node&, const Graph&,
+                                                   RefDevice& device) {
   return std::make_unique<LinearKernel>(device);
 }
 
+SY_REGISTER_KERNEL(RefKernels(), "linear", DType::kFloat32, &MakeLinear);
+
+}  // namespace
 }  // namespace reference
 }  // namespace switchyard

@@ -19,8 +19,8 @@ namespace {
 
 class MaxPool2dKernel : public RefKernel {
  public:
-  MaxPool2dKernel(Device device, MaxPool2dAttrs attrs)
-      : RefKernel(std::move(device), 1, 1), a_(attrs) {}
+  MaxPool2dKernel(const RefDevice& device, MaxPool2dAttrs attrs)
+      : RefKernel(device, DType::kFloat32, 1, 1), a_(attrs) {}
 
  protected:
   void Compute(absl::Span<const Tensor* const> inputs, Tensor& output) override {
@@ -56,14 +56,16 @@ class MaxPool2dKernel : public RefKernel {
   MaxPool2dAttrs a_;
 };
 
-}  // namespace
-
-absl::StatusOr<std::unique_ptr<Kernel>> MakeMaxPool2dKernel(
-    const Node& node, const Graph&, const Device& device) {
+absl::StatusOr<std::unique_ptr<Kernel>> MakeMaxPool2d(const Node& node,
+                                                      const Graph&,
+                                                      RefDevice& device) {
   absl::StatusOr<MaxPool2dAttrs> attrs = ParseMaxPool2dAttrs(node.attrs);
   if (!attrs.ok()) return attrs.status();
   return std::make_unique<MaxPool2dKernel>(device, *attrs);
 }
 
+SY_REGISTER_KERNEL(RefKernels(), "max_pool2d", DType::kFloat32, &MakeMaxPool2d);
+
+}  // namespace
 }  // namespace reference
 }  // namespace switchyard

@@ -1,7 +1,7 @@
-// RefKernel::Run, the checks every reference kernel makes, and the
-// element copy that Flatten and Dropout share.
+// RefKernel::Run, the checks every reference kernel makes, and the byte
+// copy that Flatten and Dropout share.
 
-#include <algorithm>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "backends/reference/kernels/kernels.h"
@@ -11,15 +11,14 @@ namespace reference {
 namespace {
 
 absl::Status CheckTensor(const Tensor* tensor, const char* role, size_t index,
-                         const Device& device) {
+                         const Device& device, DType dtype) {
   if (tensor == nullptr || !tensor->defined()) {
-    return absl::InternalError(
-        absl::StrCat(role, " ", index, " is undefined"));
+    return absl::InternalError(absl::StrCat(role, " ", index, " is undefined"));
   }
-  if (tensor->dtype() != DType::kFloat32) {
+  if (tensor->dtype() != dtype) {
     return absl::InternalError(absl::StrCat(
         role, " ", index, " is ", DTypeName(tensor->dtype()),
-        "; the reference backend computes float32 only"));
+        " but the reference kernel was built for ", DTypeName(dtype)));
   }
   if (tensor->device() != device) {
     return absl::InternalError(absl::StrCat(
@@ -42,10 +41,10 @@ absl::Status RefKernel::Run(absl::Span<const Tensor* const> inputs,
         " inputs and 1 output"));
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    absl::Status status = CheckTensor(inputs[i], "input", i, device_);
+    absl::Status status = CheckTensor(inputs[i], "input", i, device_, dtype_);
     if (!status.ok()) return status;
   }
-  absl::Status status = CheckTensor(outputs[0], "output", 0, device_);
+  absl::Status status = CheckTensor(outputs[0], "output", 0, device_, dtype_);
   if (!status.ok()) return status;
   Compute(inputs, *outputs[0]);
   return absl::OkStatus();
@@ -53,8 +52,23 @@ absl::Status RefKernel::Run(absl::Span<const Tensor* const> inputs,
 
 void CopyElementsKernel::Compute(absl::Span<const Tensor* const> inputs,
                                  Tensor& output) {
-  const float* in = inputs[0]->data<float>();
-  std::copy(in, in + output.num_elements(), output.data<float>());
+  if (output.size_bytes() == 0) return;
+  std::memcpy(output.data<void>(), inputs[0]->data<void>(),
+              output.size_bytes());
+}
+
+bool RegisterCopyElements(const std::string& op,
+                          const std::vector<DType>& dtypes) {
+  bool registered = true;
+  for (DType dtype : dtypes) {
+    registered &= RefKernels().Register(
+        op, dtype,
+        [dtype](const Node&, const Graph&,
+                RefDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+          return std::make_unique<CopyElementsKernel>(device, dtype);
+        });
+  }
+  return registered;
 }
 
 }  // namespace reference

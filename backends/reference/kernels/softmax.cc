@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backends/reference/kernels/kernels.h"
+#include "ops/tensor_attrs.h"
 
 namespace switchyard {
 namespace reference {
@@ -19,8 +20,8 @@ namespace {
 
 class SoftmaxKernel : public RefKernel {
  public:
-  SoftmaxKernel(Device device, int64_t dim)
-      : RefKernel(std::move(device), 1, 1), dim_attr_(dim) {}
+  SoftmaxKernel(const RefDevice& device, int64_t dim)
+      : RefKernel(device, DType::kFloat32, 1, 1), dim_attr_(dim) {}
 
  protected:
   void Compute(absl::Span<const Tensor* const> inputs, Tensor& output) override {
@@ -61,14 +62,16 @@ class SoftmaxKernel : public RefKernel {
   int64_t dim_attr_;
 };
 
-}  // namespace
-
-absl::StatusOr<std::unique_ptr<Kernel>> MakeSoftmaxKernel(
-    const Node& node, const Graph&, const Device& device) {
-  absl::StatusOr<int64_t> dim = node.attrs.GetInt("dim");
-  if (!dim.ok()) return dim.status();
-  return std::make_unique<SoftmaxKernel>(device, *dim);
+absl::StatusOr<std::unique_ptr<Kernel>> MakeSoftmax(const Node& node,
+                                                    const Graph&,
+                                                    RefDevice& device) {
+  absl::StatusOr<SoftmaxAttrs> attrs = SoftmaxAttrs::FromAttrMap(node.attrs);
+  if (!attrs.ok()) return attrs.status();
+  return std::make_unique<SoftmaxKernel>(device, attrs->dim);
 }
 
+SY_REGISTER_KERNEL(RefKernels(), "softmax", DType::kFloat32, &MakeSoftmax);
+
+}  // namespace
 }  // namespace reference
 }  // namespace switchyard

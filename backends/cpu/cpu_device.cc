@@ -1,0 +1,147 @@
+#include "backends/cpu/cpu_device.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <thread>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "core/graph.h"
+
+namespace switchyard {
+namespace cpu {
+namespace {
+
+// Kernels vectorize with AVX; 64 bytes also keeps buffers on cache lines.
+constexpr size_t kAlignment = 64;
+
+// First value of `key` in a /proc file of "key: value" lines.
+std::string ProcField(const char* path, absl::string_view key) {
+  std::ifstream file(path);
+  std::string line;
+  while (std::getline(file, line)) {
+    absl::string_view rest = line;
+    if (absl::ConsumePrefix(&rest, key)) {
+      rest = absl::StripLeadingAsciiWhitespace(rest);
+      if (absl::ConsumePrefix(&rest, ":")) {
+        return std::string(absl::StripAsciiWhitespace(rest));
+      }
+    }
+  }
+  return "";
+}
+
+int64_t MeminfoBytes(absl::string_view key) {
+  std::string value = ProcField("/proc/meminfo", key);  // "24587812 kB"
+  int64_t kib = 0;
+  if (!absl::SimpleAtoi(absl::StripSuffix(value, " kB"), &kib)) return -1;
+  return kib * 1024;
+}
+
+absl::Status TooLarge(size_t bytes, const Buffer& buffer) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "copy of ", bytes, " bytes does not fit a buffer of ",
+      buffer.size_bytes(), " bytes"));
+}
+
+}  // namespace
+
+KernelRegistry<CpuDevice>& CpuKernels() {
+  static auto* registry = new KernelRegistry<CpuDevice>();
+  return *registry;
+}
+
+CpuDevice::CpuDevice(int threads)
+    : context_(std::make_shared<const CpuContext>(threads)) {}
+
+DeviceInfo CpuDevice::Info() const {
+  DeviceInfo info;
+  info.device = device_;
+  info.name = ProcField("/proc/cpuinfo", "model name");
+  if (info.name.empty()) info.name = "CPU";
+  info.total_memory_bytes = MeminfoBytes("MemTotal");
+  info.free_memory_bytes = MeminfoBytes("MemAvailable");
+  info.properties.push_back({"threads", absl::StrCat(threads())});
+  info.properties.push_back(
+      {"cores", absl::StrCat(std::thread::hardware_concurrency())});
+  return info;
+}
+
+absl::StatusOr<std::shared_ptr<Buffer>> CpuDevice::Allocate(size_t bytes) {
+  auto out_of_memory = [bytes] {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("cpu:0 could not allocate ", bytes, " bytes (",
+                     MeminfoBytes("MemAvailable"), " bytes available)"));
+  };
+  // Near SIZE_MAX the rounding below would wrap to a tiny size and hand out
+  // a buffer far smaller than it claims to be.
+  if (bytes > std::numeric_limits<size_t>::max() - kAlignment) {
+    return out_of_memory();
+  }
+  const size_t rounded =
+      (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+  void* data = std::aligned_alloc(kAlignment, rounded);
+  if (data == nullptr) return out_of_memory();
+  return std::make_shared<Buffer>(*this, device_, data, bytes, &std::free);
+}
+
+absl::Status CpuDevice::CopyFromHost(const void* src, Buffer& dst,
+                                     size_t bytes) {
+  if (bytes > dst.size_bytes()) return TooLarge(bytes, dst);
+  // memcpy with a null pointer is undefined even for 0 bytes, and an empty
+  // std::vector's data() is null (found by tests/fuzz/graph_fuzzer).
+  if (bytes == 0) return absl::OkStatus();
+  std::memcpy(dst.data(), src, bytes);
+  return absl::OkStatus();
+}
+
+absl::Status CpuDevice::CopyToHost(const Buffer& src, void* dst, size_t bytes) {
+  if (bytes > src.size_bytes()) return TooLarge(bytes, src);
+  if (bytes == 0) return absl::OkStatus();
+  std::memcpy(dst, src.data(), bytes);
+  return absl::OkStatus();
+}
+
+absl::Status CpuDevice::Supports(const Node& node, const Graph& graph) const {
+  return CpuKernels().Supports(node, graph, "cpu");
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> CpuDevice::CreateKernel(
+    const Node& node, const Graph& graph) {
+  return CpuKernels().Create(node, graph, *this, "cpu");
+}
+
+std::shared_ptr<const CpuContext> CpuDevice::context() const {
+  absl::MutexLock lock(&mu_);
+  return context_;
+}
+
+void CpuDevice::SetThreads(int threads) {
+  std::shared_ptr<const CpuContext> context =
+      std::make_shared<const CpuContext>(threads);
+  {
+    absl::MutexLock lock(&mu_);
+    // Kernels already created keep the old pool alive through their own
+    // reference, so a plan compiled earlier stays valid.
+    context_.swap(context);
+  }
+  // The old pool, if nothing holds it, joins its threads here, unlocked.
+}
+
+bool CpuDevice::fusion() const {
+  absl::MutexLock lock(&mu_);
+  return fusion_;
+}
+
+void CpuDevice::SetFusion(bool on) {
+  absl::MutexLock lock(&mu_);
+  fusion_ = on;
+}
+
+}  // namespace cpu
+}  // namespace switchyard

@@ -1,0 +1,74 @@
+#ifndef SWITCHYARD_BACKENDS_CPU_CPU_DEVICE_H_
+#define SWITCHYARD_BACKENDS_CPU_CPU_DEVICE_H_
+
+#include <memory>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "backends/cpu/cpu_context.h"
+#include "core/backend.h"
+#include "core/kernel_registry.h"
+
+namespace switchyard {
+namespace cpu {
+
+// The Eigen CPU backend's one device, "cpu:0": host memory, the thread pool
+// its kernels share (CpuContext) and its fusion switch. Kernels come from
+// CpuKernels(), filled by the kernel files (backends/cpu/kernels/*.cc):
+//
+//   SY_REGISTER_KERNEL(CpuKernels(), "relu", DType::kFloat32,
+//                      [](const Node& node, const Graph& graph, CpuDevice& d)
+//                          -> absl::StatusOr<std::unique_ptr<Kernel>> {
+//                        return std::make_unique<ReluKernel>(d.context());
+//                      });
+//
+// Options (threads, fusion) are set through the backend (cpu_backend.h) and
+// affect kernels and partitions created afterwards: a kernel keeps the
+// context it was created with, so a plan compiled earlier stays valid.
+class CpuDevice : public BackendDevice {
+ public:
+  explicit CpuDevice(int threads);
+
+  const Device& device() const override { return device_; }
+  DeviceInfo Info() const override;
+
+  absl::StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) override;
+  absl::Status CopyFromHost(const void* src, Buffer& dst, size_t bytes) override;
+  absl::Status CopyToHost(const Buffer& src, void* dst, size_t bytes) override;
+
+  absl::Status Supports(const Node& node, const Graph& graph) const override;
+  absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(
+      const Node& node, const Graph& graph) override;
+
+  // Fusion (cpu_fusion.cc): conv2d(+bias)->relu and linear(+bias)->relu
+  // pairs as one kernel with a ReLU epilogue, when fusion() is on.
+  std::vector<Partition> ClaimPartitions(const Graph& graph) const override;
+  absl::StatusOr<std::unique_ptr<Kernel>> CreatePartitionKernel(
+      const Partition& partition, const Graph& graph) override;
+
+  // The pool kernels created now get.
+  std::shared_ptr<const CpuContext> context() const;
+  int threads() const { return context()->threads(); }
+  // threads >= 1 (the backend checks it).
+  void SetThreads(int threads);
+
+  bool fusion() const;
+  void SetFusion(bool on);
+
+ private:
+  const Device device_ = Device::Cpu();
+  mutable absl::Mutex mu_;
+  std::shared_ptr<const CpuContext> context_ ABSL_GUARDED_BY(mu_);
+  bool fusion_ ABSL_GUARDED_BY(mu_) = true;
+};
+
+// The CPU backend's kernels by (op, dtype).
+KernelRegistry<CpuDevice>& CpuKernels();
+
+}  // namespace cpu
+}  // namespace switchyard
+
+#endif  // SWITCHYARD_BACKENDS_CPU_CPU_DEVICE_H_

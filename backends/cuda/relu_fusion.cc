@@ -1,0 +1,42 @@
+#include "backends/cuda/relu_fusion.h"
+
+#include <algorithm>
+
+namespace switchyard {
+namespace cuda {
+
+std::vector<ReluFusion> FindReluFusions(const Graph& graph, const Device& device) {
+  // How many node operands read each value, and which are graph outputs.
+  std::vector<int> readers(graph.values().size(), 0);
+  for (const Node& node : graph.nodes()) {
+    for (ValueId id : node.inputs) ++readers[id];
+  }
+  for (ValueId id : graph.outputs()) readers[id] += 1 << 20;  // never private
+
+  std::vector<ReluFusion> fusions;
+  const std::vector<Node>& nodes = graph.nodes();
+  for (size_t i = 0; i + 1 < nodes.size(); ++i) {
+    const Node& producer = nodes[i];
+    const Node& relu = nodes[i + 1];
+    if (relu.op != "relu" || producer.op == "relu") continue;
+    if (producer.device != device || relu.device != device) continue;
+    if (producer.outputs.size() != 1 || relu.inputs.size() != 1 ||
+        relu.inputs[0] != producer.outputs[0]) {
+      continue;
+    }
+    if (readers[producer.outputs[0]] != 1) continue;
+    // A relu whose output nobody reads would leave the group no output.
+    if (relu.outputs.size() != 1 || readers[relu.outputs[0]] == 0) continue;
+    std::vector<ValueId> operands = producer.inputs;
+    std::sort(operands.begin(), operands.end());
+    if (std::adjacent_find(operands.begin(), operands.end()) != operands.end()) {
+      continue;
+    }
+    fusions.push_back({producer.id, relu.id});
+    ++i;  // the relu is taken
+  }
+  return fusions;
+}
+
+}  // namespace cuda
+}  // namespace switchyard

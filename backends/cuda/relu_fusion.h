@@ -1,0 +1,34 @@
+#ifndef SWITCHYARD_BACKENDS_CUDA_RELU_FUSION_H_
+#define SWITCHYARD_BACKENDS_CUDA_RELU_FUSION_H_
+
+#include <vector>
+
+#include "core/device.h"
+#include "core/graph.h"
+
+namespace switchyard {
+namespace cuda {
+
+// A node and the relu right after it that may run as one kernel.
+struct ReluFusion {
+  NodeId producer;
+  NodeId relu;
+};
+
+// Where a producer (any op; the caller picks those it has fused kernels
+// for) can take the relu after it into its epilogue: node i and relu node
+// i + 1 both placed on `device`, the relu's one operand is the producer's
+// one output, nothing else reads that value and it is not a graph output
+// (so no one ever sees the value before the relu), the relu's output is
+// used, and the producer's operands are distinct (they become the fused
+// kernel's inputs in order).
+// No CUDA here, so the rules are tested on any machine.
+//
+//   conv2d(x, w, b) -> relu      on cuda:0: {producer conv2d, relu}
+//   conv2d -> relu, conv2d's output also a graph output: nothing
+std::vector<ReluFusion> FindReluFusions(const Graph& graph, const Device& device);
+
+}  // namespace cuda
+}  // namespace switchyard
+
+#endif  // SWITCHYARD_BACKENDS_CUDA_RELU_FUSION_H_

@@ -1,0 +1,95 @@
+#include "models/output_files.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "core/dtype.h"
+#include "core/status_macros.h"
+#include "models/host_array.h"
+#include "models/npy.h"
+
+namespace switchyard {
+namespace {
+
+bool IsFolder(const std::string& target) {
+  std::error_code error;
+  return absl::EndsWith(target, "/") ||
+         std::filesystem::is_directory(target, error);
+}
+
+// `tensor` on the host in its dtype, bfloat16 widened to float32.
+absl::StatusOr<HostArray> ToHostArray(const Tensor& tensor) {
+  SY_ASSIGN_OR_RETURN(std::vector<char> bytes, tensor.ToBytes());
+  if (tensor.dtype() != DType::kBFloat16) {
+    return HostArray(tensor.shape(), tensor.dtype(), std::move(bytes));
+  }
+  std::vector<float> values(static_cast<size_t>(tensor.num_elements()));
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] = static_cast<float>(ElementAsDouble(
+        bytes.data(), DType::kBFloat16, static_cast<int64_t>(i)));
+  }
+  return HostArray(tensor.shape(), std::move(values));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> OutputFilePaths(
+    absl::Span<const std::string> targets, size_t num_outputs) {
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (targets[i].empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "output path ", i + 1, " of ", targets.size(),
+          " is empty; give one file per output separated by commas, or a "
+          "folder ending in '/'"));
+    }
+  }
+  std::vector<std::string> paths;
+  if (targets.size() == 1 && IsFolder(targets[0])) {
+    std::string folder = targets[0];
+    while (folder.size() > 1 && absl::EndsWith(folder, "/")) folder.pop_back();
+    std::error_code error;
+    std::filesystem::create_directories(folder, error);
+    if (error) {
+      return absl::ErrnoToStatus(
+          error.value(),
+          absl::StrCat("cannot create the output folder '", folder, "'"));
+    }
+    for (size_t i = 0; i < num_outputs; ++i) {
+      paths.push_back(absl::StrCat(folder, "/output_", i, ".npy"));
+    }
+    return paths;
+  }
+  if (targets.size() != num_outputs) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the model has ", num_outputs,
+        num_outputs == 1 ? " output" : " outputs", " but ", targets.size(),
+        targets.size() == 1 ? " file was" : " files were",
+        " given; give one .npy file per output separated by commas, or a "
+        "folder ending in '/' for output_0.npy, output_1.npy, ..."));
+  }
+  return std::vector<std::string>(targets.begin(), targets.end());
+}
+
+absl::Status WriteOutputFiles(absl::Span<const Tensor> outputs,
+                              absl::Span<const std::string> paths) {
+  if (outputs.size() != paths.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(outputs.size(), " outputs but ", paths.size(), " paths"));
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    absl::StatusOr<HostArray> array = ToHostArray(outputs[i]);
+    absl::Status status =
+        array.ok() ? WriteNpy(paths[i], *array) : array.status();
+    if (!status.ok()) {
+      return absl::Status(status.code(),
+                          absl::StrCat("output ", i, ": ", status.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace switchyard
