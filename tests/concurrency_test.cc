@@ -109,7 +109,7 @@ TEST_P(ConcurrentForwardTest, EightThreadsGetTheSingleThreadedResults) {
     inputs.push_back(*x);
     absl::StatusOr<Tensor> y = reference_model.Forward(*x);
     ASSERT_TRUE(y.ok()) << y.status();
-    absl::StatusOr<std::vector<float>> values = y->ToVector(registry);
+    absl::StatusOr<std::vector<float>> values = y->ToVector();
     ASSERT_TRUE(values.ok()) << values.status();
     expected.push_back(*values);
   }
@@ -127,7 +127,7 @@ TEST_P(ConcurrentForwardTest, EightThreadsGetTheSingleThreadedResults) {
           errors[t] = y.status().ToString();
           return;
         }
-        absl::StatusOr<std::vector<float>> values = y->ToVector(registry);
+        absl::StatusOr<std::vector<float>> values = y->ToVector();
         if (!values.ok()) {
           errors[t] = values.status().ToString();
           return;
@@ -256,7 +256,7 @@ TEST(AllocatorTest, ConcurrentAllocationsKeepTheirContents) {
         }
         live.push_back(*x);  // keep some alive while others are allocated
         if (live.size() > 4) live.erase(live.begin());
-        absl::StatusOr<std::vector<float>> back = x->ToVector(registry);
+        absl::StatusOr<std::vector<float>> back = x->ToVector();
         if (!back.ok() || *back != values) ++bad[t];
       }
     });
@@ -274,11 +274,12 @@ TEST(CpuThreadsTest, SetCpuThreadsWhileRunning) {
   ASSERT_TRUE(model.InitializeTorchvisionStyle(1).ok());
   const Shape shape({1, 3, 32, 32});
   absl::StatusOr<Tensor> x =
-      Tensor::FromVector(shape, Pixels(shape.num_elements(), 9));
+      Tensor::FromVector(shape, Pixels(shape.num_elements(), 9), Device::Cpu(),
+                         registry);
   ASSERT_TRUE(x.ok());
   absl::StatusOr<Tensor> y = model.Forward(*x);
   ASSERT_TRUE(y.ok()) << y.status();
-  const std::vector<float> expected = *y->ToVector(registry);
+  const std::vector<float> expected = *y->ToVector();
 
   std::atomic<bool> done{false};
   std::thread toggler([&] {
@@ -295,7 +296,7 @@ TEST(CpuThreadsTest, SetCpuThreadsWhileRunning) {
     runners.emplace_back([&, t] {
       for (int i = 0; i < 4; ++i) {
         absl::StatusOr<Tensor> out = model.Forward(*x);
-        if (!out.ok() || *out->ToVector(registry) != expected) ++bad[t];
+        if (!out.ok() || *out->ToVector() != expected) ++bad[t];
       }
     });
   }
