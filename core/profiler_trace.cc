@@ -1,5 +1,7 @@
 #include "core/profiler_trace.h"
 
+#include "core/file_transaction.h"
+
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -121,14 +123,8 @@ std::string ChromeTraceJson(
 absl::Status WriteChromeTrace(
     const std::string& path, absl::Span<const ProfileEvent> events,
     const std::vector<std::pair<std::string, std::string>>& metadata) {
-  std::ofstream file(path);
-  file << ChromeTraceJson(events, metadata) << "\n";
-  file.close();
-  if (!file) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("could not write the trace to '", path, "'"));
-  }
-  return absl::OkStatus();
+  return WriteFileAtomically(path, ChromeTraceJson(events, metadata) + "\n",
+                             "trace");
 }
 
 }  // namespace switchyard

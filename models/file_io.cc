@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "core/file_transaction.h"
 
 namespace switchyard {
 namespace file_io_internal {
@@ -85,6 +86,15 @@ absl::StatusOr<std::unique_ptr<MappedFile>> MappedFile::Open(
     return absl::FailedPreconditionError(
         absl::StrCat("cannot read '", path, "': it is a directory"));
   }
+  if (S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode) ||
+      S_ISSOCK(info.st_mode)) {
+    // /dev/zero or /dev/urandom would be read without end.
+    close(fd);
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot read '", path, "': it is a ",
+        S_ISSOCK(info.st_mode) ? "socket" : "device",
+        ", not a file (give a .npy or .safetensors file, or a pipe)"));
+  }
   if (!S_ISREG(info.st_mode)) {
     // A pipe or device has no size to map; read it like any stream (from
     // this descriptor: a FIFO's data is gone once its writer has closed).
@@ -131,44 +141,7 @@ void MappedFile::Release(const char* data, size_t size) {
 
 absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view contents) {
-  const std::string temp_path = path + ".tmp";
-  int fd;
-  do {
-    fd =
-        open(temp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  } while (fd < 0 && errno == EINTR);
-  if (fd < 0) return SystemError(errno, "cannot create", temp_path);
-
-  // On failure after this point: close, remove the partial temporary file,
-  // and report the first error.
-  auto fail = [&](int error_number, absl::string_view what,
-                  const std::string& failed_path) {
-    if (fd >= 0) close(fd);
-    unlink(temp_path.c_str());
-    return SystemError(error_number, what, failed_path);
-  };
-
-  size_t written = 0;
-  while (written < contents.size()) {
-    const ssize_t n =
-        write(fd, contents.data() + written, contents.size() - written);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return fail(errno, "cannot write", temp_path);
-    }
-    written += static_cast<size_t>(n);
-  }
-  // Without fsync a crash soon after the rename can leave `path` empty on
-  // some file systems, which is the corruption the temporary file avoids.
-  if (fsync(fd) != 0) return fail(errno, "cannot flush", temp_path);
-  const int close_result = close(fd);
-  fd = -1;
-  if (close_result != 0) return fail(errno, "cannot close", temp_path);
-  if (rename(temp_path.c_str(), path.c_str()) != 0) {
-    return fail(errno, absl::StrCat("cannot rename '", temp_path, "' to"),
-                path);
-  }
-  return absl::OkStatus();
+  return switchyard::WriteFileAtomically(path, contents, "output");
 }
 
 }  // namespace file_io_internal

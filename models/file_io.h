@@ -61,10 +61,9 @@ class MappedFile {
   absl::string_view bytes_;
 };
 
-// Writes `contents` to `path + ".tmp"`, flushes it to disk, then renames it
-// over `path`, so a failure at any step leaves an existing `path` untouched
-// (the temporary file is removed). Two writers of the same path at once would
-// share the temporary name; callers do not do that.
+// switchyard::WriteFileAtomically (core/file_transaction.h): a fresh unique
+// temporary next to `path`, synced, renamed over it; refuses symlinks,
+// devices, directories and hard-linked files; errors name `path` and strerror.
 absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view contents);
 

@@ -430,6 +430,15 @@ std::string SerializeNpy(const HostArray& array) {
   return bytes;
 }
 
+absl::StatusOr<std::string> EncodeNpy(const std::string& path,
+                                      const HostArray& array) {
+  if (absl::Status status = CheckWritable(array); !status.ok()) {
+    return absl::Status(status.code(), absl::StrCat("cannot write '", path,
+                                                    "': ", status.message()));
+  }
+  return SerializeNpy(array);
+}
+
 absl::Status WriteNpy(const std::string& path, const HostArray& array) {
   if (absl::Status status = CheckWritable(array); !status.ok()) {
     return absl::Status(status.code(), absl::StrCat("cannot write '", path,

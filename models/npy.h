@@ -57,6 +57,11 @@ std::string SerializeNpy(const HostArray& array);
 // the system's reason; a bfloat16 array is InvalidArgument.
 absl::Status WriteNpy(const std::string& path, const HostArray& array);
 
+// WriteNpy's checks and SerializeNpy, for writers that publish the bytes
+// themselves (FileTransaction); errors name `path`.
+absl::StatusOr<std::string> EncodeNpy(const std::string& path,
+                                      const HostArray& array);
+
 }  // namespace switchyard
 
 #endif  // SWITCHYARD_MODELS_NPY_H_

@@ -74,22 +74,35 @@ absl::StatusOr<std::vector<std::string>> OutputFilePaths(
   return std::vector<std::string>(targets.begin(), targets.end());
 }
 
-absl::Status WriteOutputFiles(absl::Span<const Tensor> outputs,
-                              absl::Span<const std::string> paths) {
+absl::Status StageOutputFiles(absl::Span<const Tensor> outputs,
+                              absl::Span<const std::string> paths,
+                              FileTransaction& files) {
   if (outputs.size() != paths.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat(outputs.size(), " outputs but ", paths.size(), " paths"));
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!files.HasOutput(paths[i])) {
+      SY_RETURN_IF_ERROR(files.AddOutput(paths[i], "--output"));
+    }
     absl::StatusOr<HostArray> array = ToHostArray(outputs[i]);
+    absl::StatusOr<std::string> bytes =
+        array.ok() ? EncodeNpy(paths[i], *array) : array.status();
     absl::Status status =
-        array.ok() ? WriteNpy(paths[i], *array) : array.status();
+        bytes.ok() ? files.Stage(paths[i], *bytes) : bytes.status();
     if (!status.ok()) {
       return absl::Status(status.code(),
                           absl::StrCat("output ", i, ": ", status.message()));
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status WriteOutputFiles(absl::Span<const Tensor> outputs,
+                              absl::Span<const std::string> paths) {
+  FileTransaction files;
+  SY_RETURN_IF_ERROR(StageOutputFiles(outputs, paths, files));
+  return files.Commit();
 }
 
 }  // namespace switchyard

@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "core/file_transaction.h"
 #include "core/tensor.h"
 
 namespace switchyard {
@@ -38,6 +39,13 @@ absl::StatusOr<std::vector<std::string>> OutputFilePaths(
 // written as float32 (exactly). Errors name the output and the path.
 absl::Status WriteOutputFiles(absl::Span<const Tensor> outputs,
                               absl::Span<const std::string> paths);
+
+// Like WriteOutputFiles, into `files` (core/file_transaction.h): each path is
+// added (unless it already was) and staged; the caller commits with the rest
+// of the run's outputs.
+absl::Status StageOutputFiles(absl::Span<const Tensor> outputs,
+                              absl::Span<const std::string> paths,
+                              FileTransaction& files);
 
 }  // namespace switchyard
 

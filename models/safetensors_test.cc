@@ -1,6 +1,7 @@
 #include "models/safetensors.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <initializer_list>
@@ -243,12 +244,22 @@ TEST(SafetensorsTest, FailedWriteKeepsTheExistingFile) {
 
   SafetensorsFile replacement;
   replacement.tensors["w"] = {Shape({3}), {4, 5, 6}};
-  // A directory where the temporary file would go makes the write fail.
+  // A second hard link to the file makes the write refuse (replacing the
+  // file would split the links); the error names the user's path, and a
+  // user's own PATH.tmp is never touched.
   ASSERT_EQ(mkdir((path + ".tmp").c_str(), 0755), 0);
+  ASSERT_EQ(link(path.c_str(), (path + ".link").c_str()), 0);
   absl::Status status = WriteSafetensors(path, replacement);
-  EXPECT_FALSE(status.ok());
-  EXPECT_THAT(std::string(status.message()), HasSubstr(path + ".tmp"));
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr(path));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("hard links"));
+  unlink((path + ".link").c_str());
+  ASSERT_TRUE(WriteSafetensors(path, replacement).ok());
+  struct stat tmp_info;
+  EXPECT_EQ(stat((path + ".tmp").c_str(), &tmp_info), 0);
+  EXPECT_TRUE(S_ISDIR(tmp_info.st_mode));
   rmdir((path + ".tmp").c_str());
+  ASSERT_TRUE(WriteSafetensors(path, original).ok());
 
   // So does an invalid file, before anything touches the disk.
   replacement.tensors["w"].bytes.resize(8);

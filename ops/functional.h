@@ -9,6 +9,7 @@
 #include "core/backend_registry.h"
 #include "core/tensor.h"
 #include "ops/conv_attrs.h"
+#include "ops/nms_attrs.h"
 #include "ops/norm_attrs.h"
 #include "ops/pool_attrs.h"
 #include "ops/tensor_attrs.h"
@@ -75,6 +76,46 @@ absl::StatusOr<Tensor> BatchNorm(const Tensor& input, const Tensor& weight,
                                  const Tensor& running_var,
                                  const BatchNormAttrs& attrs,
                                  BackendRegistry& registry);
+
+// Non-maximum suppression. All three run the non_max_suppression op
+// (ops/non_max_suppression.cc has its rules: order, ties, NaN scores, IoU)
+// on the operands' device and trim its padded result on the host, so each
+// returns exactly the selected boxes (a host round trip: convenient, not
+// fast; a model that runs NMS every step should use the op in its graph).
+//
+//   absl::StatusOr<Tensor> keep = functional::Nms(boxes, scores, 0.7, r);
+//   // int64 [K]: indices into boxes, by decreasing score
+
+// The op as ONNX defines it: boxes [N, B, 4], scores [N, C, B] (float32),
+// attributes as ONNX's NonMaxSuppression; the selected rows, int64 [K, 3]
+// (batch, class, box), in ONNX's order. Note ONNX's default
+// max_output_boxes_per_class of 0 selects nothing.
+absl::StatusOr<Tensor> NonMaxSuppression(const Tensor& boxes,
+                                         const Tensor& scores,
+                                         const NonMaxSuppressionAttrs& attrs,
+                                         BackendRegistry& registry);
+
+// torchvision.ops.nms(boxes, scores, iou_threshold): boxes [B, 4] float32 as
+// (x1, y1, x2, y2), scores [B] float32; the int64 indices [K] of the kept
+// boxes by decreasing score (equal scores: lower index first, as
+// torchvision's stable sort). A box is dropped when its IoU with a kept box
+// of higher score is > iou_threshold. As torchvision (and unlike the op), a
+// box with x1 > x2 or y1 > y2 overlaps nothing; so does one of zero area.
+// Unlike torchvision, a box with a NaN score is never kept (torchvision
+// sorts NaN first). iou_threshold < 0 or NaN is InvalidArgument (torchvision
+// would then suppress every box that meets another); above 1 it is 1.
+absl::StatusOr<Tensor> Nms(const Tensor& boxes, const Tensor& scores,
+                           double iou_threshold, BackendRegistry& registry);
+
+// torchvision.ops.batched_nms(boxes, scores, idxs, iou_threshold): as Nms,
+// but boxes of different categories (idxs [B], int64, any values) never
+// suppress each other. The kept indices [K] are sorted by decreasing score,
+// equal scores by lower index (torchvision leaves ties across categories
+// unordered on its per-category path). The categories run as batches of
+// the op, grouped by size so that padding at most doubles the work.
+absl::StatusOr<Tensor> BatchedNms(const Tensor& boxes, const Tensor& scores,
+                                  const Tensor& idxs, double iou_threshold,
+                                  BackendRegistry& registry);
 
 }  // namespace functional
 }  // namespace switchyard

@@ -16,6 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ops/conv_attrs.h"
+#include "ops/nms_attrs.h"
 #include "ops/norm_attrs.h"
 #include "ops/pool_attrs.h"
 #include "ops/tensor_attrs.h"
@@ -56,6 +57,7 @@ const std::map<std::string, TypedAttrs>& TypedAttrTable() {
       {"dropout", Typed<DropoutAttrs>()},
       {"flatten", Typed<FlattenAttrs>()},
       {"max_pool2d", Typed<MaxPool2dAttrs>()},
+      {"non_max_suppression", Typed<NonMaxSuppressionAttrs>()},
       {"softmax", Typed<SoftmaxAttrs>()},
   };
   return *table;
@@ -104,7 +106,8 @@ TEST(OpSchemaTest, EveryOpIsHere) {
       OpRegistry::Global().Names(),
       ::testing::IsSupersetOf({"adaptive_avg_pool2d", "add", "batch_norm",
                                "conv2d", "copy", "dropout", "flatten", "linear",
-                               "max_pool2d", "relu", "softmax"}));
+                               "max_pool2d", "non_max_suppression", "relu",
+                               "softmax"}));
 }
 
 TEST(OpSchemaTest, EveryOpSchemaIsWellFormed) {

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/compile.h"
 #include "core/graph.h"
+#include "core/op_def.h"
 #include "core/partition.h"
 #include "core/status_macros.h"
 #include "core/tensor.h"
@@ -258,6 +259,40 @@ std::vector<ConformanceCase> ConformanceCases() {
   cases.push_back(
       ThenRelu(Case("linear_3d_input", "linear", {Shape({2, 3, 16})},
                     {Shape({8, 16}), Shape({8})})));
+
+  // non_max_suppression: boxes [N, B, 4] and scores [N, C, B], uniform in
+  // [-scale, scale): corners in any order, many overlaps; in center format
+  // about half the sizes are negative (boxes that overlap nothing). Integer
+  // outputs, compared exactly: the selected rows and their count.
+  const auto nms = [](std::string name, int64_t batches, int64_t classes,
+                      int64_t boxes,
+                      std::vector<std::pair<std::string, AttrValue>> attrs) {
+    return Case(std::move(name), "non_max_suppression",
+                {Shape({batches, boxes, 4}), Shape({batches, classes, boxes})},
+                {}, std::move(attrs));
+  };
+  cases.push_back(nms("nms_one_class", 1, 1, 24,
+                      {{"max_output_boxes_per_class", int64_t{24}},
+                       {"iou_threshold", 0.5}}));
+  cases.push_back(nms("nms_batches_classes_score_threshold", 2, 3, 16,
+                      {{"max_output_boxes_per_class", int64_t{5}},
+                       {"iou_threshold", 0.3},
+                       {"score_threshold", 0.0}}));
+  cases.push_back(nms("nms_center_point_box", 1, 2, 20,
+                      {{"max_output_boxes_per_class", int64_t{20}},
+                       {"iou_threshold", 0.4},
+                       {"center_point_box", int64_t{1}}}));
+  cases.push_back(nms("nms_iou_zero_any_overlap", 1, 1, 12,
+                      {{"max_output_boxes_per_class", int64_t{12}}}));
+  cases.push_back(nms("nms_onnx_defaults_select_nothing", 1, 2, 8, {}));
+  cases.push_back(nms("nms_many_boxes", 1, 2, 300,
+                      {{"max_output_boxes_per_class", int64_t{1000}},
+                       {"iou_threshold", 0.6}}));
+  ConformanceCase wide_nms = nms("nms_wide_coordinates", 2, 1, 40,
+                                 {{"max_output_boxes_per_class", int64_t{10}},
+                                  {"iou_threshold", 0.7}});
+  wide_nms.scale = 1000.0f;
+  cases.push_back(std::move(wide_nms));
   return cases;
 }
 
@@ -271,6 +306,8 @@ Tolerance ToleranceFor(const ConformanceCase& c) {
   //   linear, conv2d: float sums of up to 300 products of values in [-1, 1)
   //     in any order. A backend using TF32 (CUDA tensor cores) would need
   //     ~1e-2; keep it off for conformance or widen here with the reason.
+  //   non_max_suppression: integer indices; every backend makes the same
+  //     decisions (ops/non_max_suppression.cc), so they match exactly.
   //   A fused op+relu: the op's (relu is exact).
   static const auto* table = new std::map<std::string, Tolerance>{
       {"relu", {0, 0}},          {"add", {0, 0}},
@@ -278,6 +315,7 @@ Tolerance ToleranceFor(const ConformanceCase& c) {
       {"dropout", {0, 0}},       {"adaptive_avg_pool2d", {1e-6, 1e-5}},
       {"softmax", {1e-6, 1e-5}}, {"batch_norm", {1e-5, 1e-5}},
       {"linear", {1e-4, 1e-4}},  {"conv2d", {1e-4, 1e-4}},
+      {"non_max_suppression", {0, 0}},  // integer outputs
   };
   auto it = table->find(c.op);
   Tolerance t = it != table->end() ? it->second : Tolerance{1e-4, 1e-4};
@@ -324,30 +362,41 @@ absl::StatusOr<OpResult> RunCase(const ConformanceCase& c, const Device& device,
     SY_ASSIGN_OR_RETURN(Tensor tensor, make(c.params[i], positive));
     operands.push_back(graph.AddConstant(absl::StrCat("param", i), tensor));
   }
-  ValueId out = graph.AddNode(c.op, c.name, operands, c.attrs);
-  if (c.then_relu)
-    out = graph.AddNode("relu", c.name + "_relu", {out}, AttrMap());
-  graph.AddOutput(out);
+  SY_ASSIGN_OR_RETURN(const OpDef* def, OpRegistry::Global().Find(c.op));
+  std::vector<ValueId> outs = graph.AddNodeWithOutputs(
+      c.op, c.name, operands, c.attrs,
+      static_cast<int>(def->schema().outputs.size()));
+  if (c.then_relu) {
+    outs[0] = graph.AddNode("relu", c.name + "_relu", {outs[0]}, AttrMap());
+  }
+  for (ValueId out : outs) graph.AddOutput(out);
 
   CompileOptions options;
   options.backends = &registry;
   SY_ASSIGN_OR_RETURN(std::unique_ptr<ExecutablePlan> plan,
                       Compile(std::move(graph), options));
   SY_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, plan->Run(inputs));
-  if (outputs.size() != 1 || outputs[0].device() != device) {
-    return absl::InternalError(absl::StrCat(
-        "expected one output on ", device.ToString(), ", got ",
-        outputs.size(), outputs.empty() ? "" : " on ",
-        outputs.empty() ? "" : outputs[0].device().ToString()));
+  if (outputs.size() != outs.size()) {
+    return absl::InternalError(absl::StrCat("expected ", outs.size(),
+                                            " outputs, got ", outputs.size()));
   }
-  SY_ASSIGN_OR_RETURN(std::vector<char> bytes, outputs[0].ToBytes());
   OpResult result;
-  result.shape = outputs[0].shape();
-  result.dtype = outputs[0].dtype();
-  result.values.resize(outputs[0].num_elements());
-  for (size_t i = 0; i < result.values.size(); ++i) {
-    result.values[i] =
-        ElementAsDouble(bytes.data(), result.dtype, static_cast<int64_t>(i));
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    const Tensor& output = outputs[o];
+    if (output.device() != device) {
+      return absl::InternalError(
+          absl::StrCat("expected output ", o, " on ", device.ToString(),
+                       ", got it on ", output.device().ToString()));
+    }
+    SY_ASSIGN_OR_RETURN(std::vector<char> bytes, output.ToBytes());
+    OpResult& r = o == 0 ? result : result.more.emplace_back();
+    r.shape = output.shape();
+    r.dtype = output.dtype();
+    r.values.resize(output.num_elements());
+    for (size_t i = 0; i < r.values.size(); ++i) {
+      r.values[i] =
+          ElementAsDouble(bytes.data(), r.dtype, static_cast<int64_t>(i));
+    }
   }
   for (const Partition& p : plan->partitions())
     result.partitions.push_back(p.name);
@@ -368,11 +417,25 @@ absl::StatusOr<OpResult> ReferenceResult(
                       RunCase(c, ref0, registry, DType::kFloat32));
   for (double& v : result.values) v = RoundTo(v, c.dtype);
   result.dtype = c.dtype;
+  for (OpResult& other : result.more) {
+    if (other.dtype != DType::kFloat32) continue;  // not computed in c.dtype
+    for (double& v : other.values) v = RoundTo(v, c.dtype);
+    other.dtype = c.dtype;
+  }
   return result;
 }
 
 std::string CompareResults(const OpResult& got, const OpResult& want,
                            Tolerance tolerance) {
+  if (got.more.size() != want.more.size()) {
+    return absl::StrCat(got.more.size() + 1, " outputs, the reference's ",
+                        want.more.size() + 1);
+  }
+  for (size_t o = 0; o < got.more.size(); ++o) {
+    const std::string mismatch =
+        CompareResults(got.more[o], want.more[o], tolerance);
+    if (!mismatch.empty()) return absl::StrCat("output ", o + 1, ": ", mismatch);
+  }
   if (got.shape != want.shape || got.values.size() != want.values.size() ||
       got.dtype != want.dtype) {
     return absl::StrCat("output ", DTypeName(got.dtype), " ",

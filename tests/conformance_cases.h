@@ -68,16 +68,19 @@ struct Tolerance {
 // float16 and bfloat16 by their precision. See the table in the .cc.
 Tolerance ToleranceFor(const ConformanceCase& c);
 
+// The op's first output; the others, for an op with several
+// (non_max_suppression's count), in `more`, compared the same way.
 struct OpResult {
   Shape shape;
   DType dtype = DType::kFloat32;
   std::vector<double> values;
+  std::vector<OpResult> more;  // outputs 1, 2, ...
   // The partitions the devices claimed ("conv2d+relu"), in run order.
   std::vector<std::string> partitions;
 };
 
 // Builds the case's graph on `device` (inputs and params there), compiles
-// it with `registry` and the standard pipeline, runs it, and reads the
+// it with `registry` and the standard pipeline, runs it, and reads every
 // output back. The inputs depend only on the case, never on the device.
 // With `run_as`, the same values (all exact in both dtypes) run in that
 // dtype instead of the case's.
@@ -92,9 +95,9 @@ absl::StatusOr<OpResult> ReferenceResult(
     const ConformanceCase& c, BackendRegistry& registry,
     const std::vector<std::pair<std::string, DType>>& reference_keys);
 
-// Empty when the shapes and dtypes match and every element is within
-// tolerance; else the number of bad elements and the worst one, with both
-// values.
+// Empty when the shapes and dtypes of every output match and every element
+// is within tolerance; else, for the first output that differs, the number
+// of bad elements and the worst one, with both values.
 std::string CompareResults(const OpResult& got, const OpResult& want,
                            Tolerance tolerance);
 

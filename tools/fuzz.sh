@@ -11,7 +11,9 @@
 #
 # Targets: safetensors (ParseSafetensors), npy (ParseNpy), device
 # (Device::Parse), graph (random layer specifications through shape
-# inference, strict placement, lowering and the CPU kernels).
+# inference, strict placement, lowering and the CPU kernels), nms (random
+# boxes, scores and attributes through non_max_suppression on the CPU
+# against the reference backend).
 #
 # Why a script and not Bazel: libFuzzer needs clang, and Bazel 4's
 # auto-configured C++ toolchain is the one compiler of its output base (GCC
@@ -39,7 +41,7 @@ cd "$(dirname "$0")/.."
 # One default folder per checkout, so two checkouts never share objects.
 FUZZ_OUT=${FUZZ_OUT:-${TMPDIR:-/tmp}/switchyard-fuzz-$(pwd | cksum | cut -d' ' -f1)}
 CXX=${FUZZ_CXX:-clang++}
-TARGETS=(safetensors npy device graph)
+TARGETS=(safetensors npy device graph nms)
 JOBS=${FUZZ_JOBS:-2}
 
 CXXFLAGS=(
@@ -63,6 +65,10 @@ sources_for() {
     graph)
       non_test_sources core core/passes ops backends/cpu backends/cpu/kernels
       echo core/testing/host_backend.cc ;;
+    nms)
+      non_test_sources core core/passes ops backends/cpu backends/cpu/kernels \
+        backends/reference backends/reference/kernels |
+        grep -v -E '^backends/reference/plugin\.cc$' ;;
     *) echo "tools/fuzz.sh: unknown target '$1' (targets: ${TARGETS[*]})" >&2
        return 1 ;;
   esac
@@ -98,7 +104,7 @@ build() {
   mkdir -p "$FUZZ_OUT/bin" "$FUZZ_OUT/obj"
   # Any header newer than the stamp rebuilds every object.
   local newest
-  newest=$(find core ops models backends/cpu tests/fuzz -name '*.h' -newer \
+  newest=$(find core ops models backends/cpu backends/reference tests/fuzz -name '*.h' -newer \
              "$FUZZ_OUT/.headers" 2>/dev/null | head -1 || true)
   if [[ ! -f "$FUZZ_OUT/.headers" || -n "$newest" ]]; then
     rm -rf "$FUZZ_OUT/obj"

@@ -232,7 +232,8 @@ TEST(CudaBackendTest, KernelKeysAreFloat32ButDataMovementInEveryDType) {
   EXPECT_EQ(float32_ops,
             (std::vector<std::string>{"adaptive_avg_pool2d", "add", "batch_norm",
                                       "conv2d", "dropout", "flatten", "linear",
-                                      "max_pool2d", "relu", "softmax"}));
+                                      "max_pool2d", "non_max_suppression",
+                                      "relu", "softmax"}));
   EXPECT_EQ(flatten_dtypes, static_cast<int>(AllDTypes().size()));
 }
 

@@ -131,6 +131,49 @@ def main():
         write("graph", "random_%02d" % i,
               bytes(rng.randrange(256) for _ in range(rng.randrange(8, 96))))
 
+    nms_seeds()
+
+
+def nms_seeds():
+    """nms_fuzzer.cc's layout: batches, classes, box count, then the
+    max_output, iou, score threshold and center kinds, then one byte per
+    coordinate and score (< 170: a small integer or half, or for scores one
+    of 8 values; 170..219: a raw float from the next 4 bytes; else special)."""
+    def header(batches, classes, boxes, max_kind, iou_kind, score_kind=0,
+               center_kind=0):
+        return bytes([0, batches - 1, 0, classes - 1, boxes, max_kind,
+                      iou_kind, score_kind, center_kind])
+
+    # Overlapping small-integer boxes, tied scores, max = count, IoU 0.5.
+    grid = bytes([0, 0, 6, 6, 2, 2, 8, 8, 0, 0, 6, 6, 10, 10, 14, 14,
+                  1, 1, 7, 7, 0, 0, 0, 0])
+    # Kinds: max_output 18 + i picks max_values[i] (3: the box count), iou
+    # 16 + i picks iou_values[i] (2: 0.5).
+    write("nms", "overlaps", header(1, 1, 6, 18 + 3, 16 + 2) + grid +
+          bytes([7, 6, 6, 5, 7, 1]))
+    # Two batches, three classes, a score threshold, the center format.
+    rng = random.Random(12)
+    body = bytes(rng.randrange(170) for _ in range(2 * 20 * 4 + 2 * 3 * 20))
+    write("nms", "batches_classes", header(2, 3, 20, 18 + 2, 16 + 3,
+                                           129, 130) + body)
+    # NaN, infinite and raw-float coordinates and scores.
+    special = bytes([220, 221, 222, 223, 224, 225, 226, 227] * 10)
+    raw = bytes([170, 0, 0, 128, 63, 170, 0, 0, 0, 64] * 8)
+    write("nms", "specials", header(1, 2, 12, 18 + 3, 16 + 1, 128 + 3) +
+          special + raw)
+    # Many boxes (the parallel path), nothing selected by default, and an
+    # invalid iou_threshold.
+    # 741 boxes: 41 + (188 + 2 * 256) % 960.
+    write("nms", "many_boxes", bytes([0, 1, 0, 2, 240, 188, 2, 18 + 4, 16 + 3,
+                                      0, 0]) +
+          bytes(rng.randrange(170) for _ in range(2 * 741 * 4 + 2 * 3 * 741)))
+    write("nms", "defaults", header(1, 1, 10, 0, 0) + bytes(range(60)))
+    write("nms", "invalid_iou", header(1, 1, 4, 18 + 3, 245) + bytes(range(40)))
+    # One batch and class, then the torchvision-style calls (last byte odd).
+    write("nms", "functional", header(1, 1, 8, 18 + 3, 16 + 2) +
+          bytes(rng.randrange(170) for _ in range(8 * 4 + 8)) +
+          bytes([1, 0, 1, 2, 3, 0, 1, 2, 3]))
+
 
 if __name__ == "__main__":
     main()

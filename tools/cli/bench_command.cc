@@ -1,6 +1,7 @@
 // `switchyard bench`: a model on every device, copies and forward timed on
 // the device's clock; a table, and JSON / Markdown on request (tools/cli/bench.h).
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -11,7 +12,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/str_format.h"
+#include "core/file_transaction.h"
 #include "core/status_macros.h"
+#include "tools/cli/build_info.h"
 #include "tools/cli/bench.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/flags.h"
@@ -19,7 +23,9 @@
 ABSL_FLAG(std::string, devices, "",
           "bench: comma-separated devices (cpu, cuda:0, ...); empty: every "
           "device the registry knows of, unavailable ones listed with the reason");
-ABSL_FLAG(std::string, json, "", "bench: write the results as JSON to this file");
+ABSL_FLAG(std::string, json, "",
+          "bench: write the results as JSON to this file; devices: --json "
+          "alone prints JSON on stdout, --json=FILE writes it");
 ABSL_FLAG(std::string, markdown, "",
           "bench: write the results as a Markdown section to this file");
 
@@ -32,18 +38,6 @@ constexpr int kBenchWarmup = 2;
 constexpr int kBenchIterations = 10;
 const std::vector<int64_t> kBenchBatches = {1, 8};
 
-absl::Status WriteText(const std::string& path, const std::string& text,
-                       const char* what) {
-  std::ofstream file(path);
-  file << text;
-  file.close();
-  if (!file) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("could not write the ", what, " to '", path, "'"));
-  }
-  std::printf("wrote %s\n", path.c_str());
-  return absl::OkStatus();
-}
 
 std::string UtcNow() {
   std::time_t now = std::time(nullptr);
@@ -64,7 +58,21 @@ absl::Status BenchCommand(BackendRegistry& registry) {
   } else {
     options.batches = kBenchBatches;
   }
+  SY_RETURN_IF_ERROR(CheckRange("--warmup", options.warmup, 0, 1000000));
+  SY_RETURN_IF_ERROR(CheckRange("--iterations", options.iterations, 1, 1000000));
+  for (int64_t batch : options.batches) {
+    SY_RETURN_IF_ERROR(CheckRange("--batch", batch, 1, int64_t{1} << 20));
+  }
   options.seed = absl::GetFlag(FLAGS_seed);
+  // Both files are checked (and published together) before anything is timed.
+  FileTransaction files;
+  const std::string json_path = ResolveUserPath(absl::GetFlag(FLAGS_json));
+  const std::string markdown_path = ResolveUserPath(absl::GetFlag(FLAGS_markdown));
+  if (!json_path.empty()) SY_RETURN_IF_ERROR(files.AddOutput(json_path, "--json"));
+  if (!markdown_path.empty()) {
+    SY_RETURN_IF_ERROR(files.AddOutput(markdown_path, "--markdown"));
+  }
+  const nlohmann::json machine_before = MachineJson();
   const std::string devices = absl::GetFlag(FLAGS_devices);
   options.devices = absl::StrSplit(devices, ',', absl::SkipEmpty());
   const std::string model_name = absl::GetFlag(FLAGS_model);
@@ -96,17 +104,58 @@ absl::Status BenchCommand(BackendRegistry& registry) {
   }
   report.context.emplace_back("date", UtcNow());
   report.context.emplace_back("command", command);
+  // The machine: CPU model and its load before and after, so a busy machine
+  // shows in the results.
+  const nlohmann::json machine = MachineJson();
+  report.context.emplace_back("cpu_model", machine["cpu_model"].get<std::string>());
+  const unsigned cores = machine["cores"].get<unsigned>();
+  double busiest = 0;
+  for (const nlohmann::json* m : {&machine_before, &machine}) {
+    if (!m->contains("load_average")) continue;
+    busiest = std::max(busiest, (*m)["load_average"][0].get<double>());
+  }
+  if (machine.contains("load_average")) {
+    report.context.emplace_back(
+        "load_average", absl::StrFormat("%.2f %.2f %.2f (before: %.2f)",
+                                        machine["load_average"][0].get<double>(),
+                                        machine["load_average"][1].get<double>(),
+                                        machine["load_average"][2].get<double>(),
+                                        machine_before.value("load_average",
+                                            nlohmann::json::array({0.0}))[0].get<double>()));
+  }
+  const nlohmann::json build = BuildInfoJson(registry);
+  for (const auto& [key, value] : build.items()) {
+    report.context.emplace_back(key, value.get<std::string>());
+  }
 
   std::printf("%s", BenchReportTable(report).c_str());
-  const std::string json_path = ResolveUserPath(absl::GetFlag(FLAGS_json));
-  if (!json_path.empty()) {
-    SY_RETURN_IF_ERROR(
-        WriteText(json_path, BenchReportJson(report).dump(2) + "\n", "JSON results"));
+  // Other work on the machine skews every number: say so.
+  if (cores > 0 && busiest > 0.5 * cores) {
+    std::fprintf(stderr,
+                 "bench: warning: the machine was busy while measuring (load "
+                 "average %.2f on %u cores); the times may be inflated\n",
+                 busiest, cores);
   }
-  const std::string markdown_path = ResolveUserPath(absl::GetFlag(FLAGS_markdown));
+  size_t measured = 0;
+  for (const BenchRow& row : report.rows) measured += row.error.empty() ? 1 : 0;
+  if (!json_path.empty()) {
+    nlohmann::json json = BenchReportJson(report);
+    json["build"] = build;
+    json["machine"] = machine;
+    SY_RETURN_IF_ERROR(files.Stage(json_path, json.dump(2) + "\n"));
+  }
   if (!markdown_path.empty()) {
-    SY_RETURN_IF_ERROR(
-        WriteText(markdown_path, BenchReportMarkdown(report), "Markdown results"));
+    SY_RETURN_IF_ERROR(files.Stage(markdown_path, BenchReportMarkdown(report)));
+  }
+  // The files record failures too (each row says why), so they are written
+  // even when nothing was measured; the exit code says so.
+  SY_RETURN_IF_ERROR(files.Commit());
+  if (!json_path.empty()) std::printf("wrote %s\n", json_path.c_str());
+  if (!markdown_path.empty()) std::printf("wrote %s\n", markdown_path.c_str());
+  if (measured == 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "nothing was measured: every device and batch size failed or no "
+        "device was available (", report.rows.size(), " attempts); see the table"));
   }
   return absl::OkStatus();
 }

@@ -2,7 +2,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/flags/declare.h"
+#include "absl/flags/flag.h"
+#include "core/file_transaction.h"
+#include "core/status_macros.h"
+#include "nlohmann/json.hpp"
+#include "tools/cli/build_info.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/flags.h"
+
+ABSL_DECLARE_FLAG(std::string, json);  // bench_command.cc
 
 namespace switchyard {
 namespace cli {
@@ -20,9 +29,53 @@ void PrintOptions(const Backend& backend) {
   }
 }
 
+// `devices --json[=FILE]`: the same facts as JSON, on stdout for "-".
+absl::Status DevicesJson(BackendRegistry& registry, const std::string& path) {
+  nlohmann::json backends = nlohmann::json::array();
+  for (const std::string& type : registry.Types()) {
+    nlohmann::json entry = {{"type", type}};
+    absl::StatusOr<Backend*> backend = registry.GetBackend(type);
+    if (!backend.ok()) {
+      entry["available"] = false;
+      entry["reason"] = std::string(backend.status().message());
+      backends.push_back(entry);
+      continue;
+    }
+    const int count = (*backend)->DeviceCount();
+    entry["available"] = count > 0;
+    if (count == 0) entry["reason"] = (*backend)->UnavailableReason();
+    entry["devices"] = nlohmann::json::array();
+    for (int i = 0; i < count; ++i) {
+      DeviceInfo info = (*backend)->GetDevice(i).Info();
+      nlohmann::json device = {{"device", info.device.ToString()},
+                               {"name", info.name},
+                               {"free_memory_bytes", info.free_memory_bytes},
+                               {"total_memory_bytes", info.total_memory_bytes}};
+      for (const auto& [key, value] : info.properties) device["properties"][key] = value;
+      entry["devices"].push_back(device);
+    }
+    entry["options"] = nlohmann::json::object();
+    for (const BackendOption& option : (*backend)->Options()) {
+      entry["options"][option.key] = {{"value", option.value}, {"help", option.help}};
+    }
+    backends.push_back(entry);
+  }
+  nlohmann::json doc = {{"backends", backends}, {"build", BuildInfoJson(registry)}};
+  if (path == "-") {
+    std::printf("%s\n", doc.dump(2).c_str());
+    return absl::OkStatus();
+  }
+  SY_RETURN_IF_ERROR(WriteFileAtomically(path, doc.dump(2) + "\n", "--json"));
+  std::printf("wrote %s\n", path.c_str());
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status DevicesCommand(BackendRegistry& registry) {
+  if (const std::string json = absl::GetFlag(FLAGS_json); !json.empty()) {
+    return DevicesJson(registry, json == "-" ? json : ResolveUserPath(json));
+  }
   for (const std::string& type : registry.Types()) {
     absl::StatusOr<Backend*> backend = registry.GetBackend(type);
     if (!backend.ok()) {

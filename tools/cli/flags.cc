@@ -1,11 +1,19 @@
 #include "tools/cli/flags.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <set>
+#include <thread>
 
 #include "absl/flags/flag.h"
+#include "absl/flags/reflection.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
@@ -73,6 +81,12 @@ ABSL_FLAG(std::vector<std::string>, backend_option, {},
         BackendOptions().push_back(option);
       }
     });
+
+#define SY_RETURN_IF_ERROR_CLI(expr)            \
+  do {                                          \
+    absl::Status status_ = (expr);              \
+    if (!status_.ok()) return status_;          \
+  } while (0)
 
 namespace switchyard {
 namespace cli {
@@ -142,6 +156,206 @@ void RecordGivenFlags(int argc, char** argv) {
 }
 
 bool FlagGiven(const std::string& name) { return GivenFlags().count(name) > 0; }
+
+absl::Status CheckRange(absl::string_view flag, int64_t value, int64_t min,
+                        int64_t max, absl::string_view why) {
+  if (value >= min && value <= max) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      flag, "=", value, " is out of range: it must be between ", min, " and ",
+      max, why.empty() ? "" : " (", why, why.empty() ? "" : ")"));
+}
+
+int MaxThreads() {
+  const int cores = std::max(1u, std::thread::hardware_concurrency());
+  return std::max(8, 4 * cores);
+}
+
+absl::Status CheckThreadFlags() {
+  const std::string why = absl::StrCat(
+      "4 per core of this machine's ", std::thread::hardware_concurrency(),
+      "; 0 means the default");
+  SY_RETURN_IF_ERROR_CLI(CheckRange("--threads", absl::GetFlag(FLAGS_threads),
+                                    0, MaxThreads(), why));
+  for (const std::string& option : BackendOptions()) {
+    absl::string_view rest = option;
+    if (!absl::ConsumePrefix(&rest, "cpu.threads=")) continue;
+    int64_t threads = 0;
+    if (!absl::SimpleAtoi(rest, &threads)) continue;  // the backend says why
+    SY_RETURN_IF_ERROR_CLI(CheckRange(
+        absl::StrCat("--backend_option=cpu.threads"), threads, 0, MaxThreads(),
+        why));
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+// A run of VGG on a [N, 3, H, W] input holds its widest activations (64
+// channels at full resolution, twice for input and output of a layer) and
+// the plan's other buffers: about 64 times the input's bytes per image.
+constexpr double kActivationFactor = 64;
+
+int64_t PhysicalMemoryBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return int64_t{1} << 40;
+  return static_cast<int64_t>(pages) * page;
+}
+}  // namespace
+
+absl::Status CheckBatchFitsMemory(absl::string_view flag, const Shape& shape) {
+  if (shape.rank() < 1 || shape.dim(0) < 1) return absl::OkStatus();
+  const int64_t batch = shape.dim(0);
+  const double per_image =
+      static_cast<double>(shape.num_elements() / batch) * 4.0 * kActivationFactor;
+  const int64_t memory = PhysicalMemoryBytes();
+  const int64_t fits = static_cast<int64_t>(static_cast<double>(memory) / per_image);
+  if (batch <= fits) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrFormat(
+      "%s: a batch of %d images of %s needs about %.1f GiB (about %.0f MiB "
+      "per image) and this machine has %.1f GiB of memory; use a batch of at "
+      "most %d",
+      flag, batch, shape.ToString(), batch * per_image / (1 << 30),
+      per_image / (1 << 20), static_cast<double>(memory) / (1 << 30), fits));
+}
+
+namespace {
+
+struct FlagUse {
+  const char* name;
+  const char* group;
+  std::vector<std::string> commands;
+};
+
+constexpr const char* kGroups[] = {
+    "model and input", "device and placement", "timing", "outputs",
+    "profiling", "input pipeline (run --batches)", "backends and plugins"};
+
+const std::vector<FlagUse>& FlagUses() {
+  static const auto* uses = new std::vector<FlagUse>{
+      {"model", kGroups[0], {"run", "graph", "bench"}},
+      {"weights", kGroups[0], {"run"}},
+      {"input", kGroups[0], {"run"}},
+      {"batch", kGroups[0], {"run", "graph", "bench"}},
+      {"seed", kGroups[0], {"run", "bench"}},
+      {"device", kGroups[1], {"run", "graph"}},
+      {"devices", kGroups[1], {"bench"}},
+      {"placement", kGroups[1], {"run", "graph"}},
+      {"input_device", kGroups[1], {"run", "graph"}},
+      {"explain_placement", kGroups[1], {"run"}},
+      {"warmup", kGroups[2], {"run", "bench"}},
+      {"iterations", kGroups[2], {"run", "bench"}},
+      {"output", kGroups[3], {"run"}},
+      {"report", kGroups[3], {"run"}},
+      {"labels", kGroups[3], {"run"}},
+      {"format", kGroups[3], {"graph"}},
+      {"json", kGroups[3], {"bench", "devices"}},
+      {"markdown", kGroups[3], {"bench"}},
+      {"profile", kGroups[4], {"run"}},
+      {"profile_summary", kGroups[4], {"run"}},
+      {"batches", kGroups[5], {"run"}},
+      {"loader_threads", kGroups[5], {"run"}},
+      {"prefetch", kGroups[5], {"run"}},
+      {"loader_cost_ms", kGroups[5], {"run"}},
+      {"loader_work", kGroups[5], {"run"}},
+      {"threads", kGroups[6], {"run", "graph", "bench", "devices"}},
+      {"backend_option", kGroups[6], {"run", "graph", "bench", "devices"}},
+      {"plugin", kGroups[6], {"run", "graph", "bench", "devices"}},
+  };
+  return *uses;
+}
+
+const std::vector<std::pair<std::string, std::string>>& Commands() {
+  static const auto* commands = new std::vector<std::pair<std::string, std::string>>{
+      {"devices", "list every backend, its devices (or why it has none) and options"},
+      {"run", "run a model: top-5, images/s, forward time; outputs and a report"},
+      {"graph", "print the traced, placed graph IR (text or Graphviz dot)"},
+      {"bench", "time a model on every device and batch size: forward, copies, end to end"},
+      {"help", "`switchyard help COMMAND`: that command's flags"},
+  };
+  return *commands;
+}
+
+// bench's defaults differ from the shared flags' (bench_command.cc).
+std::string DefaultFor(const std::string& command, const std::string& flag) {
+  if (command == "bench") {
+    if (flag == "warmup") return "2";
+    if (flag == "iterations") return "10";
+    if (flag == "batch") return "1,8";
+  }
+  if (command == "devices" && flag == "json") return "\"\" (--json alone: stdout)";
+  absl::CommandLineFlag* found = absl::FindCommandLineFlag(flag);
+  if (found == nullptr) return "";
+  std::string value = found->DefaultValue();
+  return value.empty() ? "\"\"" : value;
+}
+
+}  // namespace
+
+bool IsCommand(const std::string& command) {
+  for (const auto& [name, line] : Commands()) {
+    if (name == command && name != "help") return true;
+  }
+  return false;
+}
+
+absl::Status CheckFlagsApply(const std::string& command) {
+  for (const FlagUse& use : FlagUses()) {
+    if (!FlagGiven(use.name)) continue;
+    if (std::find(use.commands.begin(), use.commands.end(), command) !=
+        use.commands.end()) {
+      continue;
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", use.name, " does not apply to `switchyard ", command,
+        "`; it is taken by: ", absl::StrJoin(use.commands, ", "),
+        " (see `switchyard help ", command, "`)"));
+  }
+  for (const std::string& path : PluginPaths()) {
+    if (path.empty()) {
+      return absl::InvalidArgumentError(
+          "--plugin is empty; give the path of a backend plugin (.so)");
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string CommandHelp(const std::string& command) {
+  std::string text;
+  if (!IsCommand(command)) {
+    text = "usage: switchyard COMMAND [flags]\n\ncommands:\n";
+    for (const auto& [name, line] : Commands()) {
+      absl::StrAppendFormat(&text, "  %-8s %s\n", name, line);
+    }
+    text +=
+        "\nflag names take dashes or underscores (--loader-threads, "
+        "--loader_threads).\n`switchyard --version`: version, commit, build "
+        "mode, CUDA, target CPU.\nTry: switchyard run --model=vgg11 --batch=1\n";
+    return text;
+  }
+  for (const auto& [name, line] : Commands()) {
+    if (name == command) {
+      text = absl::StrCat("usage: switchyard ", command, " [flags]\n  ", line, "\n");
+    }
+  }
+  for (const char* group : kGroups) {
+    std::string lines;
+    for (const FlagUse& use : FlagUses()) {
+      if (use.group != group ||
+          std::find(use.commands.begin(), use.commands.end(), command) ==
+              use.commands.end()) {
+        continue;
+      }
+      absl::CommandLineFlag* flag = absl::FindCommandLineFlag(use.name);
+      std::string name = use.name;
+      std::replace(name.begin(), name.end(), '_', '-');
+      absl::StrAppend(&lines, "  --", name, "  (default ",
+                      DefaultFor(command, use.name), ")\n      ",
+                      flag != nullptr ? flag->Help() : std::string(), "\n");
+    }
+    if (!lines.empty()) absl::StrAppend(&text, "\n", group, ":\n", lines);
+  }
+  return text;
+}
 
 std::string ResolveUserPath(const std::string& path) {
   if (path.empty() || path[0] == '/') return path;

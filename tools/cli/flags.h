@@ -8,7 +8,9 @@
 #include "absl/flags/declare.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "core/backend_registry.h"
+#include "core/shape.h"
 
 // The command line's flags, shared by the subcommands (see main.cc).
 ABSL_DECLARE_FLAG(std::string, model);
@@ -61,6 +63,33 @@ const std::vector<std::string>& BackendOptionFlags();
 // `registry`; main() calls it after loading plugins (whose backends take
 // options too) and before any command. Errors name the flag.
 absl::Status ApplyBackendOptionFlags(BackendRegistry& registry);
+
+// InvalidArgument naming the flag, the value and the allowed range when
+// `value` is outside [min, max]; `why` explains the upper limit.
+absl::Status CheckRange(absl::string_view flag, int64_t value, int64_t min,
+                        int64_t max, absl::string_view why = "");
+
+// The most threads --threads or cpu.threads may ask for: 4 per core of this
+// machine (at least 8), so a typo cannot start 100000 threads.
+int MaxThreads();
+
+// --threads and every cpu.threads backend option against MaxThreads().
+absl::Status CheckThreadFlags();
+
+// Whether a run of `input_shape` (float32 images) can fit in this machine's
+// memory: the model's activations are estimated at kActivationFactor times
+// the input; ResourceExhausted naming the flag and the largest batch that
+// fits otherwise. Called before anything is allocated.
+absl::Status CheckBatchFitsMemory(absl::string_view flag, const Shape& input_shape);
+
+// Flags given that `command` does not take: InvalidArgument naming the flag
+// and the commands that take it. Also refuses an empty --plugin=.
+absl::Status CheckFlagsApply(const std::string& command);
+
+// Help: every command with a line, and one command's flags grouped with
+// their defaults ("" for the overview).
+std::string CommandHelp(const std::string& command);
+bool IsCommand(const std::string& command);
 
 }  // namespace cli
 }  // namespace switchyard

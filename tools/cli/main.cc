@@ -13,36 +13,22 @@
 // --loader_threads); Abseil knows the underscore spelling.
 
 #include <cstdio>
+#include <new>
+#include <system_error>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
 #include "core/backend_registry.h"
 #include "core/plugin_loader.h"
+#include "tools/cli/build_info.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/flags.h"
 
 namespace {
-
-constexpr char kUsage[] =
-    "switchyard COMMAND [flags]\n"
-    "commands:\n"
-    "  devices   list every backend and its devices (or why it has none)\n"
-    "  run       run a model: top-5 and forward time (--model --weights --input\n"
-    "            --batch --output --device --warmup --iterations --report --threads)\n"
-    "  graph     print the placed graph IR (--model --format=text|dot --device --batch)\n"
-    "  bench     time a model on every device: forward, copies, end to end\n"
-    "            (--model --devices --batch=1,8 --warmup --iterations --json\n"
-    "            --markdown --threads)\n"
-    "backend options: --backend_option=TYPE.KEY=VALUE (repeatable), e.g.\n"
-    "  cpu.threads=2 or cpu.fusion=off; --threads=N is cpu.threads=N;\n"
-    "  `switchyard devices` lists them\n"
-    "plugins: --plugin=PATH.so (repeatable) and SWITCHYARD_PLUGIN_PATH load\n"
-    "  backends at start, e.g. --plugin=bazel-bin/backends/reference/"
-    "libswitchyard_ref_plugin.so\n"
-    "Try: switchyard run --model=vgg11 --batch=1\n";
 
 // Plugins from SWITCHYARD_PLUGIN_PATH, then from --plugin, into `registry`.
 absl::Status LoadPlugins(switchyard::BackendRegistry& registry) {
@@ -72,24 +58,67 @@ void NormalizeFlagNames(int argc, char** argv) {
 
 }  // namespace
 
+// `switchyard help [COMMAND]`, `COMMAND --help`, `-h`, `--version`: answered
+// before Abseil parses (which knows neither -h nor per-command help).
+// Returns -1 when the command line asks for neither.
+int HelpOrVersion(int argc, char** argv) {
+  std::string command;
+  bool help = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") break;
+    if (arg == "--version" || arg == "-version") {
+      std::printf("%s", switchyard::cli::BuildInfoText(
+                            switchyard::BackendRegistry::Global())
+                            .c_str());
+      return 0;
+    }
+    if (arg == "-h" || arg == "--help" || arg == "-help" || arg == "--h") {
+      help = true;
+    } else if (arg[0] != '-') {
+      if (arg == "help" && command.empty()) {
+        help = true;
+      } else if (command.empty() || command == "help") {
+        command = arg;
+      }
+    }
+  }
+  if (!help) return -1;
+  if (command == "help") command.clear();
+  if (!command.empty() && !switchyard::cli::IsCommand(command)) {
+    std::fprintf(stderr, "unknown command '%s'\n\n%s", command.c_str(),
+                 switchyard::cli::CommandHelp("").c_str());
+    return 2;
+  }
+  std::printf("%s", switchyard::cli::CommandHelp(command).c_str());
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(kUsage);
+  absl::SetProgramUsageMessage("switchyard COMMAND [flags]; `switchyard help`");
   NormalizeFlagNames(argc, argv);
+  if (const int code = HelpOrVersion(argc, argv); code >= 0) return code;
+  // `devices --json` (no value): JSON on stdout.
+  std::vector<std::string> storage(argv, argv + argc);
+  for (std::string& arg : storage) {
+    if (arg == "--json") arg = "--json=-";
+  }
+  std::vector<char*> rewritten;
+  for (std::string& arg : storage) rewritten.push_back(arg.data());
+  rewritten.push_back(nullptr);
+  argc = static_cast<int>(storage.size());
+  argv = rewritten.data();
   switchyard::cli::RecordGivenFlags(argc, argv);
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() != 2) {
-    std::fprintf(stderr, "%s", kUsage);
+    std::fprintf(stderr, "%s%s",
+                 args.size() < 2 ? "" : "give one command\n\n",
+                 switchyard::cli::CommandHelp("").c_str());
     return 2;
   }
   const std::string command = args[1];
-  switchyard::BackendRegistry& registry = switchyard::BackendRegistry::Global();
-  absl::Status status = LoadPlugins(registry);
-  if (!status.ok()) {
-    std::fprintf(stderr, "switchyard: cannot load plugins: %s: %s\n",
-                 absl::StatusCodeToString(status.code()).c_str(),
-                 std::string(status.message()).c_str());
-    return 1;
-  }
   using Command = absl::Status (*)(switchyard::BackendRegistry&);
   const std::map<std::string, Command> commands = {
       {"devices", &switchyard::cli::DevicesCommand},
@@ -99,12 +128,40 @@ int main(int argc, char** argv) {
   };
   auto found = commands.find(command);
   if (found == commands.end()) {
-    std::fprintf(stderr, "unknown command '%s'\n\n%s", command.c_str(), kUsage);
+    std::fprintf(stderr, "unknown command '%s'\n\n%s", command.c_str(),
+                 switchyard::cli::CommandHelp("").c_str());
     return 2;
   }
-  // Backend options (plugins' included) before any command compiles a kernel.
-  status = switchyard::cli::ApplyBackendOptionFlags(registry);
-  if (status.ok()) status = found->second(registry);
+  absl::Status status = switchyard::cli::CheckFlagsApply(command);
+  if (status.ok()) status = switchyard::cli::CheckThreadFlags();
+  if (!status.ok()) {
+    std::fprintf(stderr, "switchyard %s: %s: %s\n", command.c_str(),
+                 absl::StatusCodeToString(status.code()).c_str(),
+                 std::string(status.message()).c_str());
+    return 2;
+  }
+  switchyard::BackendRegistry& registry = switchyard::BackendRegistry::Global();
+  status = LoadPlugins(registry);
+  if (!status.ok()) {
+    std::fprintf(stderr, "switchyard: cannot load plugins: %s: %s\n",
+                 absl::StatusCodeToString(status.code()).c_str(),
+                 std::string(status.message()).c_str());
+    return 1;
+  }
+  // Allocation or thread creation failing anywhere in a command is an error
+  // the user can act on, not an abort.
+  try {
+    // Backend options (plugins' included) before any command compiles a kernel.
+    status = switchyard::cli::ApplyBackendOptionFlags(registry);
+    if (status.ok()) status = found->second(registry);
+  } catch (const std::bad_alloc&) {
+    status = absl::ResourceExhaustedError(
+        "out of memory; try a smaller --batch or fewer --threads");
+  } catch (const std::system_error& error) {
+    status = absl::ResourceExhaustedError(absl::StrCat(
+        "the system refused a resource (", error.what(),
+        "); try fewer --threads or --loader-threads"));
+  }
   if (!status.ok()) {
     std::fprintf(stderr, "switchyard %s: %s: %s\n", command.c_str(),
                  absl::StatusCodeToString(status.code()).c_str(),

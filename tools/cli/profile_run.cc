@@ -30,14 +30,17 @@ ProfileFlags GetProfileFlags() {
 
 absl::Status WriteProfileOutputs(
     const ProfileFlags& flags, absl::Span<const ProfileEvent> events,
-    const std::vector<std::pair<std::string, std::string>>& metadata) {
+    const std::vector<std::pair<std::string, std::string>>& metadata,
+    FileTransaction& files) {
   if (flags.summary) {
     std::printf("\n%s", FormatProfileSummary(SummarizeProfile(events)).c_str());
   }
   if (!flags.trace_path.empty()) {
-    SY_RETURN_IF_ERROR(WriteChromeTrace(flags.trace_path, events, metadata));
-    std::printf("wrote trace %s (open in https://ui.perfetto.dev or chrome://tracing)\n",
-                flags.trace_path.c_str());
+    if (!files.HasOutput(flags.trace_path)) {
+      SY_RETURN_IF_ERROR(files.AddOutput(flags.trace_path, "--profile"));
+    }
+    SY_RETURN_IF_ERROR(
+        files.Stage(flags.trace_path, ChromeTraceJson(events, metadata) + "\n"));
   }
   return absl::OkStatus();
 }
@@ -83,8 +86,9 @@ absl::StatusOr<std::vector<Tensor>> RunProfiling::Iteration(ExecutablePlan& plan
 }
 
 absl::Status RunProfiling::Finish(
-    const std::vector<std::pair<std::string, std::string>>& metadata) {
-  return WriteProfileOutputs(flags_, profiler_.events(), metadata);
+    const std::vector<std::pair<std::string, std::string>>& metadata,
+    FileTransaction& files) {
+  return WriteProfileOutputs(flags_, profiler_.events(), metadata, files);
 }
 
 }  // namespace cli

@@ -11,6 +11,7 @@
 #include "absl/types/span.h"
 #include "core/backend_registry.h"
 #include "core/executable_plan.h"
+#include "core/file_transaction.h"
 #include "core/profiler.h"
 #include "core/tensor.h"
 
@@ -27,9 +28,12 @@ ProfileFlags GetProfileFlags();
 
 // Writes the Chrome trace (when asked) and prints the summary by op and by
 // layer (when asked) of `events`.
+// The trace is staged in `files` (the caller added flags.trace_path to it
+// before the run, and commits it with the run's other outputs).
 absl::Status WriteProfileOutputs(
     const ProfileFlags& flags, absl::Span<const ProfileEvent> events,
-    const std::vector<std::pair<std::string, std::string>>& metadata);
+    const std::vector<std::pair<std::string, std::string>>& metadata,
+    FileTransaction& files);
 
 // Profiled iterations of `switchyard run`: each uploads the host input into
 // the device input (a copy event), runs the plan with a Profiler (an event
@@ -48,7 +52,8 @@ class RunProfiling {
                                    absl::Span<const float> host_input,
                                    int iteration, BackendRegistry& registry);
   // Writes the trace, prints the summary.
-  absl::Status Finish(const std::vector<std::pair<std::string, std::string>>& metadata);
+  absl::Status Finish(const std::vector<std::pair<std::string, std::string>>& metadata,
+                      FileTransaction& files);
 
  private:
   explicit RunProfiling(ProfileFlags flags) : flags_(std::move(flags)) {}

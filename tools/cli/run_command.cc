@@ -1,4 +1,8 @@
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cmath>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -6,25 +10,34 @@
 #include <random>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/types/span.h"
+#include "core/file_transaction.h"
 #include "core/status_macros.h"
 #include "models/model_zoo.h"
 #include "models/npy.h"
 #include "models/output_files.h"
 #include "models/safetensors.h"
+#include "tools/cli/build_info.h"
 #include "nlohmann/json.hpp"
 #include "tools/cli/commands.h"
 #include "tools/cli/flags.h"
 #include "tools/cli/profile_run.h"
 #include "tools/cli/utilization.h"
 
+ABSL_FLAG(std::string, labels, "",
+          "run: text file with one class name per line (line i names class "
+          "i), shown next to the top-5");
+
 namespace switchyard {
 namespace cli {
 namespace {
+
+constexpr int kMaxIterations = 1000000;
 
 struct Timing {
   double median_ms, min_ms, max_ms;
@@ -57,24 +70,80 @@ std::vector<std::vector<std::pair<int64_t, float>>> TopK(
   return result;
 }
 
+// An input file the run reads: it must exist and be a file (or a pipe), so
+// /dev/zero or a folder is refused before any work.
+absl::Status CheckInputFile(absl::string_view flag, const std::string& path) {
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0) {
+    return absl::ErrnoToStatus(
+        errno, absl::StrCat(flag, ": cannot read '", path, "'"));
+  }
+  if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        flag, ": '", path, "' is ",
+        S_ISDIR(info.st_mode) ? "a directory" : "a device or socket",
+        ", not a file"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<HostArray> LoadOrMakeInput(const std::string& model_name) {
   const std::string path = ResolveUserPath(absl::GetFlag(FLAGS_input));
+  SY_ASSIGN_OR_RETURN(Shape expected, ModelInputShape(model_name, 1));
   if (!path.empty()) {
     SY_ASSIGN_OR_RETURN(HostArray input, ReadNpy(path));
     if (input.dtype != DType::kFloat32) {
       return absl::InvalidArgumentError(absl::StrCat(
-          path, ": the input is ", DTypeName(input.dtype), "; ", model_name,
-          " takes float32 images: save them with np.save(path, "
+          "--input=", path, ": the input is ", DTypeName(input.dtype), "; ",
+          model_name, " takes float32 images: save them with np.save(path, "
           "x.astype(np.float32))"));
     }
+    // Rank and channels now, before the weights: spatial sizes are the
+    // model's to judge (VGG pools adaptively).
+    if (input.shape.rank() != expected.rank() || input.shape.dim(0) < 1 ||
+        input.shape.dim(1) != expected.dim(1)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--input=", path, ": shape ", input.shape.ToString(), " but ",
+          model_name, " takes [N, ", expected.dim(1), ", H, W] with N >= 1, e.g. ",
+          expected.ToString()));
+    }
+    SY_RETURN_IF_ERROR(CheckBatchFitsMemory(absl::StrCat("--input=", path),
+                                            input.shape));
     return input;
   }
   SY_ASSIGN_OR_RETURN(int64_t batch, BatchFlag());
+  SY_RETURN_IF_ERROR(CheckRange("--batch", batch, 1, int64_t{1} << 20));
   SY_ASSIGN_OR_RETURN(Shape shape, ModelInputShape(model_name, batch));
+  SY_RETURN_IF_ERROR(CheckBatchFitsMemory(absl::StrCat("--batch=", batch), shape));
   std::mt19937_64 rng(absl::GetFlag(FLAGS_seed) + 1);
   HostArray input(shape, std::vector<float>(shape.num_elements()));
   for (float& v : input.mutable_values()) v = NormalSample(rng, 1.0f);
   return input;
+}
+
+absl::StatusOr<std::vector<std::string>> ReadLabels() {
+  const std::string path = ResolveUserPath(absl::GetFlag(FLAGS_labels));
+  std::vector<std::string> labels;
+  if (path.empty()) return labels;
+  SY_RETURN_IF_ERROR(CheckInputFile("--labels", path));
+  std::ifstream file(path);
+  if (!file) {
+    return absl::ErrnoToStatus(errno,
+                               absl::StrCat("--labels: cannot read '", path, "'"));
+  }
+  for (std::string line; std::getline(file, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    labels.push_back(line);
+    if (labels.size() > 10000000) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--labels=", path, ": more than 10000000 lines; give one class name per line"));
+    }
+  }
+  if (labels.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--labels=", path, ": the file is empty; give one class name per line"));
+  }
+  return labels;
 }
 
 absl::StatusOr<Device> InputDevice(const Device& model_device) {
@@ -83,46 +152,84 @@ absl::StatusOr<Device> InputDevice(const Device& model_device) {
   return Device::Parse(flag);
 }
 
-absl::Status WriteReport(const std::string& path, const nlohmann::json& report) {
-  std::ofstream file(path);
-  file << report.dump(2) << "\n";
-  file.close();
-  if (!file) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("could not write the report to '", path, "'"));
-  }
-  return absl::OkStatus();
+double Ms(std::chrono::steady_clock::time_point a,
+          std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
 }  // namespace
 
 absl::Status RunCommand(BackendRegistry& registry) {
+  const auto start = std::chrono::steady_clock::now();
+  // Everything the user gave is checked here, before the model is built and
+  // its weights are initialised or loaded (seconds for VGG).
   const int iterations = absl::GetFlag(FLAGS_iterations);
   const int warmup = absl::GetFlag(FLAGS_warmup);
-  if (iterations < 1 || warmup < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--iterations must be >= 1 and --warmup >= 0, got ", iterations, " and ",
-        warmup));
-  }
+  SY_RETURN_IF_ERROR(CheckRange("--iterations", iterations, 1, kMaxIterations));
+  SY_RETURN_IF_ERROR(CheckRange("--warmup", warmup, 0, kMaxIterations));
+  SY_RETURN_IF_ERROR(CheckPipelineFlags());
   SY_ASSIGN_OR_RETURN(Device device, Device::Parse(absl::GetFlag(FLAGS_device)));
   SY_RETURN_IF_ERROR(registry.GetDevice(device).status());
-
+  SY_ASSIGN_OR_RETURN(PlacementPolicy placement,
+                      ParsePlacementPolicy(absl::GetFlag(FLAGS_placement)));
+  SY_ASSIGN_OR_RETURN(Device input_device, InputDevice(device));
+  SY_RETURN_IF_ERROR(registry.GetDevice(input_device).status());
   const std::string model_name = absl::GetFlag(FLAGS_model);
+  const std::string input_path = ResolveUserPath(absl::GetFlag(FLAGS_input));
+  if (!input_path.empty() && FlagGiven("batch")) {
+    return absl::InvalidArgumentError(
+        "--batch and --input were both given: the batch is the first dimension "
+        "of the --input array; drop --batch (or --input for a random batch)");
+  }
+  const std::string weights = ResolveUserPath(absl::GetFlag(FLAGS_weights));
+  if (!weights.empty()) SY_RETURN_IF_ERROR(CheckInputFile("--weights", weights));
+  if (!input_path.empty()) SY_RETURN_IF_ERROR(CheckInputFile("--input", input_path));
+  SY_ASSIGN_OR_RETURN(std::vector<std::string> labels, ReadLabels());
+
+  // Every file the run writes, published together at the end or not at all
+  // (core/file_transaction.h); destinations are checked now.
+  FileTransaction files;
+  files.AddInput(weights, "--weights");
+  files.AddInput(input_path, "--input");
+  files.AddInput(ResolveUserPath(absl::GetFlag(FLAGS_labels)), "--labels");
+  const std::string output_flag = absl::GetFlag(FLAGS_output);
+  std::vector<std::string> output_targets;
+  for (absl::string_view target : absl::StrSplit(output_flag, ',', absl::SkipEmpty())) {
+    output_targets.push_back(ResolveUserPath(std::string(target)));
+  }
+  if (!output_flag.empty() && PipelineRequested()) {
+    return absl::InvalidArgumentError(
+        "--output does not apply with --batches (a stream keeps no outputs); "
+        "drop one of them");
+  }
+  const bool output_is_folder =
+      output_targets.size() == 1 &&
+      (absl::EndsWith(output_targets[0], "/") ||
+       [&] { struct stat i; return stat(output_targets[0].c_str(), &i) == 0 && S_ISDIR(i.st_mode); }());
+  if (!output_is_folder) {
+    for (const std::string& target : output_targets) {
+      SY_RETURN_IF_ERROR(files.AddOutput(target, "--output"));
+    }
+  }
+  const std::string report_path = ResolveUserPath(absl::GetFlag(FLAGS_report));
+  if (!report_path.empty()) SY_RETURN_IF_ERROR(files.AddOutput(report_path, "--report"));
+  const ProfileFlags profile_flags = GetProfileFlags();
+  if (!profile_flags.trace_path.empty()) {
+    SY_RETURN_IF_ERROR(files.AddOutput(profile_flags.trace_path, "--profile"));
+  }
+  SY_ASSIGN_OR_RETURN(HostArray input_array, LoadOrMakeInput(model_name));
+
+  // Set-up: the model, its weights, the input on its device, the plan.
   SY_ASSIGN_OR_RETURN(std::unique_ptr<Module> model, CreateModel(model_name, registry));
   SY_RETURN_IF_ERROR(model->To(device));
-  const std::string weights = ResolveUserPath(absl::GetFlag(FLAGS_weights));
   if (weights.empty()) {
     SY_RETURN_IF_ERROR(InitializeModel(*model, absl::GetFlag(FLAGS_seed)));
   } else {
     // Mapped and copied straight to the device (errors start with the path).
     SY_RETURN_IF_ERROR(model->LoadSafetensors(weights));
   }
-
-  SY_ASSIGN_OR_RETURN(PlacementPolicy placement,
-                      ParsePlacementPolicy(absl::GetFlag(FLAGS_placement)));
+  const auto weights_done = std::chrono::steady_clock::now();
   model->set_placement(placement);
-  SY_ASSIGN_OR_RETURN(Device input_device, InputDevice(device));
-  SY_ASSIGN_OR_RETURN(HostArray input_array, LoadOrMakeInput(model_name));
   SY_ASSIGN_OR_RETURN(
       Tensor input, Tensor::FromVector(input_array.shape, input_array.values(),
                                        input_device, registry));
@@ -132,6 +239,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
               input_device.ToString().c_str());
   SY_ASSIGN_OR_RETURN(ExecutablePlan * plan,
                       model->Compiled(input.shape(), input.device()));
+  const auto compile_done = std::chrono::steady_clock::now();
   if (absl::GetFlag(FLAGS_explain_placement)) {
     std::printf("%s", plan->graph().ToText().c_str());
   }
@@ -143,24 +251,32 @@ absl::Status RunCommand(BackendRegistry& registry) {
   // (models/output_files.h); checked against the model's outputs before
   // anything runs.
   std::vector<std::string> output_paths;
-  if (const std::string flag = absl::GetFlag(FLAGS_output); !flag.empty()) {
-    std::vector<std::string> targets;
-    for (absl::string_view target : absl::StrSplit(flag, ',')) {
-      targets.push_back(ResolveUserPath(std::string(target)));
-    }
+  if (!output_flag.empty()) {
     absl::StatusOr<std::vector<std::string>> paths =
-        OutputFilePaths(targets, plan->graph().outputs().size());
+        OutputFilePaths(output_targets, plan->graph().outputs().size());
     if (!paths.ok()) {
       return absl::Status(
           paths.status().code(),
-          absl::StrCat("--output=", flag, ": ", paths.status().message()));
+          absl::StrCat("--output=", output_flag, ": ", paths.status().message()));
     }
     output_paths = *std::move(paths);
+    for (const std::string& path : output_paths) {
+      if (!files.HasOutput(path)) SY_RETURN_IF_ERROR(files.AddOutput(path, "--output"));
+    }
   }
 
+  nlohmann::json facts = {{"build", BuildInfoJson(registry)},
+                          {"machine", MachineJson()}};
   if (PipelineRequested()) {
     // --batches: a stream through an input pipeline (tools/cli/utilization.h).
-    return RunPipelineCommand(*plan, input, registry);
+    SY_RETURN_IF_ERROR(RunPipelineCommand(*plan, input, registry, files, facts));
+    SY_RETURN_IF_ERROR(files.Commit());
+    if (!report_path.empty()) std::printf("wrote %s\n", report_path.c_str());
+    if (!profile_flags.trace_path.empty()) {
+      std::printf("wrote trace %s (open in https://ui.perfetto.dev or chrome://tracing)\n",
+                  profile_flags.trace_path.c_str());
+    }
+    return absl::OkStatus();
   }
   // --profile / --profile-summary: timed iterations also upload the input and
   // download the output, each node timed on the device clock.
@@ -168,8 +284,9 @@ absl::Status RunCommand(BackendRegistry& registry) {
 
   std::vector<Tensor> outputs;  // every output of the model
   std::vector<double> times;
+  double first_ms = 0;
   for (int i = 0; i < warmup + iterations; ++i) {
-    const auto start = std::chrono::steady_clock::now();
+    const auto begin = std::chrono::steady_clock::now();
     // Forward returns after the device has finished: the time is real.
     if (profiling != nullptr && i >= warmup) {
       SY_ASSIGN_OR_RETURN(
@@ -180,49 +297,91 @@ absl::Status RunCommand(BackendRegistry& registry) {
                           model->Forward(absl::MakeConstSpan(&input, 1)));
     }
     const auto end = std::chrono::steady_clock::now();
-    if (i >= warmup) {
-      times.push_back(std::chrono::duration<double, std::milli>(end - start).count());
-    }
+    if (i == 0) first_ms = Ms(begin, end);
+    if (i >= warmup) times.push_back(Ms(begin, end));
   }
   // Top-5 and the report describe the first output; --output writes all.
   const Tensor& output = outputs.front();
   SY_ASSIGN_OR_RETURN(std::vector<float> values, output.ToVector());
   const Timing timing = Summarize(times);
+  const int64_t batch = input.shape().dim(0);
+  const double images_per_s =
+      timing.median_ms > 0 ? batch * 1000.0 / timing.median_ms : 0;
+
+  // NaN or Inf in any output: a warning, and a field in the report.
+  nlohmann::json non_finite = nlohmann::json::array();
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    SY_ASSIGN_OR_RETURN(std::vector<float> all, outputs[o].ToVector());
+    int64_t nans = 0, infs = 0;
+    for (float v : all) {
+      if (std::isnan(v)) ++nans;
+      else if (std::isinf(v)) ++infs;
+    }
+    if (nans + infs > 0) {
+      std::printf("warning: output %zu has %lld NaN and %lld Inf of %zu values; "
+                  "the top-5 below is not meaningful\n",
+                  o, static_cast<long long>(nans), static_cast<long long>(infs),
+                  all.size());
+      non_finite.push_back({{"output", o}, {"nan", nans}, {"inf", infs}});
+    }
+  }
 
   std::printf("output %s\n", output.shape().ToString().c_str());
   const auto top5 = TopK(values, output.shape(), 5);
+  const int64_t classes =
+      output.shape().num_elements() / std::max<int64_t>(output.shape().dim(0), 1);
+  if (!labels.empty() && static_cast<int64_t>(labels.size()) != classes) {
+    std::printf("warning: --labels has %zu names but the output has %lld classes\n",
+                labels.size(), static_cast<long long>(classes));
+  }
+  std::printf("top-5 per sample: class, softmax probability (raw output)%s\n",
+              labels.empty() ? "" : ", label");
   nlohmann::json top5_json = nlohmann::json::array();
   for (size_t s = 0; s < top5.size(); ++s) {
+    // Softmax over the sample's row, computed stably (max subtracted).
+    const float* row = values.data() + s * classes;
+    double max = -INFINITY, sum = 0;
+    for (int64_t c = 0; c < classes; ++c) max = std::max<double>(max, row[c]);
+    for (int64_t c = 0; c < classes; ++c) sum += std::exp(row[c] - max);
     std::string line = absl::StrFormat("sample %d top-5:", s);
     nlohmann::json sample = nlohmann::json::array();
     for (const auto& [cls, value] : top5[s]) {
-      absl::StrAppendFormat(&line, "  %d (%.4f)", cls, value);
-      sample.push_back({{"class", cls}, {"value", value}});
+      const double probability = std::exp(value - max) / sum;
+      absl::StrAppendFormat(&line, "  %d %.4f (%.4f)", cls, probability, value);
+      nlohmann::json entry = {{"class", cls}, {"value", value},
+                              {"probability", std::isfinite(probability) ? probability : 0.0}};
+      if (cls < static_cast<int64_t>(labels.size())) {
+        absl::StrAppend(&line, " ", labels[cls]);
+        entry["label"] = labels[cls];
+      }
+      sample.push_back(entry);
     }
     std::printf("%s\n", line.c_str());
     top5_json.push_back(sample);
   }
+  const double setup_ms = Ms(start, compile_done);
   std::printf("forward: median %.2f ms, min %.2f ms, max %.2f ms over %d "
-              "iterations (%d warmup)\n",
-              timing.median_ms, timing.min_ms, timing.max_ms, iterations, warmup);
+              "iterations (%d warmup); %.1f images/s\n",
+              timing.median_ms, timing.min_ms, timing.max_ms, iterations, warmup,
+              images_per_s);
+  std::printf("set-up: %.0f ms (weights %.0f ms, compile %.0f ms); first forward "
+              "%.1f ms\n",
+              setup_ms, Ms(start, weights_done), Ms(weights_done, compile_done),
+              first_ms);
   if (profiling != nullptr) {
     SY_RETURN_IF_ERROR(profiling->Finish(
         {{"model", model_name}, {"device", device.ToString()},
-         {"input", input.shape().ToString()}}));
+         {"input", input.shape().ToString()}}, files));
   }
 
   if (!output_paths.empty()) {
-    SY_RETURN_IF_ERROR(WriteOutputFiles(outputs, output_paths));
-    for (const std::string& path : output_paths) {
-      std::printf("wrote %s\n", path.c_str());
-    }
+    SY_RETURN_IF_ERROR(StageOutputFiles(outputs, output_paths, files));
   }
-  const std::string report_path = ResolveUserPath(absl::GetFlag(FLAGS_report));
   if (!report_path.empty()) {
     nlohmann::json report = {
         {"model", model_name},
         {"device", device.ToString()},
-        {"batch", input.shape().dim(0)},
+        {"batch", batch},
         {"input_shape", input.shape().dims()},
         {"output_shape", output.shape().dims()},
         {"warmup", warmup},
@@ -230,8 +389,15 @@ absl::Status RunCommand(BackendRegistry& registry) {
         {"forward_ms", {{"median", timing.median_ms},
                         {"min", timing.min_ms},
                         {"max", timing.max_ms}}},
+        {"images_per_s", images_per_s},
+        {"setup_ms", {{"total", setup_ms},
+                      {"weights", Ms(start, weights_done)},
+                      {"compile", Ms(weights_done, compile_done)},
+                      {"first_forward", first_ms}}},
+        {"non_finite_outputs", non_finite},
         {"top5", top5_json},
     };
+    for (const auto& [key, value] : facts.items()) report[key] = value;
     // The options of the backend the model ran on (cpu: threads, fusion).
     SY_ASSIGN_OR_RETURN(Backend * backend, registry.GetBackend(device.type()));
     for (const BackendOption& option : backend->Options()) {
@@ -242,9 +408,16 @@ absl::Status RunCommand(BackendRegistry& registry) {
         report["cpu_threads"] = threads;
       }
     }
-    SY_RETURN_IF_ERROR(WriteReport(report_path, report));
-    std::printf("wrote %s\n", report_path.c_str());
+    SY_RETURN_IF_ERROR(files.Stage(report_path, report.dump(2) + "\n"));
   }
+  // Every output together, only now that the whole run has succeeded.
+  SY_RETURN_IF_ERROR(files.Commit());
+  if (!profile_flags.trace_path.empty()) {
+    std::printf("wrote trace %s (open in https://ui.perfetto.dev or chrome://tracing)\n",
+                profile_flags.trace_path.c_str());
+  }
+  for (const std::string& path : output_paths) std::printf("wrote %s\n", path.c_str());
+  if (!report_path.empty()) std::printf("wrote %s\n", report_path.c_str());
   return absl::OkStatus();
 }
 

@@ -1,5 +1,7 @@
 #include "tools/cli/utilization.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 
@@ -89,8 +91,45 @@ nlohmann::json ReportJson(const UtilizationReport& r, const PipelineOptions& o,
 
 bool PipelineRequested() { return absl::GetFlag(FLAGS_batches) > 0; }
 
+absl::Status CheckPipelineFlags() {
+  const int batches = absl::GetFlag(FLAGS_batches);
+  SY_RETURN_IF_ERROR(CheckRange("--batches", batches, 0, 1000000,
+                                "0 runs the usual timed iterations"));
+  if (batches == 0) {
+    for (const char* flag : {"loader_threads", "prefetch", "loader_cost_ms",
+                             "loader_work"}) {
+      if (FlagGiven(flag)) {
+        std::string name = flag;
+        std::replace(name.begin(), name.end(), '_', '-');
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--", name, " applies to a stream: give --batches=N as well"));
+      }
+    }
+    return absl::OkStatus();
+  }
+  SY_RETURN_IF_ERROR(CheckRange("--loader-threads", absl::GetFlag(FLAGS_loader_threads),
+                                1, MaxThreads(), "4 per core of this machine"));
+  SY_RETURN_IF_ERROR(CheckRange("--prefetch", absl::GetFlag(FLAGS_prefetch), 1, 1024,
+                                "batches held ahead of the device"));
+  const double cost = absl::GetFlag(FLAGS_loader_cost_ms);
+  if (!std::isfinite(cost) || cost < 0 || cost > 60000) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--loader-cost-ms=", cost,
+        " is out of range: it must be a finite number of milliseconds "
+        "between 0 and 60000"));
+  }
+  const std::string work = absl::GetFlag(FLAGS_loader_work);
+  if (work != "busy" && work != "sleep") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--loader-work must be busy or sleep, got '", work, "'"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RunPipelineCommand(ExecutablePlan& plan, const Tensor& input,
-                                BackendRegistry& registry) {
+                                BackendRegistry& registry, FileTransaction& files,
+                                const nlohmann::json& extra) {
+  SY_RETURN_IF_ERROR(CheckPipelineFlags());
   PipelineOptions options;
   options.batches = absl::GetFlag(FLAGS_batches);
   options.loader_threads = absl::GetFlag(FLAGS_loader_threads);
@@ -127,17 +166,12 @@ absl::Status RunPipelineCommand(ExecutablePlan& plan, const Tensor& input,
   const ProfileFlags profile = GetProfileFlags();
   SY_RETURN_IF_ERROR(WriteProfileOutputs(
       profile, result.events,
-      {{"mode", "input pipeline"}, {"diagnosis", report.diagnosis}}));
+      {{"mode", "input pipeline"}, {"diagnosis", report.diagnosis}}, files));
   const std::string report_path = ResolveUserPath(absl::GetFlag(FLAGS_report));
   if (!report_path.empty()) {
-    std::ofstream file(report_path);
-    file << ReportJson(report, options, result.timeline).dump(2) << "\n";
-    file.close();
-    if (!file) {
-      return absl::PermissionDeniedError(
-          absl::StrCat("could not write the report to '", report_path, "'"));
-    }
-    std::printf("wrote %s\n", report_path.c_str());
+    nlohmann::json json = ReportJson(report, options, result.timeline);
+    for (const auto& [key, value] : extra.items()) json[key] = value;
+    SY_RETURN_IF_ERROR(files.Stage(report_path, json.dump(2) + "\n"));
   }
   return absl::OkStatus();
 }

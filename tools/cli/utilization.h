@@ -4,6 +4,8 @@
 #include "absl/status/status.h"
 #include "core/backend_registry.h"
 #include "core/executable_plan.h"
+#include "core/file_transaction.h"
+#include "nlohmann/json.hpp"
 #include "core/tensor.h"
 
 namespace switchyard {
@@ -22,8 +24,15 @@ bool PipelineRequested();
 
 // Runs the stream on `plan`, whose input is `input` (the device tensor each
 // batch is copied into).
+// --report and --profile are staged in `files` (added by the caller before
+// the run); `extra` is merged into the report (build and machine facts).
 absl::Status RunPipelineCommand(ExecutablePlan& plan, const Tensor& input,
-                                BackendRegistry& registry);
+                                BackendRegistry& registry, FileTransaction& files,
+                                const nlohmann::json& extra);
+
+// --batches, --loader-threads, --prefetch, --loader-cost-ms, --loader-work
+// range-checked (and refused without --batches), before any work.
+absl::Status CheckPipelineFlags();
 
 }  // namespace cli
 }  // namespace switchyard

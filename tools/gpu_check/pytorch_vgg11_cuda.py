@@ -8,7 +8,7 @@ Usage:
 torchvision.models.vgg11(weights=None) (random init: nothing is downloaded;
 speed does not depend on the weights) in eval mode under
 torch.inference_mode(), on one GPU, FP32 with TF32 off for matmuls and
-convolutions (as Switchyard's default), torch.backends.cudnn.benchmark on
+convolutions (as Switchyard's default; fp32_precision = "ieee" on 2.9+), torch.backends.cudnn.benchmark on
 (cuDNN times its algorithms once per shape, as Switchyard does).
 
 Each timed forward is measured like Switchyard's `run`: wall clock from the
@@ -23,6 +23,7 @@ GPU time of the same forward (CUDA events around it) is recorded beside.
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -45,21 +46,22 @@ def main(argv=None):
     if not torch.cuda.is_available():
         print("pytorch: no CUDA device (torch.cuda.is_available() is False)")
         return 2
-    # FP32, TF32 off, in both the legacy flags and the precision API.
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    torch.set_float32_matmul_precision("highest")
+    # FP32, TF32 off: the fp32_precision API where torch has it (2.9+), else
+    # allow_tf32 (mixing the two is an error in recent releases).
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from pytorch_peer_tf32 import set_tf32  # noqa: E402  (same folder)
+    tf32_state = set_tf32(torch, False)
     torch.backends.cudnn.benchmark = True
     device = torch.device(args.device)
 
     torch.manual_seed(args.seed)
     model = torchvision.models.vgg11(weights=None).eval().to(device)
     gpu = torch.cuda.get_device_name(device)
-    print("pytorch %s (CUDA %s, cuDNN %s), torchvision %s, %s; TF32 matmul %s, "
-          "cudnn %s; cudnn.benchmark %s" % (
+    print("pytorch %s (CUDA %s, cuDNN %s), torchvision %s, %s; fp32 precision: matmul "
+          "%s, cudnn conv %s (%s); cudnn.benchmark %s" % (
               torch.__version__, torch.version.cuda, torch.backends.cudnn.version(),
-              torchvision.__version__, gpu, torch.backends.cuda.matmul.allow_tf32,
-              torch.backends.cudnn.allow_tf32, torch.backends.cudnn.benchmark))
+              torchvision.__version__, gpu, tf32_state["matmul"], tf32_state["cudnn_conv"],
+              tf32_state["api"], torch.backends.cudnn.benchmark))
 
     results = []
     with torch.inference_mode():
@@ -103,9 +105,8 @@ def main(argv=None):
             "cuda": torch.version.cuda,
             "cudnn": torch.backends.cudnn.version(),
             "gpu": gpu,
-            "tf32": {"matmul": torch.backends.cuda.matmul.allow_tf32,
-                     "cudnn": torch.backends.cudnn.allow_tf32,
-                     "float32_matmul_precision": torch.get_float32_matmul_precision()},
+            "tf32": dict(tf32_state, float32_matmul_precision="highest"
+                         if tf32_state["matmul"] == "ieee" else "high"),
             "cudnn_benchmark": torch.backends.cudnn.benchmark,
             "warmup": args.warmup,
             "iterations": args.iterations,

@@ -5,100 +5,193 @@
 #
 #   OUT=/some/dir bash gpu_bundle/run_on_gpu.sh
 #
-# What it does, each step logged and summed up (PASS / FAIL / SKIP):
-#   1. the machine: nvidia-smi, CPU, python and PyTorch versions;
-#   2. cuBLASLt 13 and cuDNN 9: found with `find` (PyTorch's nvidia-* pip
-#      packages first), given to Switchyard in SWITCHYARD_CUDA_LIBRARY_PATH;
-#   3. `switchyard devices`;
-#   4. every CUDA test binary (and the goldens and conformance suite, which
-#      run on every cuda:N);
-#   5. VGG11 (seeded init, batch 2) on cuda:0 against cpu:0: within
-#      1e-4 x max|logit|, same top-1 (tools/compare_logits.py);
-#   6. VGG11 forward times at batch 1, 8, 64 on cuda:0, beside PyTorch on the
-#      same GPU in the same run (FP32, TF32 off in both, cudnn.benchmark on in
-#      PyTorch), ROUNDS rounds in alternating order;
-#   7. the results file for benchmarks/results/.
+# Every step runs under `timeout` with its own budget, cut to what is left of
+# BUDGET_TOTAL; a failing or timed-out step is recorded and the next one
+# runs (the script never stops at the first failure). Steps (STEPS selects,
+# default all: machine,tests,logits,bench,profile,util,nms):
+#   machine  nvidia-smi, CPU, python and PyTorch; cuBLASLt 13 and cuDNN 9 found
+#            (PyTorch's nvidia-* wheels first) for SWITCHYARD_CUDA_LIBRARY_PATH;
+#            the binaries load; `switchyard devices` (always run)
+#   tests    every CUDA test binary, the goldens, the conformance suite, the
+#            concurrency and NMS tests (all of them run on every cuda:N)
+#   logits   VGG11 (seeded init, batch 2) on cuda:0 against cpu:0: within
+#            1e-4 x max|logit|, same top-1 (tools/compare_logits.py)
+#   bench    `switchyard bench --model=vgg11 --devices=cpu,cuda:0
+#            --batch=1,8,64` (FP32), again on cuda:0 with
+#            --backend_option=cuda.allow_tf32=true; the PyTorch peer
+#            (benchmarks/pytorch_peer.py) with TF32 off on cpu and cuda:0,
+#            then with TF32 on on cuda:0; benchmarks/compare.py over the four
+#   profile  `switchyard run --batch=8 --device=cuda:0 --profile=trace.json
+#            --profile-summary`
+#   util     the utilisation report (`switchyard run --batches=N`) of an
+#            input-starved and a well-fed run on cuda:0, each with nvidia-smi
+#            sampling utilization.gpu and memory.used every 100 ms beside it
+#   nms      nms_benchmark on cpu:0 and cuda:0 (1,000 / 6,000 / 20,000
+#            RPN-like boxes, IoU 0.7) and torchvision.ops.nms on CUDA on the
+#            same boxes (tools/gpu_check/torchvision_nms_cuda.py)
+# then report.py writes gpu_<date>.md (commit it as
+# benchmarks/results/gpu_<date>.md) and gpu_<date>.json.
 #
-# Writes into $OUT (default ./gpu_check_out), few files, flat:
-#   summary.txt                 one line per step, and the verdict
-#   gpu_check.log               everything every command printed
-#   devices.txt                 `switchyard devices`
-#   cuda_vgg11_<date>.md        the results file: commit it as
-#                               benchmarks/results/cuda_vgg11_<date>.md
-#   cuda_vgg11_<date>.json      its raw numbers
+# Everything goes under $OUT (default ./gpu_check_out):
+#   summary.txt, gpu_check.log   one line per step and the verdict; everything
+#   steps.tsv, env.json          the same, for report.py
+#   logs/<step>.txt              each command's own output
+#   devices.txt, tests/, logits_*.npy, bench/, profile/, util/, nms/
+#   gpu_<date>.md, gpu_<date>.json
+# report.py can be rerun there: python3 gpu_bundle/tools/gpu_check/report.py $OUT
 #
-# Exit status: 0 all passed; 1 something failed; 2 no GPU here (tests ran and
-# skipped, nothing was timed).
+# Exit status: 0 all passed; 1 something failed or timed out; 2 no GPU here
+# (the tests ran and skipped their GPU cases, every GPU step skipped).
 #
-# Environment: OUT, PYTHON (default python3), ROUNDS (2), WARMUP (5),
-# ITERATIONS_1 / _8 / _64 (50 / 30 / 20 timed forwards per run),
-# SKIP_PYTORCH=1, SKIP_BENCH=1 (no timings at all).
+# Environment: OUT, PYTHON (default: the first of python3, /usr/bin/python3
+# that imports torch and torchvision), STEPS, BUDGET_TOTAL (420 s),
+# T_<STEP> per-step limits (see below), BENCH_WARMUP (3),
+# BENCH_ITERATIONS (20), BENCH_BATCHES (1,8,64), UTIL_BATCH (8),
+# UTIL_BATCHES (400), UTIL_COST_MS (20), NMS_DEVICES (cpu:0,cuda:0),
+# ROUNDS (0: the old alternating Switchyard/PyTorch `run` timings, off),
+# SKIP_PYTORCH=1.
 set -u
 
 BUNDLE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OUT="${OUT:-$PWD/gpu_check_out}"
-PYTHON="${PYTHON:-python3}"
-ROUNDS="${ROUNDS:-2}"
-WARMUP="${WARMUP:-5}"
-BATCHES=(1 8 64)
-declare -A ITERATIONS=([1]="${ITERATIONS_1:-50}" [8]="${ITERATIONS_8:-30}" [64]="${ITERATIONS_64:-20}")
+STEPS=",${STEPS:-machine,tests,logits,bench,profile,util,nms},"
+BUDGET_TOTAL="${BUDGET_TOTAL:-420}"
+REPORT_RESERVE=20          # seconds kept back for the report
+BENCH_WARMUP="${BENCH_WARMUP:-3}"
+BENCH_ITERATIONS="${BENCH_ITERATIONS:-20}"
+BENCH_BATCHES="${BENCH_BATCHES:-1,8,64}"
+UTIL_BATCH="${UTIL_BATCH:-8}"
+UTIL_BATCHES="${UTIL_BATCHES:-400}"
+UTIL_COST_MS="${UTIL_COST_MS:-20}"
+NMS_DEVICES="${NMS_DEVICES:-cpu:0,cuda:0}"
+ROUNDS="${ROUNDS:-0}"
+# Per-step limits in seconds (each also cut to what is left of the total).
+T_FIND="${T_FIND:-60}" T_DEVICES="${T_DEVICES:-30}" T_TEST="${T_TEST:-90}"
+T_TEST_LONG="${T_TEST_LONG:-150}" T_LOGITS="${T_LOGITS:-60}"
+T_BENCH="${T_BENCH:-150}" T_BENCH_TF32="${T_BENCH_TF32:-60}" T_PEER="${T_PEER:-150}"
+T_PEER_TF32="${T_PEER_TF32:-90}" T_COMPARE="${T_COMPARE:-30}" T_PROFILE="${T_PROFILE:-60}"
+T_UTIL="${T_UTIL:-60}" T_NMS="${T_NMS:-90}" T_NMS_TORCH="${T_NMS_TORCH:-90}"
 DATE="$(date -u +%F)"
+
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/gpu_check.XXXXXX")"
+mkdir -p "$OUT"/{logs,tests,bench,profile,util,nms}
 LOG="$OUT/gpu_check.log"
 SUMMARY="$OUT/summary.txt"
+STEPS_TSV="$OUT/steps.tsv"
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/gpu_check.XXXXXX")"
 : >"$LOG"
 : >"$SUMMARY"
-: >"$WORK/steps.tsv"
+: >"$STEPS_TSV"
 SECONDS=0
 
 log() { echo "$*" | tee -a "$LOG"; }
-# step NAME RESULT DETAIL
+want() { [[ "$STEPS" == *",$1,"* ]]; }
+# step NAME RESULT DETAIL [SECONDS]
 step() {
-  printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$WORK/steps.tsv"
-  printf '%-34s %-4s %s\n' "$1" "$2" "$3" | tee -a "$SUMMARY" | tee -a "$LOG"
+  printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" >>"$STEPS_TSV"
+  printf '%-36s %-4s %s\n' "$1" "$2" "$3" | tee -a "$SUMMARY" | tee -a "$LOG"
 }
-# run_logged CMD...: runs with output to the log (and the terminal); status of CMD.
-run_logged() {
-  log "\$ $*"
-  "$@" 2>&1 | tee -a "$LOG"
-  return "${PIPESTATUS[0]}"
+# budget WANT: seconds this step may take (WANT, cut to what is left).
+budget() {
+  local left=$((BUDGET_TOTAL - REPORT_RESERVE - SECONDS))
+  ((left < $1)) && echo "$left" || echo "$1"
 }
+# run_step LOGNAME LIMIT CMD...: CMD under `timeout`, its output in
+# logs/LOGNAME.txt and gpu_check.log; sets RC (124: timed out) and ELAPSED.
+# LIMIT below 5 s: not run (RC=125).
+run_step() {
+  local name=$1 limit=$2
+  shift 2
+  local t0=$SECONDS
+  if ((limit < 5)); then
+    RC=125
+    ELAPSED=0
+    log "(not run: $name, out of the total budget of $BUDGET_TOTAL s)"
+    return 125
+  fi
+  log "\$ [$name, limit ${limit}s] $*"
+  timeout --kill-after=5 "$limit" "$@" >"$OUT/logs/$name.txt" 2>&1
+  RC=$?
+  ELAPSED=$((SECONDS - t0))
+  cat "$OUT/logs/$name.txt" >>"$LOG"
+  log "(exit $RC after ${ELAPSED}s)"
+  return $RC
+}
+# why RC LIMIT: "exit N" / "timed out after N s" / "out of budget".
+why() {
+  case "$1" in
+    124|137) echo "timed out after $2 s" ;;
+    125) echo "not run: out of the total budget" ;;
+    *) echo "exit $1" ;;
+  esac
+}
+# py ...: Python with the environment the script started with (not the
+# bundle's libraries); PY: the same as a command for run_step.
+py() { env LD_LIBRARY_PATH="$ORIG_LD_LIBRARY_PATH" "$PYTHON" "$@"; }
 
-log "== Switchyard GPU check, $(date -u +%FT%TZ), bundle $BUNDLE, output $OUT"
+ORIG_LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}"
+log "== Switchyard GPU check, $(date -u +%FT%TZ), bundle $BUNDLE, output $OUT, steps ${STEPS//,/ }, budget ${BUDGET_TOTAL}s"
 [[ -f "$BUNDLE/MANIFEST.txt" ]] && cat "$BUNDLE/MANIFEST.txt" >>"$LOG"
 
-# --- 1. the machine -------------------------------------------------------------
+# --- machine ------------------------------------------------------------------
 GPU_NAME="none"
 DRIVER="none"
-if command -v nvidia-smi >/dev/null 2>&1; then
-  run_logged nvidia-smi
-  GPU_NAME="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)"
-  DRIVER="$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n1)"
+HAVE_SMI=0
+if command -v nvidia-smi >/dev/null 2>&1 && timeout 20 nvidia-smi >"$OUT/nvidia-smi.txt" 2>&1; then
+  HAVE_SMI=1
+  cat "$OUT/nvidia-smi.txt" >>"$LOG"
+  GPU_NAME="$(timeout 10 nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)"
+  DRIVER="$(timeout 10 nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n1)"
+  timeout 10 nvidia-smi -q >>"$OUT/nvidia-smi.txt" 2>&1
   step "nvidia-smi" PASS "${GPU_NAME:-?}, driver ${DRIVER:-?}"
 else
-  step "nvidia-smi" SKIP "nvidia-smi is not installed here"
+  step "nvidia-smi" SKIP "nvidia-smi is not installed here or found no GPU"
 fi
 CPU_MODEL="$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')"
-log "CPU: $CPU_MODEL, $(nproc) CPUs; $(uname -sr)"
+log "CPU: $CPU_MODEL, $(nproc) CPUs; $(uname -sr); $(grep -m1 MemTotal /proc/meminfo)"
+
 HAVE_TORCH=0
-if [[ "${SKIP_PYTORCH:-0}" != 1 ]] && "$PYTHON" -c 'import torch, torchvision' >/dev/null 2>&1; then
+TORCH_CUDA=0
+if [[ -z "${PYTHON:-}" ]]; then
+  PYTHON=python3
+  for candidate in python3 /usr/bin/python3; do
+    if timeout 60 "$candidate" -c 'import torch, torchvision' >/dev/null 2>&1; then
+      PYTHON="$candidate"
+      break
+    fi
+  done
+fi
+PY=(env "LD_LIBRARY_PATH=$ORIG_LD_LIBRARY_PATH" "$PYTHON")
+if [[ "${SKIP_PYTORCH:-0}" != 1 ]] &&
+    timeout 60 "$PYTHON" -c 'import torch, torchvision' >/dev/null 2>&1; then
   HAVE_TORCH=1
-  run_logged "$PYTHON" -c 'import torch, torchvision, sys; print("python", sys.version.split()[0], "torch", torch.__version__, "CUDA", torch.version.cuda, "cuDNN", torch.backends.cudnn.version(), "torchvision", torchvision.__version__, "cuda available", torch.cuda.is_available())'
+  TORCH_VERSIONS="$(timeout 60 "$PYTHON" -c 'import torch, torchvision, sys; print("python", sys.version.split()[0], "torch", torch.__version__, "CUDA", torch.version.cuda, "cuDNN", torch.backends.cudnn.version(), "torchvision", torchvision.__version__, "cuda_available", torch.cuda.is_available())' 2>&1 | tail -n1)"
+  [[ "$TORCH_VERSIONS" == *"cuda_available True"* ]] && TORCH_CUDA=1
+  step "pytorch" PASS "$PYTHON: $TORCH_VERSIONS"
+else
+  TORCH_VERSIONS="none"
+  step "pytorch" SKIP "no torch/torchvision for $PYTHON${SKIP_PYTORCH:+ (SKIP_PYTORCH=$SKIP_PYTORCH)}"
 fi
 
-# --- 2. cuBLASLt and cuDNN ---------------------------------------------------------
-# PyTorch's wheels (site-packages/nvidia/*/lib) first, then anywhere.
+# cuBLASLt and cuDNN: PyTorch's wheels (site-packages/nvidia/*/lib) first,
+# then /usr/local/cuda*, /usr, /opt, then anywhere.
 SEARCH_ROOTS=()
 if [[ "$HAVE_TORCH" == 1 ]]; then
-  SITE="$("$PYTHON" -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))' 2>/dev/null)"
-  [[ -d "$SITE/nvidia" ]] && SEARCH_ROOTS+=("$SITE/nvidia")
+  SITE="$(timeout 60 "$PYTHON" -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))' 2>/dev/null)"
+  [[ -n "$SITE" && -d "$SITE/nvidia" ]] && SEARCH_ROOTS+=("$SITE/nvidia")
+  [[ -n "$SITE" && -d "$SITE/torch/lib" ]] && SEARCH_ROOTS+=("$SITE/torch/lib")
 fi
+for root in /usr/local/cuda /usr/local /usr/lib/x86_64-linux-gnu /usr /opt; do
+  [[ -d "$root" ]] && SEARCH_ROOTS+=("$root")
+done
+FIND_DEADLINE=$((SECONDS + $(budget "$T_FIND")))
 find_lib_dir() {  # SONAME -> the first directory holding it
-  local root found
+  local root found left
   for root in "${SEARCH_ROOTS[@]}" /; do
-    found="$(find "$root" \( -path /proc -o -path /sys -o -path /dev -o -path "$BUNDLE" \) -prune \
+    left=$((FIND_DEADLINE - SECONDS))
+    ((left < 1)) && return 1
+    found="$(timeout "$left" find "$root" \( -path /proc -o -path /sys -o -path /dev -o -path "$BUNDLE" -o -path "$OUT" \) -prune \
       -o \( -name "$1" -a \( -type f -o -type l \) \) -print 2>/dev/null | head -n1)"
     if [[ -n "$found" ]]; then
       dirname "$found"
@@ -112,169 +205,344 @@ for soname in libcublasLt.so.13 libcudnn.so.9; do
   if dir="$(find_lib_dir "$soname")"; then
     LIB_DIRS+=("$dir")
     step "find $soname" PASS "$dir"
+  elif [[ "$HAVE_SMI" == 1 ]]; then
+    step "find $soname" FAIL "not found (find / -name '$soname', ${T_FIND}s)"
   else
-    step "find $soname" FAIL "not found anywhere (find / -name '$soname')"
+    step "find $soname" SKIP "not found, and no GPU here"
   fi
 done
-SWITCHYARD_CUDA_LIBRARY_PATH="$(IFS=:; echo "${LIB_DIRS[*]}")"
+SWITCHYARD_CUDA_LIBRARY_PATH="$(IFS=:; echo "${LIB_DIRS[*]:-}")"
 export SWITCHYARD_CUDA_LIBRARY_PATH
 # The bundle's own libraries (Abseil, the test binaries' Bazel libraries);
 # the CUDA library directories too, for cuDNN's sub-libraries.
-export LD_LIBRARY_PATH="$BUNDLE/lib${SWITCHYARD_CUDA_LIBRARY_PATH:+:$SWITCHYARD_CUDA_LIBRARY_PATH}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH="$BUNDLE/lib${SWITCHYARD_CUDA_LIBRARY_PATH:+:$SWITCHYARD_CUDA_LIBRARY_PATH}${ORIG_LD_LIBRARY_PATH:+:$ORIG_LD_LIBRARY_PATH}"
 log "SWITCHYARD_CUDA_LIBRARY_PATH=$SWITCHYARD_CUDA_LIBRARY_PATH"
-log "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
 
 # The bundle's libstdc++ only if the system's is older than the build's.
 SY="$BUNDLE/bin/switchyard"
-if ldd "$SY" 2>&1 | grep -q -e 'not found' -e 'version .* not found'; then
+if ldd "$SY" 2>&1 | grep -q 'not found'; then
   log "system libraries are missing or too old for the bundle:"
-  ldd "$SY" 2>&1 | grep -e 'not found' | tee -a "$LOG"
+  ldd "$SY" 2>&1 | grep 'not found' | tee -a "$LOG"
   export LD_LIBRARY_PATH="$BUNDLE/lib/fallback:$LD_LIBRARY_PATH"
   log "using the bundle's libstdc++ and libgcc_s (lib/fallback)"
 fi
-if ldd "$SY" 2>&1 | grep -q 'not found'; then
-  step "binaries load" FAIL "$(ldd "$SY" 2>&1 | grep 'not found' | head -n3 | tr '\n' ' ')"
+log "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+unresolved=""
+for bin in "$BUNDLE"/bin/*; do
+  missing="$(ldd "$bin" 2>&1 | grep 'not found' | awk '{print $1}' | sort -u | tr '\n' ' ')"
+  [[ -n "$missing" ]] && unresolved+="$(basename "$bin"): $missing; "
+done
+if [[ -n "$unresolved" ]]; then
+  step "binaries load" FAIL "$unresolved"
 else
-  step "binaries load" PASS "all shared libraries resolve"
+  step "binaries load" PASS "$(ls "$BUNDLE/bin" | wc -l) binaries, every shared library resolves"
 fi
 
-# --- 3. devices -----------------------------------------------------------------
-"$SY" devices >"$OUT/devices.txt" 2>&1
-status=$?
-cat "$OUT/devices.txt" | tee -a "$LOG"
+run_step devices "$(budget "$T_DEVICES")" "$SY" devices
+status=$RC
+cp "$OUT/logs/devices.txt" "$OUT/devices.txt"
+cat "$OUT/devices.txt"
 HAVE_GPU=0
+NO_GPU_REASON="no cuda:0"
 if [[ $status -ne 0 ]]; then
-  step "switchyard devices" FAIL "exit $status"
+  step "switchyard devices" FAIL "$(why $status "$T_DEVICES")"
+  NO_GPU_REASON="switchyard devices failed ($(why $status "$T_DEVICES"))"
 elif grep -q '^  cuda:0 ' "$OUT/devices.txt"; then
   HAVE_GPU=1
-  step "switchyard devices" PASS "$(grep '^  cuda:0 ' "$OUT/devices.txt" | cut -c1-160)"
+  step "switchyard devices" PASS "$(grep '^  cuda:0 ' "$OUT/devices.txt" | cut -c1-200)"
   if grep '^  cuda:' "$OUT/devices.txt" | grep -q 'unavailable'; then
     step "cuBLASLt/cuDNN loaded" FAIL "$(grep -o '\(cuBLASLt\|cuDNN\) unavailable[^)]*' "$OUT/devices.txt" | head -n2 | tr '\n' ' ')"
   else
     step "cuBLASLt/cuDNN loaded" PASS "versions in devices.txt"
   fi
 else
-  step "switchyard devices" SKIP "no cuda device: $(sed -n 's/^cuda: no devices: //p' "$OUT/devices.txt" | cut -c1-200)"
+  NO_GPU_REASON="no cuda:0: $(sed -n 's/^cuda: no devices: //p' "$OUT/devices.txt" | cut -c1-240)"
+  step "switchyard devices" SKIP "$NO_GPU_REASON"
 fi
+# skip_all NAME...: these steps SKIP with the reason there is no GPU.
+skip_no_gpu() { local s; for s in "$@"; do step "$s" SKIP "$NO_GPU_REASON"; done; }
 
-# --- 4. tests ---------------------------------------------------------------------
+# NVML sampling in the background (nvidia-smi), for the utilisation runs.
+# nvml_start FILE / nvml_stop: the sampler is this script's own child.
+NVML_PID=""
+nvml_start() {
+  NVML_PID=""
+  [[ "$HAVE_SMI" == 1 ]] || return 0
+  TZ=UTC nvidia-smi -i 0 --query-gpu=timestamp,utilization.gpu,memory.used \
+    --format=csv -lms 100 >"$1" 2>&1 &
+  NVML_PID=$!
+  sleep 0.3
+}
+nvml_stop() {
+  if [[ -n "$NVML_PID" ]]; then
+    kill "$NVML_PID" 2>/dev/null
+    wait "$NVML_PID" 2>/dev/null
+  fi
+  NVML_PID=""
+}
+trap 'nvml_stop; rm -rf "$TMP"' EXIT
+
+# --- tests ---------------------------------------------------------------------
 # From the bundle's root: the goldens read tests/golden/data.
-for test in caching_allocator_test cuda_libraries_test cuda_backend_test \
-    cuda_partition_test cuda_kernels_test golden_test conformance_test; do
-  if [[ ! -x "$BUNDLE/bin/$test" ]]; then
-    step "test $test" FAIL "not in the bundle"
-    continue
-  fi
-  log "\$ bin/$test"
-  (cd "$BUNDLE" && "bin/$test" --gtest_color=no) >"$WORK/$test.txt" 2>&1
-  status=$?
-  cat "$WORK/$test.txt" >>"$LOG"
-  passed="$(grep -c '^\[       OK \]' "$WORK/$test.txt")"
-  # Per-test lines end in "(N ms)"; gtest repeats the names in its summary.
-  skipped="$(grep -cE '^\[  SKIPPED \] .* \([0-9]+ ms\)$' "$WORK/$test.txt")"
-  failed="$(grep -cE '^\[  FAILED  \] .* \([0-9]+ ms\)$' "$WORK/$test.txt")"
-  detail="$passed passed, $skipped skipped, $failed failed"
-  if [[ $status -ne 0 ]]; then
-    step "test $test" FAIL "exit $status; $detail: $(grep -E '^\[  FAILED  \] .* \([0-9]+ ms\)$' "$WORK/$test.txt" | head -n3 | cut -c14- | tr '\n' ' ')"
-  else
-    step "test $test" PASS "$detail"
-  fi
-done
-
-if [[ "$HAVE_GPU" != 1 ]]; then
-  step "vgg11 logits cuda:0 vs cpu" SKIP "no GPU"
-  step "vgg11 timings" SKIP "no GPU"
-else
-  # --- 5. logits ------------------------------------------------------------------
-  ok=1
-  for device in cpu cuda:0; do
-    name="${device%%:*}"
-    run_logged "$SY" run --model=vgg11 --batch=2 --seed=0 --device="$device" \
-      --warmup=0 --iterations=1 --output="$WORK/logits_$name.npy" || ok=0
-  done
-  if [[ $ok == 1 ]] && run_logged "$PYTHON" "$BUNDLE/tools/compare_logits.py" \
-      "$WORK/logits_cpu.npy" "$WORK/logits_cuda.npy" >"$WORK/logits.txt" 2>&1; then
-    step "vgg11 logits cuda:0 vs cpu" PASS "$(grep ratio "$WORK/logits.txt" | sed 's/  */ /g')"
-  else
-    step "vgg11 logits cuda:0 vs cpu" FAIL "$(tail -n3 "$WORK/logits.txt" 2>/dev/null | tr '\n' ' ')"
-  fi
-
-  # --- 6. timings -----------------------------------------------------------------
-  if [[ "${SKIP_BENCH:-0}" == 1 ]]; then
-    step "vgg11 timings" SKIP "SKIP_BENCH=1"
-  else
-    switchyard_round() {
-      local r=$1 b
-      for b in "${BATCHES[@]}"; do
-        run_logged "$SY" run --model=vgg11 --device=cuda:0 --batch="$b" --seed=0 \
-          --warmup="$WARMUP" --iterations="${ITERATIONS[$b]}" \
-          --report="$WORK/switchyard_r${r}_b${b}.json" ||
-          step "switchyard vgg11 batch $b round $r" FAIL "see gpu_check.log"
-      done
-    }
-    pytorch_round() {
-      local r=$1
-      if [[ "$HAVE_TORCH" != 1 ]]; then return; fi
-      # One process per batch size, like Switchyard's runs.
-      local b
-      for b in "${BATCHES[@]}"; do
-        run_logged "$PYTHON" "$BUNDLE/tools/gpu_check/pytorch_vgg11_cuda.py" --batch "$b" \
-          --warmup "$WARMUP" --iterations "${ITERATIONS[$b]}" \
-          --json "$WORK/pytorch_r${r}_b${b}.json" ||
-          step "pytorch vgg11 batch $b round $r" FAIL "see gpu_check.log"
-      done
-    }
-    for ((r = 1; r <= ROUNDS; r++)); do
-      if ((r % 2 == 1)); then switchyard_round $r; pytorch_round $r
-      else pytorch_round $r; switchyard_round $r; fi
-    done
-    n_sy=$(ls "$WORK"/switchyard_r*_b*.json 2>/dev/null | wc -l)
-    n_pt=$(ls "$WORK"/pytorch_r*_b*.json 2>/dev/null | wc -l)
-    expected=$((ROUNDS * ${#BATCHES[@]}))
-    if [[ $n_sy -eq $expected && ( $n_pt -eq $expected || $HAVE_TORCH != 1 ) ]]; then
-      step "vgg11 timings" PASS "$n_sy switchyard runs, $n_pt pytorch runs"
-    else
-      step "vgg11 timings" FAIL "$n_sy of $expected switchyard runs, $n_pt of $expected pytorch runs"
+TESTS=(caching_allocator_test cuda_libraries_test cuda_backend_test cuda_partition_test
+  relu_fusion_test cuda_kernels_test golden_test conformance_test concurrency_test
+  nms_test nms_golden_test)
+if want tests; then
+  for test in "${TESTS[@]}"; do
+    if [[ ! -x "$BUNDLE/bin/$test" ]]; then
+      step "test $test" SKIP "not in the bundle (not built by tools/gpu_check.sh)"
+      continue
     fi
-    [[ "$HAVE_TORCH" == 1 ]] || step "pytorch peer" SKIP "no torch/torchvision for $PYTHON"
-    # The profiling/bench command, if this build has it: informative only.
-    if "$SY" 2>&1 | grep -q '^  bench '; then
-      timeout 300 "$SY" bench --model=vgg11 --devices=cpu,cuda:0 --batch=1,8,64 >>"$LOG" 2>&1 ||
-        log "(switchyard bench failed or timed out; informative only)"
+    limit="$T_TEST"
+    case "$test" in cuda_kernels_test|conformance_test|concurrency_test) limit="$T_TEST_LONG" ;; esac
+    limit="$(budget "$limit")"
+    run_step "test_$test" "$limit" bash -c 'cd "$1" && exec "bin/$2" --gtest_color=no \
+      --gtest_output="json:$3"' _ "$BUNDLE" "$test" "$OUT/tests/$test.json"
+    status=$RC
+    cp "$OUT/logs/test_$test.txt" "$OUT/tests/$test.txt"
+    f="$OUT/tests/$test.txt"
+    passed="$(grep -c '^\[       OK \]' "$f")"
+    # Per-test lines end in "(N ms)"; gtest repeats the names in its summary.
+    skipped="$(grep -cE '^\[  SKIPPED \] .* \([0-9]+ ms\)$' "$f")"
+    failed="$(grep -cE '^\[  FAILED  \] .* \([0-9]+ ms\)$' "$f")"
+    detail="$passed passed, $skipped skipped, $failed failed"
+    if [[ $status -ne 0 ]]; then
+      step "test $test" FAIL "$(why $status "$limit"); $detail: $(grep -E '^\[  FAILED  \] .* \([0-9]+ ms\)$' "$f" | head -n3 | cut -c14- | tr '\n' ' ')" "$ELAPSED"
+    else
+      step "test $test" PASS "$detail" "$ELAPSED"
+    fi
+  done
+fi
+
+# --- logits --------------------------------------------------------------------
+if want logits; then
+  if [[ "$HAVE_GPU" != 1 ]]; then
+    skip_no_gpu "vgg11 logits cuda:0 vs cpu"
+  else
+    ok=1
+    for device in cpu cuda:0; do
+      name="${device%%:*}"
+      run_step "logits_$name" "$(budget "$T_LOGITS")" "$SY" run --model=vgg11 --batch=2 \
+        --seed=0 --device="$device" --warmup=0 --iterations=1 \
+        --output="$OUT/logits_$name.npy" || ok=0
+    done
+    if [[ $ok == 1 ]] && run_step logits_compare 30 "${PY[@]}" "$BUNDLE/tools/compare_logits.py" \
+        "$OUT/logits_cpu.npy" "$OUT/logits_cuda.npy"; then
+      cp "$OUT/logs/logits_compare.txt" "$OUT/logits.txt"
+      step "vgg11 logits cuda:0 vs cpu" PASS "$(grep ratio "$OUT/logits.txt" | sed 's/  */ /g')"
+    else
+      [[ -f "$OUT/logs/logits_compare.txt" ]] && cp "$OUT/logs/logits_compare.txt" "$OUT/logits.txt"
+      step "vgg11 logits cuda:0 vs cpu" FAIL "$(tail -n3 "$OUT/logits.txt" 2>/dev/null | tr '\n' ' ')"
     fi
   fi
 fi
 
-# --- 7. results ---------------------------------------------------------------------
+# --- bench ----------------------------------------------------------------------
+if want bench; then
+  if [[ "$HAVE_GPU" != 1 ]]; then
+    skip_no_gpu "bench switchyard fp32" "bench switchyard tf32" "bench pytorch fp32" \
+      "bench pytorch tf32" "bench compare.py"
+  else
+    B="$OUT/bench"
+    common=(--model=vgg11 --batch="$BENCH_BATCHES" --warmup="$BENCH_WARMUP" --iterations="$BENCH_ITERATIONS")
+    limit="$(budget "$T_BENCH")"
+    if run_step bench_switchyard_fp32 "$limit" "$SY" bench "${common[@]}" --devices=cpu,cuda:0 \
+        --json="$B/switchyard_fp32.json" --markdown="$B/switchyard_fp32.md"; then
+      step "bench switchyard fp32" PASS "cpu,cuda:0 x batch $BENCH_BATCHES, ${ELAPSED}s" "$ELAPSED"
+    else
+      step "bench switchyard fp32" FAIL "$(why $RC "$limit"); logs/bench_switchyard_fp32.txt" "$ELAPSED"
+    fi
+    limit="$(budget "$T_BENCH_TF32")"
+    if run_step bench_switchyard_tf32 "$limit" "$SY" bench "${common[@]}" --devices=cuda:0 \
+        --backend_option=cuda.allow_tf32=true \
+        --json="$B/switchyard_tf32.json" --markdown="$B/switchyard_tf32.md"; then
+      step "bench switchyard tf32" PASS "cuda:0, cuda.allow_tf32=true, ${ELAPSED}s" "$ELAPSED"
+    else
+      step "bench switchyard tf32" FAIL "$(why $RC "$limit"); logs/bench_switchyard_tf32.txt" "$ELAPSED"
+    fi
+    if [[ "$HAVE_TORCH" != 1 ]]; then
+      step "bench pytorch fp32" SKIP "no torch/torchvision for $PYTHON"
+      step "bench pytorch tf32" SKIP "no torch/torchvision for $PYTHON"
+    else
+      [[ "$TORCH_CUDA" == 1 ]] || log "warning: torch sees no CUDA device; the peer lists cuda:0 as unavailable"
+      pcommon=(--model vgg11 --batch "$BENCH_BATCHES" --warmup "$BENCH_WARMUP" --iterations "$BENCH_ITERATIONS")
+      limit="$(budget "$T_PEER")"
+      if run_step bench_pytorch_fp32 "$limit" "${PY[@]}" "$BUNDLE/tools/gpu_check/pytorch_peer_tf32.py" \
+          --tf32 off --peer-dir "$BUNDLE/benchmarks" "${pcommon[@]}" --devices cpu,cuda:0 \
+          --json "$B/pytorch_fp32.json"; then
+        step "bench pytorch fp32" PASS "TF32 off, cudnn.benchmark on, cpu,cuda:0, ${ELAPSED}s" "$ELAPSED"
+      else
+        step "bench pytorch fp32" FAIL "$(why $RC "$limit"); logs/bench_pytorch_fp32.txt" "$ELAPSED"
+      fi
+      limit="$(budget "$T_PEER_TF32")"
+      if run_step bench_pytorch_tf32 "$limit" "${PY[@]}" "$BUNDLE/tools/gpu_check/pytorch_peer_tf32.py" \
+          --tf32 on --peer-dir "$BUNDLE/benchmarks" "${pcommon[@]}" --devices cuda:0 \
+          --json "$B/pytorch_tf32.json"; then
+        step "bench pytorch tf32" PASS "TF32 on, cudnn.benchmark on, cuda:0, ${ELAPSED}s" "$ELAPSED"
+      else
+        step "bench pytorch tf32" FAIL "$(why $RC "$limit"); logs/bench_pytorch_tf32.txt" "$ELAPSED"
+      fi
+    fi
+    jsons=()
+    for f in switchyard_fp32 pytorch_fp32 switchyard_tf32 pytorch_tf32; do
+      [[ -s "$B/$f.json" ]] && jsons+=("$B/$f.json")
+    done
+    if ((${#jsons[@]} == 0)); then
+      step "bench compare.py" SKIP "no bench JSON was written"
+    else
+      png=()
+      py -c 'import matplotlib' >/dev/null 2>&1 && png=(--png "$B/compare.png")
+      if run_step bench_compare "$(budget "$T_COMPARE")" "${PY[@]}" "$BUNDLE/benchmarks/compare.py" \
+          "${jsons[@]}" --out "$B/compare.md" "${png[@]}" \
+          --title "VGG11 on ${GPU_NAME:-cuda:0}: Switchyard vs PyTorch, FP32 and TF32"; then
+        step "bench compare.py" PASS "${#jsons[@]} runs -> bench/compare.md${png:+ and compare.png}"
+      else
+        step "bench compare.py" FAIL "$(why $RC "$T_COMPARE"); logs/bench_compare.txt"
+      fi
+    fi
+  fi
+fi
+
+# The old alternating-rounds timings (`switchyard run` vs pytorch_vgg11_cuda.py,
+# one process per batch): off unless ROUNDS > 0.
+if want bench && [[ "$HAVE_GPU" == 1 && "$ROUNDS" -gt 0 ]]; then
+  declare -A ITER=([1]=50 [8]=30 [64]=20)
+  for ((r = 1; r <= ROUNDS; r++)); do
+    for b in 1 8 64; do
+      run_step "rounds_switchyard_r${r}_b$b" "$(budget 60)" "$SY" run --model=vgg11 --device=cuda:0 \
+        --batch="$b" --seed=0 --warmup=5 --iterations="${ITER[$b]}" \
+        --report="$OUT/bench/switchyard_r${r}_b${b}.json"
+      [[ "$HAVE_TORCH" == 1 ]] && run_step "rounds_pytorch_r${r}_b$b" "$(budget 60)" \
+        "${PY[@]}" "$BUNDLE/tools/gpu_check/pytorch_vgg11_cuda.py" --batch "$b" --warmup 5 \
+        --iterations "${ITER[$b]}" --json "$OUT/bench/pytorch_r${r}_b${b}.json"
+    done
+  done
+  step "vgg11 rounds" PASS "$(ls "$OUT"/bench/switchyard_r*_b*.json 2>/dev/null | wc -l) switchyard, $(ls "$OUT"/bench/pytorch_r*_b*.json 2>/dev/null | wc -l) pytorch runs"
+fi
+
+# --- profile --------------------------------------------------------------------
+if want profile; then
+  if [[ "$HAVE_GPU" != 1 ]]; then
+    skip_no_gpu "profile vgg11 batch 8 cuda:0"
+  else
+    limit="$(budget "$T_PROFILE")"
+    if run_step profile "$limit" "$SY" run --model=vgg11 --batch=8 --device=cuda:0 --seed=0 \
+        --warmup=3 --iterations=10 --profile="$OUT/profile/trace.json" --profile-summary \
+        --report="$OUT/profile/report.json"; then
+      cp "$OUT/logs/profile.txt" "$OUT/profile/summary.txt"
+      step "profile vgg11 batch 8 cuda:0" PASS "profile/trace.json ($(du -k "$OUT/profile/trace.json" 2>/dev/null | cut -f1) KiB), profile/summary.txt" "$ELAPSED"
+    else
+      cp "$OUT/logs/profile.txt" "$OUT/profile/summary.txt"
+      step "profile vgg11 batch 8 cuda:0" FAIL "$(why $RC "$limit"); logs/profile.txt" "$ELAPSED"
+    fi
+  fi
+fi
+
+# --- util -----------------------------------------------------------------------
+# starved: one busy loader, UTIL_COST_MS per batch, far slower than the GPU;
+# fed: 12 busy loaders, prefetch 16 (the host's other cores).
+if want util; then
+  if [[ "$HAVE_GPU" != 1 ]]; then
+    skip_no_gpu "util starved cuda:0" "util fed cuda:0"
+  else
+    for kind in starved fed; do
+      if [[ $kind == starved ]]; then loaders=1 prefetch=2; else loaders=12 prefetch=16; fi
+      limit="$(budget "$T_UTIL")"
+      nvml_start "$OUT/util/nvml_$kind.csv"
+      t0="$(date +%s.%N)"
+      run_step "util_$kind" "$limit" "$SY" run --model=vgg11 --device=cuda:0 --batch="$UTIL_BATCH" \
+        --seed=0 --warmup=3 --batches="$UTIL_BATCHES" --loader-threads=$loaders --prefetch=$prefetch \
+        --loader-cost-ms="$UTIL_COST_MS" --loader-work=busy --report="$OUT/util/report_$kind.json"
+      status=$RC
+      t1="$(date +%s.%N)"
+      sleep 0.3
+      nvml_stop
+      cp "$OUT/logs/util_$kind.txt" "$OUT/util/report_$kind.txt"
+      printf '{"start_epoch_s": %s, "end_epoch_s": %s, "loader_threads": %s, "prefetch": %s, "loader_cost_ms": %s, "batch": %s, "batches": %s}\n' \
+        "$t0" "$t1" "$loaders" "$prefetch" "$UTIL_COST_MS" "$UTIL_BATCH" "$UTIL_BATCHES" >"$OUT/util/times_$kind.json"
+      samples=$(($(wc -l <"$OUT/util/nvml_$kind.csv" 2>/dev/null || echo 1) - 1))
+      if [[ $status -eq 0 ]]; then
+        step "util $kind cuda:0" PASS "$(grep -m1 ' busy .* of the run' "$OUT/util/report_$kind.txt" | cut -c1-80); $(grep -m1 '^diagnosis: ' "$OUT/util/report_$kind.txt" | cut -c12-60)...; NVML samples: $samples" "$ELAPSED"
+      else
+        step "util $kind cuda:0" FAIL "$(why $status "$limit"); logs/util_$kind.txt" "$ELAPSED"
+      fi
+    done
+  fi
+fi
+
+# --- nms ------------------------------------------------------------------------
+if want nms; then
+  NB="$BUNDLE/bin/nms_benchmark"
+  if [[ ! -x "$NB" ]]; then
+    step "nms switchyard" SKIP "nms_benchmark is not in the bundle (NMS not built)"
+  elif [[ "$HAVE_GPU" != 1 ]]; then
+    # The boxes are still written: that checks the binary runs.
+    run_step nms_write_boxes 30 "$NB" --write_boxes="$TMP" &&
+      log "(nms_benchmark --write_boxes works: $(ls "$TMP"/nms_rpn_*.safetensors 2>/dev/null | wc -l) files)"
+    skip_no_gpu "nms switchyard"
+  else
+    limit="$(budget "$T_NMS")"
+    if run_step nms_benchmark "$limit" "$NB" --devices="$NMS_DEVICES" --benchmark_repetitions=5 \
+        --benchmark_report_aggregates_only=true --benchmark_out="$OUT/nms/nms_benchmark.json" \
+        --benchmark_out_format=json; then
+      cp "$OUT/logs/nms_benchmark.txt" "$OUT/nms/nms_benchmark.txt"
+      step "nms switchyard" PASS "$NMS_DEVICES, 1000/6000/20000 boxes, nms/nms_benchmark.json" "$ELAPSED"
+    else
+      cp "$OUT/logs/nms_benchmark.txt" "$OUT/nms/nms_benchmark.txt"
+      step "nms switchyard" FAIL "$(why $RC "$limit"); logs/nms_benchmark.txt" "$ELAPSED"
+    fi
+    run_step nms_write_boxes 30 "$NB" --write_boxes="$TMP"
+  fi
+  if [[ "$HAVE_TORCH" != 1 ]]; then
+    step "nms torchvision cuda" SKIP "no torch/torchvision for $PYTHON"
+  elif [[ "$TORCH_CUDA" != 1 ]]; then
+    step "nms torchvision cuda" SKIP "torch sees no CUDA device ($TORCH_VERSIONS)"
+  else
+    limit="$(budget "$T_NMS_TORCH")"
+    if run_step nms_torchvision "$limit" "${PY[@]}" "$BUNDLE/tools/gpu_check/torchvision_nms_cuda.py" \
+        --boxes-dir "$TMP" --sizes 1000,6000,20000 --cpu --json "$OUT/nms/torchvision_nms.json"; then
+      step "nms torchvision cuda" PASS "$(grep -c 'torchvision.ops.nms' "$OUT/logs/nms_torchvision.txt") timings, nms/torchvision_nms.json" "$ELAPSED"
+    else
+      step "nms torchvision cuda" FAIL "$(why $RC "$limit"); logs/nms_torchvision.txt" "$ELAPSED"
+    fi
+  fi
+fi
+
+# --- report ---------------------------------------------------------------------
 CUBLASLT="$(grep -o 'cuBLASLt [0-9.]*' "$OUT/devices.txt" | head -n1 | cut -d' ' -f2)"
 CUDNN="$(grep -o 'cuDNN [0-9.]*' "$OUT/devices.txt" | head -n1 | cut -d' ' -f2)"
-"$PYTHON" - "$WORK/env.json" "$(date -u +%FT%TZ)" "$GPU_NAME" "$DRIVER" "$CPU_MODEL" "$(nproc)" \
+COMMAND="OUT=\$OUT bash gpu_bundle/run_on_gpu.sh"
+[[ "$STEPS" != ",machine,tests,logits,bench,profile,util,nms," ]] && COMMAND="STEPS=${STEPS:1:-1} $COMMAND"
+[[ "$BUDGET_TOTAL" != 420 ]] && COMMAND="BUDGET_TOTAL=$BUDGET_TOTAL $COMMAND"
+"${PYTHON}" - "$OUT/env.json" "$(date -u +%FT%TZ)" "$GPU_NAME" "$DRIVER" "$CPU_MODEL" "$(nproc)" \
     "$(grep -m1 '^built ' "$BUNDLE/MANIFEST.txt" 2>/dev/null | cut -c7-)" \
     "$(grep -m1 '^cuda_archs ' "$BUNDLE/MANIFEST.txt" 2>/dev/null | cut -c12-)" \
-    "${CUBLASLT:-?}" "${CUDNN:-?}" "$ROUNDS" \
-    "ROUNDS=$ROUNDS WARMUP=$WARMUP ITERATIONS_1=${ITERATIONS[1]} ITERATIONS_8=${ITERATIONS[8]} ITERATIONS_64=${ITERATIONS[64]} bash gpu_bundle/run_on_gpu.sh" <<'EOF'
+    "${CUBLASLT:-?}" "${CUDNN:-?}" "$TORCH_VERSIONS" "$COMMAND" "$HAVE_GPU" "$NO_GPU_REASON" \
+    "$BUDGET_TOTAL" "$(uname -n)" <<'EOF' 2>>"$LOG" || echo '{}' >"$OUT/env.json"
 import json, sys
 keys = ["date", "gpu", "driver", "cpu", "cpus", "switchyard_build", "cuda_archs",
-        "cublaslt", "cudnn", "rounds", "command"]
+        "cublaslt", "cudnn", "pytorch", "command", "have_gpu", "no_gpu_reason",
+        "budget_s", "host"]
 json.dump(dict(zip(keys, sys.argv[2:])), open(sys.argv[1], "w"), indent=2)
 EOF
-if [[ "$HAVE_GPU" == 1 ]]; then
-  run_logged "$PYTHON" "$BUNDLE/tools/gpu_check/report.py" "$WORK" \
-    --out-md "$OUT/cuda_vgg11_${DATE}.md" --out-json "$OUT/cuda_vgg11_${DATE}.json"
+if timeout 60 env LD_LIBRARY_PATH="$ORIG_LD_LIBRARY_PATH" "$PYTHON" "$BUNDLE/tools/gpu_check/report.py" "$OUT" \
+    --out-md "$OUT/gpu_${DATE}.md" --out-json "$OUT/gpu_${DATE}.json" >>"$LOG" 2>&1; then
+  step "report" PASS "gpu_${DATE}.md, gpu_${DATE}.json"
+else
+  step "report" FAIL "report.py failed; see gpu_check.log"
 fi
 
-failures=$(cut -f2 "$WORK/steps.tsv" | grep -c FAIL)
+failures=$(cut -f2 "$STEPS_TSV" | grep -c FAIL)
 if [[ $failures -gt 0 ]]; then
   verdict="FAIL: $failures step(s) failed"
   code=1
 elif [[ "$HAVE_GPU" != 1 ]]; then
-  verdict="NO GPU: nothing needing a GPU ran (the tests ran and skipped); see devices.txt"
+  verdict="NO GPU: every GPU step skipped ($NO_GPU_REASON); the tests ran and skipped their GPU cases"
   code=2
 else
   verdict="PASS"
   code=0
 fi
 log ""
-echo "$verdict (${SECONDS} s)" | tee -a "$SUMMARY" | tee -a "$LOG"
-rm -rf "$WORK"
+echo "$verdict (${SECONDS} s of a ${BUDGET_TOTAL} s budget)" | tee -a "$SUMMARY" | tee -a "$LOG"
 exit $code

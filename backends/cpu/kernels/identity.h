@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backends/cpu/cpu_device.h"
 #include "core/backend.h"
@@ -28,12 +29,15 @@ class IdentityKernel : public Kernel {
   }
 };
 
-// Registers IdentityKernel as `op`'s kernel for every dtype; false when one
-// of them was taken. For a kernel file's static initializer:
+// Registers IdentityKernel as `op`'s kernel for each of `dtypes` (every
+// dtype by default); false when one of them was taken. For a kernel file's
+// static initializer:
 //   [[maybe_unused]] const bool kRegistered = RegisterIdentityKernels("flatten");
-inline bool RegisterIdentityKernels(const std::string& op) {
+inline bool RegisterIdentityKernels(
+    const std::string& op,
+    const std::vector<DType>& dtypes = AllDTypes()) {
   bool all = true;
-  for (DType dtype : AllDTypes()) {
+  for (DType dtype : dtypes) {
     all &= CpuKernels().Register(
         op, dtype,
         [](const Node&, const Graph&,
