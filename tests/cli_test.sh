@@ -172,6 +172,16 @@ expect_in graph_text out "classifier.6/linear  linear([1, 4096], [1000, 4096], [
 # One line per node: 21 features, avgpool, flatten, 7 classifier = 30.
 NODES=$(grep -cE '^[a-z0-9_.]+/[a-z0-9_]+  ' "$TMP/graph_text.out")
 [[ "$NODES" -eq 30 ]] || fail "graph: $NODES node lines, expected 30"
+# The CPU fuses its 8 conv2d+relu and 2 linear+relu pairs; the buffer plan
+# then keeps no buffer for the values inside them.
+expect_in graph_text out "fused: 10 groups"
+expect_in graph_text out "features.0/conv2d + features.1/relu -> conv2d+relu on cpu:0"
+expect_in graph_text out "classifier.3/linear + classifier.4/relu -> linear+relu on cpu:0"
+expect_in graph_text out "buffer plan: 2 slots, 15.3 MiB for intermediates"
+run_cli graph_unfused graph --model=vgg11 --backend_option=cpu.fusion=off
+expect_exit graph_unfused 0
+expect_in graph_unfused out "fused: 0 groups"
+expect_in graph_unfused out "buffer plan: 2 slots, 24.5 MiB for intermediates"
 
 run_cli graph_dot graph --model=vgg11 --format=dot --batch=2
 expect_exit graph_dot 0

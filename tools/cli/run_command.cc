@@ -242,6 +242,10 @@ absl::Status RunCommand(BackendRegistry& registry) {
   const auto compile_done = std::chrono::steady_clock::now();
   if (absl::GetFlag(FLAGS_explain_placement)) {
     std::printf("%s", plan->graph().ToText().c_str());
+    // What each device runs as one kernel (fusion).
+    std::printf("fused: %zu group%s\n%s", plan->partitions().size(),
+                plan->partitions().size() == 1 ? "" : "s",
+                plan->PartitionsToString().c_str());
   }
   if (placement == PlacementPolicy::kAuto) {
     std::printf("%s\n", plan->placement_report().ToString().c_str());
