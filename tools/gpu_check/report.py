@@ -1,19 +1,32 @@
 #!/usr/bin/env python3
 """Writes the GPU check's results file (Markdown) and its raw JSON.
 
-Usage (run_on_gpu.sh calls it):
-    python3 report.py WORK_DIR --out-md FILE.md --out-json FILE.json
+Usage (run_on_gpu.sh calls it; it can be rerun on a copy of $OUT):
+    python3 report.py OUT_DIR [--out-md FILE.md] [--out-json FILE.json]
 
-WORK_DIR holds what run_on_gpu.sh collected:
-    env.json                      machine, GPU, driver, versions, command
-    steps.tsv                     step <TAB> PASS|FAIL|SKIP <TAB> detail
-    logits.txt                    compare_logits.py's output (cuda:0 vs cpu)
-    switchyard_r<R>_b<B>.json     `switchyard run --report` per round and batch
-    pytorch_r<R>_b<B>.json        pytorch_vgg11_cuda.py --json per round and batch
+Default outputs: OUT_DIR/gpu_<date>.md and .json, the date from env.json.
+The Markdown is meant to be committed as benchmarks/results/gpu_<date>.md.
+
+OUT_DIR holds what run_on_gpu.sh collected (every part optional; a missing
+part is reported as not measured, with the step's reason):
+    env.json                  machine, GPU, driver, versions, command
+    steps.tsv                 step <TAB> PASS|FAIL|SKIP <TAB> detail [<TAB> seconds]
+    tests/<name>.json         gtest's --gtest_output=json per test binary
+    logits.txt                compare_logits.py (cuda:0 against cpu:0)
+    bench/{switchyard,pytorch}_{fp32,tf32}.json   switchyard.bench/1 files
+    bench/compare.md          benchmarks/compare.py over them
+    bench/switchyard_r<R>_b<B>.json, pytorch_r<R>_b<B>.json  (ROUNDS > 0)
+    profile/summary.txt       `run --profile-summary` output
+    util/report_<kind>.json   `run --batches --report`, kind starved / fed
+    util/nvml_<kind>.csv      nvidia-smi timestamp, utilization.gpu, memory.used
+    util/times_<kind>.json    host epoch seconds around the run
+    nms/nms_benchmark.json    Google Benchmark JSON (BM_Nms/<device>/boxes:N)
+    nms/torchvision_nms.json  torchvision_nms_cuda.py --json
 Only the standard library is used.
 """
 
 import argparse
+import datetime
 import glob
 import json
 import os
@@ -23,151 +36,443 @@ import sys
 
 
 def load(path):
-    with open(path) as f:
-        return json.load(f)
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return ""
 
 
 def fmt(ms):
     if ms is None:
         return "n/a"
+    if ms < 1:
+        return "%.4f" % ms
     return "%.3f" % ms if ms < 10 else "%.2f" % ms
 
 
+def pct(x):
+    if x is None:
+        return "n/a"
+    return "%.1f%%" % (100 * x if x <= 1.0 else x)
+
+
+def ratio(a, b):
+    return "%.2f" % (a / b) if a and b else "n/a"
+
+
+def cell(text):
+    return str(text).replace("|", "/").replace("\n", " ")
+
+
+# --- parts ---------------------------------------------------------------------------
+
+def read_steps(out):
+    steps = []
+    for line in read(os.path.join(out, "steps.tsv")).splitlines():
+        parts = line.split("\t")
+        if len(parts) >= 2:
+            steps.append({"step": parts[0], "result": parts[1],
+                          "detail": parts[2] if len(parts) > 2 else "",
+                          "seconds": parts[3] if len(parts) > 3 else ""})
+    return steps
+
+
+def step_reason(steps, prefix):
+    for s in steps:
+        if s["step"].startswith(prefix):
+            return "%s: %s" % (s["result"], s["detail"])
+    return "not run"
+
+
+def read_tests(out):
+    tests = []
+    for path in sorted(glob.glob(os.path.join(out, "tests", "*.json"))):
+        doc = load(path)
+        if not doc:
+            continue
+        skipped, failed, cuda_ran = 0, [], 0
+        for suite in doc.get("testsuites", []):
+            for t in suite.get("testsuite", []):
+                name = "%s.%s" % (suite.get("name"), t.get("name"))
+                if t.get("result") == "SKIPPED" or t.get("status") == "NOTRUN":
+                    skipped += 1
+                elif t.get("failures"):
+                    failed.append(name)
+                elif "cuda" in name.lower():
+                    cuda_ran += 1
+        tests.append({"binary": os.path.splitext(os.path.basename(path))[0],
+                      "tests": doc.get("tests"), "failures": doc.get("failures"),
+                      "skipped": skipped, "failed": failed, "cuda_named_ran": cuda_ran,
+                      "time": doc.get("time")})
+    return tests
+
+
+def bench_runs(out):
+    runs = {}
+    for key in ("switchyard_fp32", "pytorch_fp32", "switchyard_tf32", "pytorch_tf32"):
+        doc = load(os.path.join(out, "bench", key + ".json"))
+        if doc:
+            runs[key] = doc
+    return runs
+
+
+def bench_rows(runs):
+    """[(device, batch)] -> {run: row} for every measured row."""
+    table = {}
+    for key, doc in runs.items():
+        for r in doc.get("results", []):
+            if "error" in r:
+                continue
+            table.setdefault((r["device"], r["batch"]), {})[key] = r
+    return sorted(table.items(), key=lambda kv: (not kv[0][0].startswith("cpu"), kv[0]))
+
+
+def median_of(row, metric):
+    if not row:
+        return None
+    return (row.get(metric) or {}).get("median")
+
+
+def rounds(out):
+    sy, pt = {}, {}
+    for path in glob.glob(os.path.join(out, "bench", "switchyard_r*_b*.json")):
+        m = re.search(r"switchyard_r(\d+)_b(\d+)\.json$", path)
+        doc = load(path) or {}
+        med = (doc.get("forward_ms") or {}).get("median")
+        if med is not None:
+            sy.setdefault(int(m.group(2)), []).append(med)
+    for path in glob.glob(os.path.join(out, "bench", "pytorch_r*_b*.json")):
+        for row in (load(path) or {}).get("results", []):
+            pt.setdefault(int(row["batch"]), []).append(row["median_ms"])
+    return sy, pt
+
+
+NVML_TIME = "%Y/%m/%d %H:%M:%S.%f"
+
+
+def nvml_samples(path):
+    """[(epoch seconds or None, utilization %, memory MiB)] from nvidia-smi CSV."""
+    samples = []
+    for line in read(path).splitlines():
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) < 3 or not parts[1][:1].isdigit():
+            continue
+        try:
+            t = datetime.datetime.strptime(parts[0], NVML_TIME).replace(
+                tzinfo=datetime.timezone.utc).timestamp()
+        except ValueError:
+            t = None
+        try:
+            util = float(parts[1].split()[0])
+            mem = float(parts[2].split()[0])
+        except (ValueError, IndexError):
+            continue
+        samples.append((t, util, mem))
+    return samples
+
+
+def util_runs(out):
+    runs = []
+    for kind in ("starved", "fed"):
+        rep = load(os.path.join(out, "util", "report_%s.json" % kind))
+        times = load(os.path.join(out, "util", "times_%s.json" % kind)) or {}
+        samples = nvml_samples(os.path.join(out, "util", "nvml_%s.csv" % kind))
+        row = {"kind": kind, "report": rep, "times": times, "nvml_samples": len(samples)}
+        if samples:
+            row["nvml_mean_process"] = statistics.mean(s[1] for s in samples)
+            row["nvml_max_memory_mib"] = max(s[2] for s in samples)
+        # The stream: the last run_ms of the process (set-up, compile and
+        # warm-up come first; the report is written right after the stream).
+        if rep and times.get("end_epoch_s") and samples and samples[0][0] is not None:
+            end = float(times["end_epoch_s"])
+            start = end - float(rep.get("run_ms", 0)) / 1e3
+            window = [s for s in samples if start <= s[0] <= end]
+            row["stream_window_s"] = [start, end]
+            row["nvml_stream_samples"] = len(window)
+            if window:
+                row["nvml_mean_stream"] = statistics.mean(s[1] for s in window)
+        runs.append(row)
+    return runs
+
+
+def nms_rows(out):
+    gb = load(os.path.join(out, "nms", "nms_benchmark.json")) or {}
+    sy = {}
+    for b in gb.get("benchmarks", []):
+        m = re.match(r"BM_Nms/([^/]+)/boxes:(\d+)", b.get("run_name") or b.get("name", ""))
+        if not m:
+            continue
+        key = (m.group(1), int(m.group(2)))
+        if b.get("error_occurred"):
+            sy[key] = {"error": b.get("error_message")}
+        elif b.get("aggregate_name") in ("median", None) and "median" not in sy.get(key, {}):
+            scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}.get(b.get("time_unit"), 1.0)
+            sy[key] = {"median": b["real_time"] * scale, "kept": b.get("kept")}
+    tv = {}
+    tv_doc = load(os.path.join(out, "nms", "torchvision_nms.json")) or {}
+    for r in tv_doc.get("results", []):
+        tv[(r["device"], r["boxes"])] = r
+    return sy, tv, tv_doc
+
+
+# --- the report --------------------------------------------------------------------
+
 def main(argv=None):
     parser = argparse.ArgumentParser()
-    parser.add_argument("work")
-    parser.add_argument("--out-md", required=True)
-    parser.add_argument("--out-json", required=True)
+    parser.add_argument("out")
+    parser.add_argument("--out-md")
+    parser.add_argument("--out-json")
     args = parser.parse_args(argv)
-    work = args.work
+    out = args.out
+    env = load(os.path.join(out, "env.json")) or {}
+    date = (env.get("date") or datetime.datetime.now(datetime.timezone.utc).isoformat())[:10]
+    out_md = args.out_md or os.path.join(out, "gpu_%s.md" % date)
+    out_json = args.out_json or os.path.join(out, "gpu_%s.json" % date)
 
-    env = load(os.path.join(work, "env.json")) if os.path.exists(os.path.join(work, "env.json")) else {}
-    steps = []
-    if os.path.exists(os.path.join(work, "steps.tsv")):
-        with open(os.path.join(work, "steps.tsv")) as f:
-            for line in f:
-                parts = line.rstrip("\n").split("\t")
-                if len(parts) >= 2:
-                    steps.append({"step": parts[0], "result": parts[1],
-                                  "detail": parts[2] if len(parts) > 2 else ""})
-    logits = ""
-    if os.path.exists(os.path.join(work, "logits.txt")):
-        with open(os.path.join(work, "logits.txt")) as f:
-            logits = f.read().strip()
+    steps = read_steps(out)
+    tests = read_tests(out)
+    logits = read(os.path.join(out, "logits.txt")).strip()
+    runs = bench_runs(out)
+    rows = bench_rows(runs)
+    compare_md = read(os.path.join(out, "bench", "compare.md")).strip()
+    profile = read(os.path.join(out, "profile", "summary.txt"))
+    util = util_runs(out)
+    nms_sy, nms_tv, nms_tv_doc = nms_rows(out)
+    r_sy, r_pt = rounds(out)
+    gpu = env.get("gpu") or "none"
+    have_gpu = env.get("have_gpu") == "1"
 
-    # Per batch: each run's median, for both peers.
-    sy = {}  # batch -> [(round, median, min, max)]
-    for path in sorted(glob.glob(os.path.join(work, "switchyard_r*_b*.json"))):
-        m = re.search(r"switchyard_r(\d+)_b(\d+)\.json$", path)
-        r = load(path)
-        ms = r.get("forward_ms", {})
-        sy.setdefault(int(m.group(2)), []).append(
-            {"round": int(m.group(1)), "median_ms": ms.get("median"),
-             "min_ms": ms.get("min"), "max_ms": ms.get("max"),
-             "iterations": r.get("iterations"), "warmup": r.get("warmup")})
-    pt = {}
-    pt_meta = {}
-    for path in sorted(glob.glob(os.path.join(work, "pytorch_r*_b*.json"))):
-        m = re.search(r"pytorch_r(\d+)_b\d+\.json$", path)
-        doc = load(path)
-        pt_meta = {k: v for k, v in doc.items() if k != "results"}
-        for row in doc.get("results", []):
-            pt.setdefault(int(row["batch"]), []).append(
-                {"round": int(m.group(1)), "median_ms": row["median_ms"],
-                 "min_ms": row["min_ms"], "max_ms": row["max_ms"],
-                 "gpu_median_ms": row.get("gpu_median_ms"),
-                 "iterations": len(row.get("times_ms", []))})
+    md = []
+    md.append("# GPU check: Switchyard on %s" % (gpu if have_gpu else "no GPU (dry run)"))
+    md.append("")
+    md.append("- Date: %s; host %s" % (env.get("date", "?"), env.get("host", "?")))
+    md.append("- GPU: %s (driver %s); CPU: %s, %s CPUs" % (
+        gpu, env.get("driver", "?"), env.get("cpu", "?"), env.get("cpus", "?")))
+    if not have_gpu:
+        md.append("- **No GPU**: %s. Every GPU step skipped; the tests ran and skipped "
+                  "their GPU cases." % env.get("no_gpu_reason", "?"))
+    md.append("- Switchyard: bundle built by `tools/gpu_check.sh` %s; device code sm_%s + "
+              "PTX; at run time cuBLASLt %s and cuDNN %s (found by the script)" % (
+                  env.get("switchyard_build", "?"), env.get("cuda_archs", "?"),
+                  env.get("cublaslt", "?"), env.get("cudnn", "?")))
+    md.append("- PyTorch: %s" % env.get("pytorch", "?"))
+    md.append("- Command: `%s` (budget %s s)" % (env.get("command", "?"), env.get("budget_s", "?")))
+    counts = {k: sum(1 for s in steps if s["result"] == k) for k in ("PASS", "FAIL", "SKIP")}
+    md.append("- Steps: %d passed, %d failed, %d skipped" % (
+        counts["PASS"], counts["FAIL"], counts["SKIP"]))
+    md.append("")
 
-    rows = []
-    for batch in sorted(set(sy) | set(pt)):
-        s_runs = sorted(sy.get(batch, []), key=lambda r: r["round"])
-        p_runs = sorted(pt.get(batch, []), key=lambda r: r["round"])
-        s_med = statistics.median([r["median_ms"] for r in s_runs]) if s_runs else None
-        p_med = statistics.median([r["median_ms"] for r in p_runs]) if p_runs else None
-        rows.append({
-            "batch": batch,
-            "switchyard_median_ms": s_med,
-            "pytorch_median_ms": p_med,
-            "ratio_pytorch_over_switchyard": (p_med / s_med) if s_med and p_med else None,
-            "switchyard_images_per_s": batch / (s_med / 1e3) if s_med else None,
-            "pytorch_images_per_s": batch / (p_med / 1e3) if p_med else None,
-            "pytorch_gpu_median_ms": statistics.median(
-                [r["gpu_median_ms"] for r in p_runs if r.get("gpu_median_ms") is not None])
-            if p_runs else None,
-            "switchyard_runs": s_runs,
-            "pytorch_runs": p_runs,
-        })
+    # Tests
+    md.append("## Tests on cuda:0")
+    md.append("")
+    if tests:
+        md.append("| Binary | Tests | Failed | Skipped | Seconds | Failures |")
+        md.append("|---|---:|---:|---:|---:|---|")
+        for t in tests:
+            md.append("| %s | %s | %s | %d | %s | %s |" % (
+                t["binary"], t["tests"], t["failures"], t["skipped"], t["time"] or "",
+                cell(", ".join(t["failed"][:5]) or "")))
+    else:
+        md.append("Not run: %s" % step_reason(steps, "test "))
+    md.append("")
+    if logits:
+        md.append("VGG-11 logits, cuda:0 against cpu:0 (batch 2, seed 0):")
+        md.append("")
+        md.append("```")
+        md.append(logits)
+        md.append("```")
+    else:
+        md.append("VGG-11 logits, cuda:0 against cpu:0: %s" % step_reason(steps, "vgg11 logits"))
+    md.append("")
 
-    doc = {"env": env, "steps": steps, "logits_check": logits, "vgg11": rows,
-           "pytorch": pt_meta}
-    with open(args.out_json, "w") as f:
+    # Bench
+    md.append("## VGG-11: `switchyard bench` beside PyTorch (FP32 and TF32)")
+    md.append("")
+    if rows:
+        md.append("Median ms, forward / end to end (h2d + forward + d2h). Ratios: PyTorch / "
+                  "Switchyard in the same math (above 1: Switchyard is faster). FP32: TF32 "
+                  "off on both sides; TF32: Switchyard `--backend_option=cuda.allow_tf32=true`, "
+                  "PyTorch fp32_precision \"tf32\" for matmul and cuDNN conv. PyTorch with "
+                  "`cudnn.benchmark = True`, as Switchyard's conv2d benchmarks cuDNN's "
+                  "algorithms.")
+        md.append("")
+        md.append("| Device | Batch | Switchyard FP32 | PyTorch FP32 | Ratio fwd / e2e | "
+                  "Switchyard TF32 | PyTorch TF32 | Ratio fwd / e2e | Switchyard FP32 images/s |")
+        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for (device, batch), by in rows:
+            def both(key):
+                r = by.get(key)
+                return "%s / %s" % (fmt(median_of(r, "forward_ms")), fmt(median_of(r, "end_to_end_ms"))) if r else "n/a"
+
+            def ratios(a, b):
+                ra, rb = by.get(a), by.get(b)
+                if not ra or not rb:
+                    return "n/a"
+                return "%s / %s" % (ratio(median_of(rb, "forward_ms"), median_of(ra, "forward_ms")),
+                                    ratio(median_of(rb, "end_to_end_ms"), median_of(ra, "end_to_end_ms")))
+            ips = (by.get("switchyard_fp32") or {}).get("images_per_s")
+            md.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+                device, batch, both("switchyard_fp32"), both("pytorch_fp32"),
+                ratios("switchyard_fp32", "pytorch_fp32"), both("switchyard_tf32"),
+                both("pytorch_tf32"), ratios("switchyard_tf32", "pytorch_tf32"),
+                "%.1f" % ips if ips else "n/a"))
+        md.append("")
+        for key, doc in runs.items():
+            unavailable = [d for d in doc.get("devices", []) if not d.get("available", True)]
+            for d in unavailable:
+                md.append("- %s: %s unavailable: %s" % (key, d.get("device"), cell(d.get("reason"))))
+            errors = [r for r in doc.get("results", []) if "error" in r]
+            for r in errors:
+                md.append("- %s: %s batch %s failed: %s" % (key, r.get("device"), r.get("batch"),
+                                                            cell(r.get("error"))))
+        md.append("")
+    else:
+        md.append("Not measured: %s" % step_reason(steps, "bench switchyard fp32"))
+        md.append("")
+    if compare_md:
+        md.append("### benchmarks/compare.py")
+        md.append("")
+        md.append(re.sub(r"^## ", "#### ", compare_md, flags=re.M))
+        md.append("")
+    if r_sy or r_pt:
+        md.append("### Alternating rounds (`switchyard run` vs pytorch_vgg11_cuda.py, forward medians)")
+        md.append("")
+        md.append("| Batch | Switchyard runs (ms) | PyTorch runs (ms) | Ratio of medians |")
+        md.append("|---:|---|---|---:|")
+        for b in sorted(set(r_sy) | set(r_pt)):
+            s, p = r_sy.get(b, []), r_pt.get(b, [])
+            md.append("| %d | %s | %s | %s |" % (
+                b, ", ".join(fmt(x) for x in s), ", ".join(fmt(x) for x in p),
+                ratio(statistics.median(p) if p else None, statistics.median(s) if s else None)))
+        md.append("")
+
+    # Profile
+    md.append("## Profile: VGG-11 batch 8 on cuda:0 (`--profile --profile-summary`)")
+    md.append("")
+    if profile.strip():
+        lines = profile.rstrip().splitlines()
+        md.append("Trace: `profile/trace.json` (open in https://ui.perfetto.dev).")
+        md.append("")
+        md.append("```")
+        md.extend(lines[:80])
+        if len(lines) > 80:
+            md.append("... (%d more lines in profile/summary.txt)" % (len(lines) - 80))
+        md.append("```")
+    else:
+        md.append("Not run: %s" % step_reason(steps, "profile"))
+    md.append("")
+
+    # Utilisation
+    md.append("## Utilisation on cuda:0: Switchyard's report beside NVML")
+    md.append("")
+    measured = [u for u in util if u["report"]]
+    if measured:
+        md.append("NVML: `nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used "
+                  "--format=csv -lms 100` in the background; utilization.gpu is the share of "
+                  "the driver's sample period in which a kernel ran. Stream window: the last "
+                  "run_ms of the process (after set-up and warm-up). Switchyard busy: the union "
+                  "of node and copy spans on cuda:0's clock over the stream.")
+        md.append("")
+        md.append("| Run | Loaders / prefetch / cost | Batches | images/s | Switchyard busy | "
+                  "Waiting for input | NVML mean (stream) | NVML mean (process) | NVML samples "
+                  "(stream / all) | Max memory used | Diagnosis |")
+        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        for u in measured:
+            r = u["report"]
+            md.append("| %s | %s / %s / %s ms %s | %s x %s | %.1f | %s | %s | %s | %s | %s / %s | %s | %s |" % (
+                u["kind"], r.get("loader_threads"), r.get("prefetch"), r.get("loader_cost_ms"),
+                r.get("loader_work", ""), r.get("batches"), r.get("batch"),
+                r.get("images_per_s") or 0, pct(r.get("busy_share")), pct(r.get("input_wait_share")),
+                "%.1f%%" % u["nvml_mean_stream"] if "nvml_mean_stream" in u else "n/a",
+                "%.1f%%" % u["nvml_mean_process"] if "nvml_mean_process" in u else "n/a",
+                u.get("nvml_stream_samples", "n/a"), u["nvml_samples"],
+                "%.0f MiB" % u["nvml_max_memory_mib"] if "nvml_max_memory_mib" in u else "n/a",
+                cell(r.get("diagnosis", ""))))
+        md.append("")
+        for u in measured:
+            busy = u["report"].get("busy_share")
+            busy_pct = (100 * busy if busy is not None and busy <= 1.0 else busy)
+            if busy_pct is not None and "nvml_mean_stream" in u:
+                md.append("- %s: Switchyard says cuda:0 was busy %.1f%% of the stream; NVML's "
+                          "mean utilisation over the same window is %.1f%% (%+.1f points, "
+                          "%d samples)." % (u["kind"], busy_pct, u["nvml_mean_stream"],
+                                            u["nvml_mean_stream"] - busy_pct,
+                                            u["nvml_stream_samples"]))
+            elif busy_pct is not None:
+                md.append("- %s: Switchyard says cuda:0 was busy %.1f%% of the stream; no NVML "
+                          "samples in the window (%s)." % (
+                              u["kind"], busy_pct,
+                              "nvidia-smi not run" if not u["nvml_samples"] else "timestamps not aligned"))
+        md.append("")
+    else:
+        md.append("Not run: %s" % step_reason(steps, "util"))
+        md.append("")
+
+    # NMS
+    md.append("## NMS on RPN-like boxes (IoU 0.7): Switchyard beside torchvision")
+    md.append("")
+    sizes = sorted({k[1] for k in nms_sy} | {k[1] for k in nms_tv})
+    if sizes:
+        devices = sorted({k[0] for k in nms_sy} | {k[0] for k in nms_tv},
+                         key=lambda d: (not d.startswith("cpu"), d))
+        md.append("Median ms per call (boxes already on the device; Switchyard: one "
+                  "`ExecutablePlan::Run`, Google Benchmark, 5 repetitions; torchvision: "
+                  "`torchvision.ops.nms` then `torch.cuda.synchronize()`, median of 10 x 5). "
+                  "kept must agree.")
+        md.append("")
+        md.append("| Boxes | Device | Switchyard ms | kept | torchvision ms | kept | "
+                  "torchvision / Switchyard |")
+        md.append("|---:|---|---:|---:|---:|---:|---:|")
+        for n in sizes:
+            for d in devices:
+                s = nms_sy.get((d, n))
+                t = nms_tv.get((d, n))
+                if not s and not t:
+                    continue
+                s_ms = s.get("median") if s else None
+                md.append("| %d | %s | %s | %s | %s | %s | %s |" % (
+                    n, d, cell(s["error"][:80]) if s and "error" in s else fmt(s_ms),
+                    "%d" % s["kept"] if s and s.get("kept") is not None else "",
+                    fmt(t["median_ms"]) if t else "n/a", t["kept"] if t else "",
+                    ratio(t["median_ms"] if t else None, s_ms)))
+        if nms_tv_doc.get("reason"):
+            md.append("")
+            md.append("torchvision on CUDA: %s" % nms_tv_doc["reason"])
+    else:
+        md.append("Not run: %s; %s" % (step_reason(steps, "nms switchyard"),
+                                      step_reason(steps, "nms torchvision")))
+    md.append("")
+
+    # Steps
+    md.append("## Steps")
+    md.append("")
+    md.append("| Step | Result | Seconds | Detail |")
+    md.append("|---|---|---:|---|")
+    for s in steps:
+        md.append("| %s | %s | %s | %s |" % (s["step"], s["result"], s["seconds"], cell(s["detail"])))
+    md.append("")
+
+    doc = {"env": env, "steps": steps, "tests": tests, "logits_check": logits,
+           "bench": {k: v for k, v in runs.items()},
+           "utilisation": [{k: v for k, v in u.items()} for u in util],
+           "nms": {"switchyard": {"%s/%d" % k: v for k, v in nms_sy.items()},
+                   "torchvision": nms_tv_doc},
+           "rounds": {"switchyard": r_sy, "pytorch": r_pt}}
+    with open(out_json, "w") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")
-
-    out = []
-    out.append("# VGG-11 on the GPU: Switchyard's CUDA backend vs PyTorch")
-    out.append("")
-    out.append("- Date: %s" % env.get("date", "?"))
-    out.append("- GPU: %s (driver %s); host: %s, %s CPUs" % (
-        env.get("gpu", "?"), env.get("driver", "?"), env.get("cpu", "?"), env.get("cpus", "?")))
-    out.append("- Switchyard: built by `tools/gpu_check.sh` %s; device code sm_%s + PTX; "
-               "at run time cuBLASLt %s and cuDNN %s (PyTorch's, found by the script)" % (
-                   env.get("switchyard_build", "?"), env.get("cuda_archs", "90"),
-                   env.get("cublaslt", "?"), env.get("cudnn", "?")))
-    cudnn = pt_meta.get("cudnn", "?")
-    if isinstance(cudnn, int):
-        cudnn = "%d.%d.%d" % (cudnn // 10000, cudnn % 10000 // 100, cudnn % 100)
-    out.append("- PyTorch %s (CUDA %s, cuDNN %s), torchvision %s" % (
-        pt_meta.get("version", "?"), pt_meta.get("cuda", "?"), cudnn,
-        pt_meta.get("torchvision", "?")))
-    out.append("- Math: FP32 on both sides, TF32 off (Switchyard: CUBLAS_COMPUTE_32F, "
-               "CUDNN_FMA_MATH; PyTorch: allow_tf32 = False for matmul and cuDNN, "
-               "float32_matmul_precision %s); cuDNN algorithms benchmarked once per shape on "
-               "both sides (Switchyard always; PyTorch `cudnn.benchmark = True`)" %
-               pt_meta.get("tf32", {}).get("float32_matmul_precision", "?"))
-    out.append("- Method: one invocation of `gpu_bundle/run_on_gpu.sh`; the peers run one "
-               "after the other, never at once, in %s rounds whose order alternates. Each "
-               "run builds the model, uploads the weights, runs untimed warm-up forwards "
-               "(the first one benchmarks cuDNN), then times single forwards with the input "
-               "already on the GPU: wall clock from the call until the device has finished "
-               "(Switchyard: `Module::Forward`, which synchronizes; PyTorch: `model(x)` then "
-               "`torch.cuda.synchronize()`). Medians below: the median of the runs' medians." %
-               env.get("rounds", "?"))
-    out.append("- Ratio = PyTorch / Switchyard: above 1 means Switchyard is faster.")
-    out.append("- Command: `%s`" % env.get("command", "gpu_bundle/run_on_gpu.sh"))
-    out.append("")
-    out.append("| Batch | Switchyard median (ms) | PyTorch median (ms) | Ratio PyTorch / Switchyard | "
-               "Switchyard images/s | PyTorch images/s | PyTorch GPU time (ms, CUDA events) | "
-               "Switchyard per-run medians | PyTorch per-run medians |")
-    out.append("|---:|---:|---:|---:|---:|---:|---:|---|---|")
-    for r in rows:
-        ratio = r["ratio_pytorch_over_switchyard"]
-        out.append("| %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["batch"], fmt(r["switchyard_median_ms"]), fmt(r["pytorch_median_ms"]),
-            "**%.2f**" % ratio if ratio else "n/a",
-            "%.1f" % r["switchyard_images_per_s"] if r["switchyard_images_per_s"] else "n/a",
-            "%.1f" % r["pytorch_images_per_s"] if r["pytorch_images_per_s"] else "n/a",
-            fmt(r["pytorch_gpu_median_ms"]),
-            ", ".join(fmt(x["median_ms"]) for x in r["switchyard_runs"]),
-            ", ".join(fmt(x["median_ms"]) for x in r["pytorch_runs"])))
-    out.append("")
-    out.append("## Checks")
-    out.append("")
-    out.append("| Step | Result | Detail |")
-    out.append("|---|---|---|")
-    for s in steps:
-        out.append("| %s | %s | %s |" % (s["step"], s["result"], s["detail"].replace("|", "/")))
-    out.append("")
-    if logits:
-        out.append("## VGG-11 logits, cuda:0 against cpu:0 (batch 2, seed 0)")
-        out.append("")
-        out.append("```")
-        out.append(logits)
-        out.append("```")
-        out.append("")
-    with open(args.out_md, "w") as f:
-        f.write("\n".join(out))
-    print("wrote %s and %s" % (args.out_md, args.out_json))
+    with open(out_md, "w") as f:
+        f.write("\n".join(md))
+    print("wrote %s and %s" % (out_md, out_json))
     return 0
 
 

@@ -40,14 +40,18 @@
 #   gpu_<date>.md, gpu_<date>.json
 # report.py can be rerun there: python3 gpu_bundle/tools/gpu_check/report.py $OUT
 #
-# Exit status: 0 all passed; 1 something failed or timed out; 2 no GPU here
+# Exit status: 0 all passed; 1 something failed or timed out, or a step was
+# not run for want of time (INCOMPLETE); 2 no GPU here
 # (the tests ran and skipped their GPU cases, every GPU step skipped).
 #
 # Environment: OUT, PYTHON (default: the first of python3, /usr/bin/python3
 # that imports torch and torchvision), STEPS, BUDGET_TOTAL (420 s),
 # T_<STEP> per-step limits (see below), BENCH_WARMUP (3),
-# BENCH_ITERATIONS (20), BENCH_BATCHES (1,8,64), UTIL_BATCH (8),
-# UTIL_BATCHES (400), UTIL_COST_MS (20), NMS_DEVICES (cpu:0,cuda:0),
+# BENCH_ITERATIONS (20), BENCH_BATCHES (1,8,64), BENCH_THREADS (nproc, both
+# peers' CPU threads), UTIL_BATCH (8),
+# UTIL_BATCHES (400), UTIL_COST_MS (20), UTIL_FED_LOADERS (12),
+# PROFILE_BATCH (8), PROFILE_ITERATIONS (10), NMS_DEVICES (cpu:0,cuda:0),
+# DRY_DEVICE (cpu:0 tests this script without a GPU: the GPU steps run there),
 # ROUNDS (0: the old alternating Switchyard/PyTorch `run` timings, off),
 # SKIP_PYTORCH=1.
 set -u
@@ -60,10 +64,18 @@ REPORT_RESERVE=20          # seconds kept back for the report
 BENCH_WARMUP="${BENCH_WARMUP:-3}"
 BENCH_ITERATIONS="${BENCH_ITERATIONS:-20}"
 BENCH_BATCHES="${BENCH_BATCHES:-1,8,64}"
+BENCH_THREADS="${BENCH_THREADS:-$(nproc)}"   # CPU threads, the same for both peers
 UTIL_BATCH="${UTIL_BATCH:-8}"
 UTIL_BATCHES="${UTIL_BATCHES:-400}"
 UTIL_COST_MS="${UTIL_COST_MS:-20}"
+# 12 busy loaders (switchyard allows 4 per core), leaving the driver a core.
+UTIL_FED_LOADERS="${UTIL_FED_LOADERS:-$(( $(nproc) * 4 < 12 ? $(nproc) * 4 : 12 ))}"
 NMS_DEVICES="${NMS_DEVICES:-cpu:0,cuda:0}"
+PROFILE_BATCH="${PROFILE_BATCH:-8}"
+PROFILE_ITERATIONS="${PROFILE_ITERATIONS:-10}"
+# DRY_DEVICE=cpu:0 (testing this script on a machine without a GPU): every
+# GPU step runs, on that device instead of cuda:0.
+DEV="${DRY_DEVICE:-cuda:0}"
 ROUNDS="${ROUNDS:-0}"
 # Per-step limits in seconds (each also cut to what is left of the total).
 T_FIND="${T_FIND:-60}" T_DEVICES="${T_DEVICES:-30}" T_TEST="${T_TEST:-90}"
@@ -88,9 +100,17 @@ SECONDS=0
 log() { echo "$*" | tee -a "$LOG"; }
 want() { [[ "$STEPS" == *",$1,"* ]]; }
 # step NAME RESULT DETAIL [SECONDS]
+# A step cut for want of time is a SKIP that makes the run INCOMPLETE.
+BUDGET_CUT=0
 step() {
-  printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" >>"$STEPS_TSV"
-  printf '%-36s %-4s %s\n' "$1" "$2" "$3" | tee -a "$SUMMARY" | tee -a "$LOG"
+  local result=$2 detail=$3
+  if [[ "$result" == FAIL && "$detail" == "not run: out of the total budget"* ]]; then
+    result=SKIP
+    detail="not run: out of the total budget ($BUDGET_TOTAL s)"
+    BUDGET_CUT=$((BUDGET_CUT + 1))
+  fi
+  printf '%s\t%s\t%s\t%s\n' "$1" "$result" "$detail" "${4:-}" >>"$STEPS_TSV"
+  printf '%-36s %-4s %s\n' "$1" "$result" "$detail" | tee -a "$SUMMARY" | tee -a "$LOG"
 }
 # budget WANT: seconds this step may take (WANT, cut to what is left).
 budget() {
@@ -107,6 +127,7 @@ run_step() {
   if ((limit < 5)); then
     RC=125
     ELAPSED=0
+    echo "not run: out of the total budget of $BUDGET_TOTAL s" >"$OUT/logs/$name.txt"
     log "(not run: $name, out of the total budget of $BUDGET_TOTAL s)"
     return 125
   fi
@@ -244,9 +265,13 @@ cp "$OUT/logs/devices.txt" "$OUT/devices.txt"
 cat "$OUT/devices.txt"
 HAVE_GPU=0
 NO_GPU_REASON="no cuda:0"
+NO_GPU_DETAIL=""
 if [[ $status -ne 0 ]]; then
   step "switchyard devices" FAIL "$(why $status "$T_DEVICES")"
   NO_GPU_REASON="switchyard devices failed ($(why $status "$T_DEVICES"))"
+elif [[ -n "${DRY_DEVICE:-}" ]]; then
+  HAVE_GPU=1
+  step "switchyard devices" SKIP "DRY_DEVICE=$DEV: the GPU steps run on $DEV (a test of this script)"
 elif grep -q '^  cuda:0 ' "$OUT/devices.txt"; then
   HAVE_GPU=1
   step "switchyard devices" PASS "$(grep '^  cuda:0 ' "$OUT/devices.txt" | cut -c1-200)"
@@ -256,8 +281,10 @@ elif grep -q '^  cuda:0 ' "$OUT/devices.txt"; then
     step "cuBLASLt/cuDNN loaded" PASS "versions in devices.txt"
   fi
 else
-  NO_GPU_REASON="no cuda:0: $(sed -n 's/^cuda: no devices: //p' "$OUT/devices.txt" | cut -c1-240)"
+  NO_GPU_REASON="no cuda:0: $(sed -n 's/^cuda: no devices: //p' "$OUT/devices.txt" | cut -c1-300)"
   step "switchyard devices" SKIP "$NO_GPU_REASON"
+  NO_GPU_DETAIL="$NO_GPU_REASON"
+  NO_GPU_REASON="no cuda:0 (see switchyard devices)"
 fi
 # skip_all NAME...: these steps SKIP with the reason there is no GPU.
 skip_no_gpu() { local s; for s in "$@"; do step "$s" SKIP "$NO_GPU_REASON"; done; }
@@ -320,8 +347,9 @@ if want logits; then
     skip_no_gpu "vgg11 logits cuda:0 vs cpu"
   else
     ok=1
-    for device in cpu cuda:0; do
+    for device in cpu "$DEV"; do
       name="${device%%:*}"
+      [[ "$device" == cpu ]] || name=cuda
       run_step "logits_$name" "$(budget "$T_LOGITS")" "$SY" run --model=vgg11 --batch=2 \
         --seed=0 --device="$device" --warmup=0 --iterations=1 \
         --output="$OUT/logits_$name.npy" || ok=0
@@ -344,19 +372,22 @@ if want bench; then
       "bench pytorch tf32" "bench compare.py"
   else
     B="$OUT/bench"
-    common=(--model=vgg11 --batch="$BENCH_BATCHES" --warmup="$BENCH_WARMUP" --iterations="$BENCH_ITERATIONS")
+    common=(--model=vgg11 --batch="$BENCH_BATCHES" --warmup="$BENCH_WARMUP" --iterations="$BENCH_ITERATIONS"
+      --threads="$BENCH_THREADS")
+    BENCH_DEVICES="cpu,$DEV"
+    [[ "$DEV" == cpu* ]] && BENCH_DEVICES=cpu
     limit="$(budget "$T_BENCH")"
-    if run_step bench_switchyard_fp32 "$limit" "$SY" bench "${common[@]}" --devices=cpu,cuda:0 \
+    if run_step bench_switchyard_fp32 "$limit" "$SY" bench "${common[@]}" --devices="$BENCH_DEVICES" \
         --json="$B/switchyard_fp32.json" --markdown="$B/switchyard_fp32.md"; then
-      step "bench switchyard fp32" PASS "cpu,cuda:0 x batch $BENCH_BATCHES, ${ELAPSED}s" "$ELAPSED"
+      step "bench switchyard fp32" PASS "$BENCH_DEVICES x batch $BENCH_BATCHES, ${ELAPSED}s" "$ELAPSED"
     else
       step "bench switchyard fp32" FAIL "$(why $RC "$limit"); logs/bench_switchyard_fp32.txt" "$ELAPSED"
     fi
     limit="$(budget "$T_BENCH_TF32")"
-    if run_step bench_switchyard_tf32 "$limit" "$SY" bench "${common[@]}" --devices=cuda:0 \
+    if run_step bench_switchyard_tf32 "$limit" "$SY" bench "${common[@]}" --devices="$DEV" \
         --backend_option=cuda.allow_tf32=true \
         --json="$B/switchyard_tf32.json" --markdown="$B/switchyard_tf32.md"; then
-      step "bench switchyard tf32" PASS "cuda:0, cuda.allow_tf32=true, ${ELAPSED}s" "$ELAPSED"
+      step "bench switchyard tf32" PASS "$DEV, cuda.allow_tf32=true, ${ELAPSED}s" "$ELAPSED"
     else
       step "bench switchyard tf32" FAIL "$(why $RC "$limit"); logs/bench_switchyard_tf32.txt" "$ELAPSED"
     fi
@@ -365,7 +396,8 @@ if want bench; then
       step "bench pytorch tf32" SKIP "no torch/torchvision for $PYTHON"
     else
       [[ "$TORCH_CUDA" == 1 ]] || log "warning: torch sees no CUDA device; the peer lists cuda:0 as unavailable"
-      pcommon=(--model vgg11 --batch "$BENCH_BATCHES" --warmup "$BENCH_WARMUP" --iterations "$BENCH_ITERATIONS")
+      pcommon=(--model vgg11 --batch "$BENCH_BATCHES" --warmup "$BENCH_WARMUP" --iterations "$BENCH_ITERATIONS"
+        --threads "$BENCH_THREADS")
       limit="$(budget "$T_PEER")"
       if run_step bench_pytorch_fp32 "$limit" "${PY[@]}" "$BUNDLE/tools/gpu_check/pytorch_peer_tf32.py" \
           --tf32 off --peer-dir "$BUNDLE/benchmarks" "${pcommon[@]}" --devices cpu,cuda:0 \
@@ -409,7 +441,7 @@ if want bench && [[ "$HAVE_GPU" == 1 && "$ROUNDS" -gt 0 ]]; then
   declare -A ITER=([1]=50 [8]=30 [64]=20)
   for ((r = 1; r <= ROUNDS; r++)); do
     for b in 1 8 64; do
-      run_step "rounds_switchyard_r${r}_b$b" "$(budget 60)" "$SY" run --model=vgg11 --device=cuda:0 \
+      run_step "rounds_switchyard_r${r}_b$b" "$(budget 60)" "$SY" run --model=vgg11 --device="$DEV" \
         --batch="$b" --seed=0 --warmup=5 --iterations="${ITER[$b]}" \
         --report="$OUT/bench/switchyard_r${r}_b${b}.json"
       [[ "$HAVE_TORCH" == 1 ]] && run_step "rounds_pytorch_r${r}_b$b" "$(budget 60)" \
@@ -426,8 +458,8 @@ if want profile; then
     skip_no_gpu "profile vgg11 batch 8 cuda:0"
   else
     limit="$(budget "$T_PROFILE")"
-    if run_step profile "$limit" "$SY" run --model=vgg11 --batch=8 --device=cuda:0 --seed=0 \
-        --warmup=3 --iterations=10 --profile="$OUT/profile/trace.json" --profile-summary \
+    if run_step profile "$limit" "$SY" run --model=vgg11 --batch="$PROFILE_BATCH" --device="$DEV" --seed=0 \
+        --warmup=3 --iterations="$PROFILE_ITERATIONS" --profile="$OUT/profile/trace.json" --profile-summary \
         --report="$OUT/profile/report.json"; then
       cp "$OUT/logs/profile.txt" "$OUT/profile/summary.txt"
       step "profile vgg11 batch 8 cuda:0" PASS "profile/trace.json ($(du -k "$OUT/profile/trace.json" 2>/dev/null | cut -f1) KiB), profile/summary.txt" "$ELAPSED"
@@ -440,17 +472,17 @@ fi
 
 # --- util -----------------------------------------------------------------------
 # starved: one busy loader, UTIL_COST_MS per batch, far slower than the GPU;
-# fed: 12 busy loaders, prefetch 16 (the host's other cores).
+# fed: UTIL_FED_LOADERS (12) busy loaders, prefetch 16 (the host's other cores).
 if want util; then
   if [[ "$HAVE_GPU" != 1 ]]; then
     skip_no_gpu "util starved cuda:0" "util fed cuda:0"
   else
     for kind in starved fed; do
-      if [[ $kind == starved ]]; then loaders=1 prefetch=2; else loaders=12 prefetch=16; fi
+      if [[ $kind == starved ]]; then loaders=1 prefetch=2; else loaders=$UTIL_FED_LOADERS prefetch=16; fi
       limit="$(budget "$T_UTIL")"
       nvml_start "$OUT/util/nvml_$kind.csv"
       t0="$(date +%s.%N)"
-      run_step "util_$kind" "$limit" "$SY" run --model=vgg11 --device=cuda:0 --batch="$UTIL_BATCH" \
+      run_step "util_$kind" "$limit" "$SY" run --model=vgg11 --device="$DEV" --batch="$UTIL_BATCH" \
         --seed=0 --warmup=3 --batches="$UTIL_BATCHES" --loader-threads=$loaders --prefetch=$prefetch \
         --loader-cost-ms="$UTIL_COST_MS" --loader-work=busy --report="$OUT/util/report_$kind.json"
       status=$RC
@@ -486,7 +518,12 @@ if want nms; then
         --benchmark_report_aggregates_only=true --benchmark_out="$OUT/nms/nms_benchmark.json" \
         --benchmark_out_format=json; then
       cp "$OUT/logs/nms_benchmark.txt" "$OUT/nms/nms_benchmark.txt"
-      step "nms switchyard" PASS "$NMS_DEVICES, 1000/6000/20000 boxes, nms/nms_benchmark.json" "$ELAPSED"
+      errors=$(grep -c 'ERROR OCCURRED' "$OUT/nms/nms_benchmark.txt")
+      if [[ $errors -gt 0 ]]; then
+        step "nms switchyard" FAIL "$errors case(s) failed: $(grep -m1 'ERROR OCCURRED' "$OUT/nms/nms_benchmark.txt" | cut -c1-200)" "$ELAPSED"
+      else
+        step "nms switchyard" PASS "$NMS_DEVICES, 1000/6000/20000 boxes, nms/nms_benchmark.json" "$ELAPSED"
+      fi
     else
       cp "$OUT/logs/nms_benchmark.txt" "$OUT/nms/nms_benchmark.txt"
       step "nms switchyard" FAIL "$(why $RC "$limit"); logs/nms_benchmark.txt" "$ELAPSED"
@@ -517,7 +554,7 @@ COMMAND="OUT=\$OUT bash gpu_bundle/run_on_gpu.sh"
 "${PYTHON}" - "$OUT/env.json" "$(date -u +%FT%TZ)" "$GPU_NAME" "$DRIVER" "$CPU_MODEL" "$(nproc)" \
     "$(grep -m1 '^built ' "$BUNDLE/MANIFEST.txt" 2>/dev/null | cut -c7-)" \
     "$(grep -m1 '^cuda_archs ' "$BUNDLE/MANIFEST.txt" 2>/dev/null | cut -c12-)" \
-    "${CUBLASLT:-?}" "${CUDNN:-?}" "$TORCH_VERSIONS" "$COMMAND" "$HAVE_GPU" "$NO_GPU_REASON" \
+    "${CUBLASLT:-?}" "${CUDNN:-?}" "$TORCH_VERSIONS" "$COMMAND" "$HAVE_GPU" "${NO_GPU_DETAIL:-$NO_GPU_REASON}" \
     "$BUDGET_TOTAL" "$(uname -n)" <<'EOF' 2>>"$LOG" || echo '{}' >"$OUT/env.json"
 import json, sys
 keys = ["date", "gpu", "driver", "cpu", "cpus", "switchyard_build", "cuda_archs",
@@ -535,9 +572,13 @@ fi
 failures=$(cut -f2 "$STEPS_TSV" | grep -c FAIL)
 if [[ $failures -gt 0 ]]; then
   verdict="FAIL: $failures step(s) failed"
+  ((BUDGET_CUT > 0)) && verdict+=", $BUDGET_CUT not run for want of time"
+  code=1
+elif ((BUDGET_CUT > 0)); then
+  verdict="INCOMPLETE: $BUDGET_CUT step(s) not run for want of time (raise BUDGET_TOTAL, or rerun them with STEPS=)"
   code=1
 elif [[ "$HAVE_GPU" != 1 ]]; then
-  verdict="NO GPU: every GPU step skipped ($NO_GPU_REASON); the tests ran and skipped their GPU cases"
+  verdict="NO GPU: every GPU step skipped (${NO_GPU_DETAIL:-$NO_GPU_REASON}); the tests ran and skipped their GPU cases"
   code=2
 else
   verdict="PASS"

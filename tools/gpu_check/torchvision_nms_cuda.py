@@ -204,7 +204,7 @@ def main(argv=None):
             scores = torch.tensor(s, dtype=torch.float32)
         devices = []
         if args.cpu:
-            devices.append(("cpu", boxes, scores, lambda: None))
+            devices.append(("cpu:0", boxes, scores, lambda: None))
         if cuda:
             devices.append(("cuda:0", boxes.cuda(), scores.cuda(), torch.cuda.synchronize))
         for name, bx, sc, sync in devices:
