@@ -158,9 +158,9 @@ absl::Status FileTransaction::AddOutput(const std::string& path,
   char real[PATH_MAX];
   if (realpath(folder.c_str(), real) == nullptr) {
     if (errno == ENOENT) {
-      return absl::NotFoundError(absl::StrCat(
-          what, ": cannot write '", path, "': the folder '", folder,
-          "' does not exist (create it first)"));
+      return absl::ErrnoToStatus(
+          ENOENT, absl::StrCat(what, ": cannot write '", path, "' (the folder '",
+                               folder, "' does not exist; create it first)"));
     }
     return SystemError(errno, what, "write", path);
   }

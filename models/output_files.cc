@@ -82,8 +82,12 @@ absl::Status StageOutputFiles(absl::Span<const Tensor> outputs,
         absl::StrCat(outputs.size(), " outputs but ", paths.size(), " paths"));
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
-    if (!files.HasOutput(paths[i])) {
-      SY_RETURN_IF_ERROR(files.AddOutput(paths[i], "--output"));
+    absl::Status added = files.HasOutput(paths[i])
+                             ? absl::OkStatus()
+                             : files.AddOutput(paths[i], "--output");
+    if (!added.ok()) {
+      return absl::Status(added.code(),
+                          absl::StrCat("output ", i, ": ", added.message()));
     }
     absl::StatusOr<HostArray> array = ToHostArray(outputs[i]);
     absl::StatusOr<std::string> bytes =

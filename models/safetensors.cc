@@ -189,9 +189,23 @@ class HeaderScan : public nlohmann::json_sax<Json> {
   bool number_float(number_float_t, const string_t&) override { return true; }
   bool string(string_t&) override { return true; }
   bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return Enter(); }
+  bool start_object(std::size_t) override {
+    if (!Enter()) return false;
+    if (depth_ > 1) nested_keys_.emplace_back();
+    return true;
+  }
   bool key(string_t& key) override {
-    if (depth_ != 1) return true;
+    if (depth_ != 1) {
+      // Inside a tensor entry ({"dtype": ..., "dtype": ...}): nlohmann keeps
+      // the last value, another reader the first; refused like top-level
+      // duplicates.
+      if (!nested_keys_.empty() && !nested_keys_.back().insert(key).second) {
+        nested_duplicate_ = std::make_pair(current_tensor_, key);
+        return false;
+      }
+      return true;
+    }
+    current_tensor_ = key;
     if (keys_.size() >= max_keys_) {
       too_many_keys_ = true;
       return false;
@@ -203,6 +217,7 @@ class HeaderScan : public nlohmann::json_sax<Json> {
     return true;
   }
   bool end_object() override {
+    if (depth_ > 1 && !nested_keys_.empty()) nested_keys_.pop_back();
     --depth_;
     return true;
   }
@@ -217,6 +232,11 @@ class HeaderScan : public nlohmann::json_sax<Json> {
   }
 
   const std::optional<std::string>& duplicate() const { return duplicate_; }
+  // (tensor, key) of a key that appears twice inside one entry.
+  const std::optional<std::pair<std::string, std::string>>& nested_duplicate()
+      const {
+    return nested_duplicate_;
+  }
   bool too_many_keys() const { return too_many_keys_; }
   bool too_deep() const { return too_deep_; }
 
@@ -233,6 +253,9 @@ class HeaderScan : public nlohmann::json_sax<Json> {
   int depth_ = 0;
   std::set<std::string> keys_;
   std::optional<std::string> duplicate_;
+  std::vector<std::set<std::string>> nested_keys_;  // one per open inner object
+  std::string current_tensor_;
+  std::optional<std::pair<std::string, std::string>> nested_duplicate_;
   bool too_many_keys_ = false;
   bool too_deep_ = false;
 };
@@ -519,6 +542,12 @@ absl::StatusOr<SafetensorsIndex> ParseSafetensorsIndex(
   // JSON lets a key appear twice and nlohmann keeps the last value; another
   // reader could keep the first, so two programs would load different
   // weights from one file. A duplicate tensor name is refused instead.
+  if (scan.nested_duplicate().has_value()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source_name, ": the entry of '", scan.nested_duplicate()->first,
+        "' has the key '", scan.nested_duplicate()->second,
+        "' more than once; each key of an entry must be unique"));
+  }
   if (scan.duplicate().has_value()) {
     return absl::InvalidArgumentError(absl::StrCat(
         source_name, ": tensor '", *scan.duplicate(),

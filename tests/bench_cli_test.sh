@@ -226,7 +226,7 @@ if problems:
 # --- failures ---------------------------------------------------------------------
 run_cli zero_batch bench --batch=0
 expect_exit zero_batch 1
-expect_in zero_batch err "batch must be >= 1, got 0"
+expect_in zero_batch err "--batch=0 is out of range: it must be between 1 and"
 
 run_cli bad_batch_list bench --batch=1,x
 expect_exit bad_batch_list 1

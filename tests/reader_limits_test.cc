@@ -105,6 +105,31 @@ TEST(SafetensorsLimitsTest, DuplicateTensorNameIsRejected) {
               HasSubstr("dup.safetensors: tensor 'w' appears more than once"));
 }
 
+TEST(SafetensorsLimitsTest, DuplicateKeyInsideAnEntryIsRejected) {
+  // {"dtype": "F32", ..., "dtype": "F16"}: which dtype is meant depends on
+  // the reader; refused like a duplicate tensor name, naming the tensor.
+  for (const std::string header :
+       {std::string(R"({"w":{"dtype":"F32","shape":[1],"dtype":"F16",)"
+                    R"("data_offsets":[0,4]}})"),
+        std::string(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4],)"
+                    R"("data_offsets":[0,4]}})"),
+        std::string(R"({"__metadata__":{"a":"1","a":"2"},)"
+                    R"("w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})")}) {
+    absl::StatusOr<SafetensorsFile> file = ParseSafetensors(
+        FileWith(header, std::string(4, '\0')), "dupkey.safetensors");
+    EXPECT_EQ(file.status().code(), absl::StatusCode::kInvalidArgument) << header;
+    EXPECT_THAT(file.status().message(), HasSubstr("more than once")) << header;
+    EXPECT_THAT(file.status().message(), HasSubstr("dupkey.safetensors")) << header;
+  }
+  // The same key in two different entries is fine.
+  absl::StatusOr<SafetensorsFile> ok = ParseSafetensors(
+      FileWith(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+               R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+               std::string(8, '\0')),
+      "two.safetensors");
+  EXPECT_TRUE(ok.ok()) << ok.status();
+}
+
 TEST(SafetensorsLimitsTest, ErrorsNameTheFileTheTensorAndTheLimit) {
   const std::string path = TempPath("rank9.safetensors");
   WriteFile(path, FileWith(R"({"deep":{"dtype":"F32",)"

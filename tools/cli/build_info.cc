@@ -13,8 +13,8 @@
 #ifndef SWITCHYARD_VERSION
 #define SWITCHYARD_VERSION "0.1.0-dev"
 #endif
-// Set with --copt=-DSWITCHYARD_GIT_COMMIT=\"$(git rev-parse HEAD)\" when
-// stamping a release; a plain build does not know its commit.
+// The commit, from Bazel's workspace status (tools/cli:build_stamp).
+#include "tools/cli/build_stamp.h"
 #ifndef SWITCHYARD_GIT_COMMIT
 #define SWITCHYARD_GIT_COMMIT "unknown"
 #endif

@@ -122,6 +122,7 @@ const std::vector<std::string>& PluginFlagPaths() { return PluginPaths(); }
 const std::vector<std::string>& BackendOptionFlags() { return BackendOptions(); }
 
 absl::Status ApplyBackendOptionFlags(BackendRegistry& registry) {
+  SY_RETURN_IF_ERROR_CLI(CheckThreadFlags());
   const int threads = absl::GetFlag(FLAGS_threads);
   if (threads != 0) {
     absl::Status status =
@@ -309,6 +310,10 @@ absl::Status CheckFlagsApply(const std::string& command) {
         "--", use.name, " does not apply to `switchyard ", command,
         "`; it is taken by: ", absl::StrJoin(use.commands, ", "),
         " (see `switchyard help ", command, "`)"));
+  }
+  if (FlagGiven("plugin") && PluginPaths().empty()) {
+    return absl::InvalidArgumentError(
+        "--plugin is empty; give the path of a backend plugin (.so)");
   }
   for (const std::string& path : PluginPaths()) {
     if (path.empty()) {

@@ -11,6 +11,13 @@
 //
 // Flag names may be written with dashes or underscores (--loader-threads or
 // --loader_threads); Abseil knows the underscore spelling.
+//
+// `switchyard help [COMMAND]`, `COMMAND --help` and `-h` print the command's
+// flags grouped with its defaults (CommandHelp in flags.cc, which also knows
+// which commands take each flag: a flag given to a command that does not take
+// it is a usage error, exit 2). `--version`: tools/cli/build_info.h.
+// Every command's errors are printed as "switchyard CMD: CODE: message",
+// exit 1; std::bad_alloc and std::system_error become ResourceExhausted.
 
 #include <cstdio>
 #include <new>
@@ -55,8 +62,6 @@ void NormalizeFlagNames(int argc, char** argv) {
     }
   }
 }
-
-}  // namespace
 
 // `switchyard help [COMMAND]`, `COMMAND --help`, `-h`, `--version`: answered
 // before Abseil parses (which knows neither -h nor per-command help).
@@ -133,7 +138,6 @@ int main(int argc, char** argv) {
     return 2;
   }
   absl::Status status = switchyard::cli::CheckFlagsApply(command);
-  if (status.ok()) status = switchyard::cli::CheckThreadFlags();
   if (!status.ok()) {
     std::fprintf(stderr, "switchyard %s: %s: %s\n", command.c_str(),
                  absl::StatusCodeToString(status.code()).c_str(),
