@@ -14,7 +14,7 @@ namespace switchyard {
 // tensor; a placed node's outputs are on its device, and every operand of a
 // placed node other than a copy is on that device too.
 //
-// PassPipeline runs it after every pass in debug and test builds, so a pass
+// PassPipeline runs it after every pass, so a pass
 // that breaks the graph fails at that pass, not in a kernel later.
 //
 //   absl::Status ok = VerifyGraph(graph);  // Internal, naming the broken part
