@@ -61,7 +61,7 @@ sources_for() {
     npy | safetensors)
       non_test_sources models |
         grep -E '/(file_io|host_array|npy|safetensors|mapped_file)\.cc$'
-      printf "%s\n" core/dtype.cc core/shape.cc ;;
+      printf "%s\n" core/dtype.cc core/file_transaction.cc core/shape.cc ;;
     graph)
       non_test_sources core core/passes ops backends/cpu backends/cpu/kernels
       echo core/testing/host_backend.cc ;;
