@@ -40,14 +40,14 @@ BUNDLE="${1:-gpu_bundle}"
 LIMIT_BYTES=$((64 * 1024 * 1024))
 # Everything that runs on cuda:N (check with
 # `bazel query 'rdeps(tests(//...), //backends/cuda)'`), and relu_fusion_test,
-# the CUDA fusion rules. Keep run_on_gpu.sh's TESTS in step.
+# the fusion rules CUDA claims by. Keep run_on_gpu.sh's TESTS in step.
 WANTED=(
   //tools/cli:switchyard
   //backends/cuda:caching_allocator_test
   //backends/cuda:cuda_libraries_test
   //backends/cuda:cuda_backend_test
   //backends/cuda:cuda_partition_test
-  //backends/cuda:relu_fusion_test
+  //core:relu_fusion_test
   //backends/cuda:cuda_kernels_test
   //tests:golden_test
   //tests:conformance_test

@@ -8,9 +8,9 @@
 #include "absl/strings/str_format.h"
 #include "backends/cuda/cuda_libraries.h"
 #include "backends/cuda/cuda_status.h"
-#include "backends/cuda/relu_fusion.h"
 #include "core/graph.h"
 #include "core/partition.h"
+#include "core/relu_fusion.h"
 #include "core/status_macros.h"
 
 namespace switchyard {

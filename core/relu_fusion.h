@@ -1,5 +1,5 @@
-#ifndef SWITCHYARD_BACKENDS_CUDA_RELU_FUSION_H_
-#define SWITCHYARD_BACKENDS_CUDA_RELU_FUSION_H_
+#ifndef SWITCHYARD_CORE_RELU_FUSION_H_
+#define SWITCHYARD_CORE_RELU_FUSION_H_
 
 #include <vector>
 
@@ -7,7 +7,6 @@
 #include "core/graph.h"
 
 namespace switchyard {
-namespace cuda {
 
 // A node and the relu right after it that may run as one kernel.
 struct ReluFusion {
@@ -22,13 +21,13 @@ struct ReluFusion {
 // (so no one ever sees the value before the relu), the relu's output is
 // used, and the producer's operands are distinct (they become the fused
 // kernel's inputs in order).
-// No CUDA here, so the rules are tested on any machine.
+// Backend-neutral: the cpu and cuda devices both claim their
+// conv2d+relu / linear+relu partitions from these pairs.
 //
 //   conv2d(x, w, b) -> relu      on cuda:0: {producer conv2d, relu}
 //   conv2d -> relu, conv2d's output also a graph output: nothing
 std::vector<ReluFusion> FindReluFusions(const Graph& graph, const Device& device);
 
-}  // namespace cuda
 }  // namespace switchyard
 
-#endif  // SWITCHYARD_BACKENDS_CUDA_RELU_FUSION_H_
+#endif  // SWITCHYARD_CORE_RELU_FUSION_H_

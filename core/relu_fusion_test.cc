@@ -2,7 +2,7 @@
 // hand (no shapes, no kernels: the rules read only the graph's structure
 // and placement).
 
-#include "backends/cuda/relu_fusion.h"
+#include "core/relu_fusion.h"
 
 #include <vector>
 
@@ -10,7 +10,6 @@
 #include "gtest/gtest.h"
 
 namespace switchyard {
-namespace cuda {
 namespace {
 
 const Device kGpu = *Device::Create("cuda", 0);
@@ -126,5 +125,4 @@ TEST(ReluFusionTest, EveryPairOfAChainAndNoReluTwice) {
 }
 
 }  // namespace
-}  // namespace cuda
 }  // namespace switchyard

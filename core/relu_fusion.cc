@@ -1,9 +1,8 @@
-#include "backends/cuda/relu_fusion.h"
+#include "core/relu_fusion.h"
 
 #include <algorithm>
 
 namespace switchyard {
-namespace cuda {
 
 std::vector<ReluFusion> FindReluFusions(const Graph& graph, const Device& device) {
   // How many node operands read each value, and which are graph outputs.
@@ -38,5 +37,4 @@ std::vector<ReluFusion> FindReluFusions(const Graph& graph, const Device& device
   return fusions;
 }
 
-}  // namespace cuda
 }  // namespace switchyard
