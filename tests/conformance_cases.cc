@@ -22,25 +22,6 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-ConformanceCase Case(std::string name, std::string op, std::vector<Shape> inputs,
-                     std::vector<Shape> params = {},
-                     std::vector<std::pair<std::string, AttrValue>> attrs = {}) {
-  ConformanceCase c;
-  c.name = std::move(name);
-  c.op = std::move(op);
-  c.inputs = std::move(inputs);
-  c.params = std::move(params);
-  for (auto& [key, value] : attrs) c.attrs.Set(key, std::move(value));
-  return c;
-}
-
-// The same case in another dtype, named "<name>_<dtype>".
-ConformanceCase InDType(ConformanceCase c, DType dtype) {
-  c.name = absl::StrCat(c.name, "_", DTypeName(dtype));
-  c.dtype = dtype;
-  return c;
-}
-
 // The case followed by a relu that alone reads its output, "<name>_relu".
 ConformanceCase ThenRelu(ConformanceCase c) {
   c.name = absl::StrCat(c.name, "_relu");
@@ -104,6 +85,24 @@ bool Has(const std::vector<std::pair<std::string, DType>>& keys,
 }
 
 }  // namespace
+
+ConformanceCase Case(std::string name, std::string op, std::vector<Shape> inputs,
+                     std::vector<Shape> params,
+                     std::vector<std::pair<std::string, AttrValue>> attrs) {
+  ConformanceCase c;
+  c.name = std::move(name);
+  c.op = std::move(op);
+  c.inputs = std::move(inputs);
+  c.params = std::move(params);
+  for (auto& [key, value] : attrs) c.attrs.Set(key, std::move(value));
+  return c;
+}
+
+ConformanceCase InDType(ConformanceCase c, DType dtype) {
+  c.name = absl::StrCat(c.name, "_", DTypeName(dtype));
+  c.dtype = dtype;
+  return c;
+}
 
 void PrintTo(const ConformanceCase& c, std::ostream* os) { *os << c.name; }
 
@@ -293,6 +292,10 @@ std::vector<ConformanceCase> ConformanceCases() {
                                   {"iou_threshold", 0.7}});
   wide_nms.scale = 1000.0f;
   cases.push_back(std::move(wide_nms));
+  for (auto family : {ElementwiseConformanceCases, ShapeConformanceCases,
+                      NnConformanceCases}) {
+    for (ConformanceCase& c : family()) cases.push_back(std::move(c));
+  }
   return cases;
 }
 
@@ -319,6 +322,7 @@ Tolerance ToleranceFor(const ConformanceCase& c) {
   };
   auto it = table->find(c.op);
   Tolerance t = it != table->end() ? it->second : Tolerance{1e-4, 1e-4};
+  if (c.tolerance.has_value()) t = *c.tolerance;
   // Integers and bools: exact. float16 and bfloat16: one rounding of the
   // result to their 11 and 8 significant bits (2^-10, 2^-7 relative) for the
   // exact ops; sums may round in the narrow type along the way: 10x that.

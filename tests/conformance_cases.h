@@ -34,6 +34,12 @@
 namespace switchyard {
 namespace conformance {
 
+// Elementwise |got - want| <= atol + rtol * |want|.
+struct Tolerance {
+  double atol = 0;
+  double rtol = 0;
+};
+
 struct ConformanceCase {
   std::string name;            // unique, [a-z0-9_]: "conv2d_stride2_pad1"
   std::string op;              // an OpRegistry name
@@ -49,18 +55,26 @@ struct ConformanceCase {
   // A relu after the op, reading only its output: a group a backend may
   // fuse ("conv2d+relu"); the reference runs the two nodes.
   bool then_relu = false;
+  // Overrides the per-op table in ToleranceFor (for the float32 case).
+  std::optional<Tolerance> tolerance;
 };
+
+// A case with every operand of the case's dtype (float32 unless changed).
+ConformanceCase Case(std::string name, std::string op, std::vector<Shape> inputs,
+                     std::vector<Shape> params = {},
+                     std::vector<std::pair<std::string, AttrValue>> attrs = {});
+// The same case in another dtype, named "<name>_<dtype>".
+ConformanceCase InDType(ConformanceCase c, DType dtype);
 
 // For gtest's messages.
 void PrintTo(const ConformanceCase& c, std::ostream* os);
 
+// Every case: the original ops' (conformance_cases.cc) and each op
+// family's own file (conformance_cases_<family>.cc).
 std::vector<ConformanceCase> ConformanceCases();
-
-// Elementwise |got - want| <= atol + rtol * |want|.
-struct Tolerance {
-  double atol = 0;
-  double rtol = 0;
-};
+std::vector<ConformanceCase> ElementwiseConformanceCases();
+std::vector<ConformanceCase> ShapeConformanceCases();
+std::vector<ConformanceCase> NnConformanceCases();
 
 // Exact for ops with one correctly rounded result (relu, add, max_pool2d,
 // flatten, dropout) in every dtype; loose enough for float32 sums in

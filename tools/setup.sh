@@ -17,6 +17,9 @@ packages=(
   libgtest-dev libgmock-dev googletest
   libbenchmark-dev       # Google Benchmark 1.7.1
   nlohmann-json3-dev
+  libonnx-dev libprotobuf-dev  # ONNX import (onnx/): onnx-ml.pb.h, libonnx_proto
+  libonnx-testdata       # ONNX's backend node tests (tests/onnx_node_test)
+  python3-onnx           # tools/export_onnx_models.py and docs/onnx.md
   python3                # test scripts
   clang libclang-rt-14-dev pkg-config  # libFuzzer + sanitizer runtimes: tools/fuzz.sh
 )
