@@ -181,6 +181,15 @@ class Module {
                          DType dtype = DType::kFloat32);
   void RegisterBuffer(const std::string& name, const Shape& shape,
                       DType dtype = DType::kFloat32);
+  // LoadStateDict from views of memory someone else owns (an imported
+  // file's tensors), with its checks, all or nothing; `copied` (optional) is
+  // told about each piece of a view once it is on the device, so the owner
+  // can give that memory back as loading goes.
+  absl::Status LoadStateViews(
+      const std::map<std::string, HostArrayView>& state,
+      const std::function<void(const char*, size_t)>& copied) {
+    return LoadState(state, copied);
+  }
   // For containers: adds a named child and returns it.
   Module* RegisterChild(const std::string& name, std::unique_ptr<Module> child);
 

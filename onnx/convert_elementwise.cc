@@ -1,0 +1,109 @@
+// ONNX's elementwise ops: activations, arithmetic with numpy broadcasting,
+// Clip and Cast (ops/ elementwise family).
+
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
+#include "onnx/convert_util.h"
+#include "onnx/converter_registry.h"
+#include "onnx/onnx_tensor.h"
+
+namespace switchyard {
+namespace onnx_import {
+namespace {
+
+absl::Status ConvertRelu(NodeContext& ctx) { return EmitUnary(ctx, "relu"); }
+absl::Status ConvertSigmoid(NodeContext& ctx) { return EmitUnary(ctx, "sigmoid"); }
+absl::Status ConvertTanh(NodeContext& ctx) { return EmitUnary(ctx, "tanh"); }
+absl::Status ConvertExp(NodeContext& ctx) { return EmitUnary(ctx, "exp"); }
+absl::Status ConvertErf(NodeContext& ctx) { return EmitUnary(ctx, "erf"); }
+absl::Status ConvertSqrt(NodeContext& ctx) { return EmitUnary(ctx, "sqrt"); }
+absl::Status ConvertNeg(NodeContext& ctx) { return EmitUnary(ctx, "neg"); }
+absl::Status ConvertAbs(NodeContext& ctx) { return EmitUnary(ctx, "abs"); }
+absl::Status ConvertReciprocal(NodeContext& ctx) {
+  return EmitUnary(ctx, "reciprocal");
+}
+absl::Status ConvertHardSwish(NodeContext& ctx) {
+  return EmitUnary(ctx, "hard_swish");
+}
+
+absl::Status ConvertLeakyRelu(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(float alpha, ctx.Float("alpha", 0.01f));
+  return EmitUnary(ctx, "leaky_relu", Attrs({{"alpha", double{alpha}}}));
+}
+
+absl::Status ConvertHardSigmoid(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(float alpha, ctx.Float("alpha", 0.2f));
+  SY_ASSIGN_OR_RETURN(float beta, ctx.Float("beta", 0.5f));
+  return EmitUnary(ctx, "hard_sigmoid",
+                   Attrs({{"alpha", double{alpha}}, {"beta", double{beta}}}));
+}
+
+absl::Status ConvertClip(NodeContext& ctx) {
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+  if (ctx.HasInput(1)) {
+    SY_ASSIGN_OR_RETURN(lo, ctx.ConstScalar(1, "min"));
+  }
+  if (ctx.HasInput(2)) {
+    SY_ASSIGN_OR_RETURN(hi, ctx.ConstScalar(2, "max"));
+  }
+  return EmitUnary(ctx, "clip", Attrs({{"min", lo}, {"max", hi}}));
+}
+
+// A value converted to `dtype` (a cast op; nothing when it already is).
+absl::StatusOr<Val> CastTo(NodeContext& ctx, Val v, DType dtype) {
+  if (ctx.Type(v).dtype == dtype) return v;
+  return ctx.EmitOne("cast", {v}, Attrs({{"to", DTypeName(dtype)}}));
+}
+
+absl::Status Binary(NodeContext& ctx, const char* op) {
+  Val a = ctx.In(0), b = ctx.In(1);
+  // Pow's exponent may have another type than its base (x ** 2 exports an
+  // int64 or float 2); everything else has one type, as ONNX requires.
+  if (std::string(op) == "pow") {
+    SY_ASSIGN_OR_RETURN(b, CastTo(ctx, b, ctx.Type(a).dtype));
+  }
+  SY_ASSIGN_OR_RETURN(Val y, ctx.EmitOne(op, {a, b}, AttrMap()));
+  return ctx.SetOutput(0, y);
+}
+
+absl::Status ConvertAdd(NodeContext& ctx) { return Binary(ctx, "add"); }
+absl::Status ConvertSub(NodeContext& ctx) { return Binary(ctx, "sub"); }
+absl::Status ConvertMul(NodeContext& ctx) { return Binary(ctx, "mul"); }
+absl::Status ConvertDiv(NodeContext& ctx) { return Binary(ctx, "div"); }
+absl::Status ConvertPow(NodeContext& ctx) { return Binary(ctx, "pow"); }
+
+absl::Status ConvertCast(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(int64_t to, ctx.Int("to", 0));
+  absl::StatusOr<DType> dtype = DTypeFromOnnx(static_cast<int32_t>(to));
+  if (!dtype.ok()) return dtype.status();
+  SY_ASSIGN_OR_RETURN(Val y, CastTo(ctx, ctx.In(0), *dtype));
+  return ctx.SetOutput(0, y);
+}
+
+SY_REGISTER_ONNX_CONVERTER("Relu", ConvertRelu);
+SY_REGISTER_ONNX_CONVERTER("Sigmoid", ConvertSigmoid);
+SY_REGISTER_ONNX_CONVERTER("Tanh", ConvertTanh);
+SY_REGISTER_ONNX_CONVERTER("Exp", ConvertExp);
+SY_REGISTER_ONNX_CONVERTER("Erf", ConvertErf);
+SY_REGISTER_ONNX_CONVERTER("Sqrt", ConvertSqrt);
+SY_REGISTER_ONNX_CONVERTER("Neg", ConvertNeg);
+SY_REGISTER_ONNX_CONVERTER("Abs", ConvertAbs);
+SY_REGISTER_ONNX_CONVERTER("Reciprocal", ConvertReciprocal);
+SY_REGISTER_ONNX_CONVERTER("HardSwish", ConvertHardSwish);
+SY_REGISTER_ONNX_CONVERTER("LeakyRelu", ConvertLeakyRelu);
+SY_REGISTER_ONNX_CONVERTER("HardSigmoid", ConvertHardSigmoid);
+SY_REGISTER_ONNX_CONVERTER("Clip", ConvertClip);
+SY_REGISTER_ONNX_CONVERTER("Add", ConvertAdd);
+SY_REGISTER_ONNX_CONVERTER("Sub", ConvertSub);
+SY_REGISTER_ONNX_CONVERTER("Mul", ConvertMul);
+SY_REGISTER_ONNX_CONVERTER("Div", ConvertDiv);
+SY_REGISTER_ONNX_CONVERTER("Pow", ConvertPow);
+SY_REGISTER_ONNX_CONVERTER("Cast", ConvertCast);
+
+}  // namespace
+}  // namespace onnx_import
+}  // namespace switchyard

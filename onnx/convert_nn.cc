@@ -1,0 +1,313 @@
+// ONNX's neural-network ops: Conv, pooling, normalization, Gemm/MatMul,
+// reductions and softmax (ops/ nn family and the original ops).
+
+#include <algorithm>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/status_macros.h"
+#include "onnx/convert_util.h"
+#include "onnx/converter_registry.h"
+
+namespace switchyard {
+namespace onnx_import {
+namespace {
+
+// The spatial geometry of a 2-D window op (Conv, MaxPool, AveragePool):
+// begin/end pads per spatial axis after auto_pad.
+struct Window2d {
+  std::vector<int64_t> kernel, strides, dilations;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  bool symmetric() const { return pad_top == pad_bottom && pad_left == pad_right; }
+};
+
+absl::StatusOr<Window2d> ReadWindow(NodeContext& ctx, const Shape& input,
+                                    std::vector<int64_t> kernel,
+                                    bool has_dilations) {
+  Window2d w;
+  if (input.rank() != 4 || kernel.size() != 2) {
+    return absl::UnimplementedError(absl::StrCat(
+        "only 2-D ", ctx.op_type(), " (input [N, C, H, W]) is supported; got input ",
+        input.ToString()));
+  }
+  w.kernel = kernel;
+  SY_ASSIGN_OR_RETURN(w.strides, ctx.Ints("strides", {1, 1}));
+  if (has_dilations) {
+    SY_ASSIGN_OR_RETURN(w.dilations, ctx.Ints("dilations", {1, 1}));
+  } else {
+    w.dilations = {1, 1};
+  }
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ctx.Ints("pads", {0, 0, 0, 0}));
+  SY_ASSIGN_OR_RETURN(std::string auto_pad, ctx.String("auto_pad", "NOTSET"));
+  if (w.strides.size() != 2 || w.dilations.size() != 2 || pads.size() != 4) {
+    return absl::InvalidArgumentError(
+        "strides and dilations need 2 values and pads 4 for a 2-D window");
+  }
+  if (auto_pad == "NOTSET") {
+    w.pad_top = pads[0];
+    w.pad_left = pads[1];
+    w.pad_bottom = pads[2];
+    w.pad_right = pads[3];
+  } else if (auto_pad == "VALID") {
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    int64_t begin[2], end[2];
+    for (int d = 0; d < 2; ++d) {
+      const int64_t in = input.dim(2 + d), s = w.strides[d];
+      const int64_t out = (in + s - 1) / s;
+      const int64_t span = (w.kernel[d] - 1) * w.dilations[d] + 1;
+      const int64_t total = std::max<int64_t>(0, (out - 1) * s + span - in);
+      const int64_t small = total / 2;
+      begin[d] = auto_pad == "SAME_UPPER" ? small : total - small;
+      end[d] = total - begin[d];
+    }
+    w.pad_top = begin[0];
+    w.pad_left = begin[1];
+    w.pad_bottom = end[0];
+    w.pad_right = end[1];
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("unknown auto_pad '", auto_pad, "'"));
+  }
+  for (int64_t p : {w.pad_top, w.pad_left, w.pad_bottom, w.pad_right}) {
+    if (p < 0) return absl::InvalidArgumentError("pads must be >= 0");
+  }
+  return w;
+}
+
+// The input padded explicitly (for pads the op cannot take itself).
+absl::StatusOr<Val> PadSpatial(NodeContext& ctx, Val x, const Window2d& w,
+                               double value) {
+  return ctx.EmitOne(
+      "pad", {x},
+      Attrs({{"pads", std::vector<int64_t>{0, 0, w.pad_top, w.pad_left, 0, 0,
+                                           w.pad_bottom, w.pad_right}},
+             {"mode", std::string("constant")},
+             {"value", value}}));
+}
+
+absl::Status ConvertConv(NodeContext& ctx) {
+  const Shape& x = ctx.InShape(0);
+  const Shape& weight = ctx.InShape(1);
+  if (weight.rank() != 4) {
+    return absl::UnimplementedError(absl::StrCat(
+        "only 2-D Conv is supported; the weight is ", weight.ToString()));
+  }
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> kernel,
+                      ctx.Ints("kernel_shape", {weight.dim(2), weight.dim(3)}));
+  if (kernel != std::vector<int64_t>{weight.dim(2), weight.dim(3)}) {
+    return absl::InvalidArgumentError("kernel_shape does not match the weight");
+  }
+  SY_ASSIGN_OR_RETURN(Window2d w, ReadWindow(ctx, x, kernel, true));
+  SY_ASSIGN_OR_RETURN(int64_t group, ctx.Int("group", 1));
+  Val input = ctx.In(0);
+  int64_t pad_h = w.pad_top, pad_w = w.pad_left;
+  if (!w.symmetric()) {
+    SY_ASSIGN_OR_RETURN(input, PadSpatial(ctx, input, w, 0.0));
+    pad_h = pad_w = 0;
+  }
+  std::vector<Val> operands = {input, ctx.In(1)};
+  if (ctx.HasInput(2)) operands.push_back(ctx.In(2));
+  SY_ASSIGN_OR_RETURN(
+      Val y, ctx.EmitOne("conv2d", operands,
+                         Attrs({{"stride", w.strides},
+                                {"padding", std::vector<int64_t>{pad_h, pad_w}},
+                                {"dilation", w.dilations},
+                                {"groups", group}})));
+  return ctx.SetOutput(0, y);
+}
+
+absl::Status ConvertMaxPool(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, ctx.Ints("kernel_shape"));
+  SY_ASSIGN_OR_RETURN(Window2d w, ReadWindow(ctx, ctx.InShape(0), kernel, true));
+  SY_ASSIGN_OR_RETURN(int64_t ceil_mode, ctx.Int("ceil_mode", 0));
+  SY_ASSIGN_OR_RETURN(int64_t storage_order, ctx.Int("storage_order", 0));
+  if (storage_order != 0) {
+    return absl::UnimplementedError("storage_order 1 (column major) is not supported");
+  }
+  SY_RETURN_IF_ERROR(RequireUnusedOutput(ctx, 1, "Indices"));
+  Val input = ctx.In(0);
+  int64_t pad_h = w.pad_top, pad_w = w.pad_left;
+  // max_pool2d takes symmetric pads of at most half the window (PyTorch's
+  // rule); others become an explicit -inf pad, which max ignores.
+  const bool fits = w.symmetric() && 2 * pad_h <= w.kernel[0] && 2 * pad_w <= w.kernel[1];
+  if (!fits) {
+    SY_ASSIGN_OR_RETURN(input, PadSpatial(ctx, input, w,
+                                          -std::numeric_limits<double>::infinity()));
+    pad_h = pad_w = 0;
+  }
+  SY_ASSIGN_OR_RETURN(
+      Val y, ctx.EmitOne("max_pool2d", {input},
+                         Attrs({{"kernel_size", w.kernel},
+                                {"stride", w.strides},
+                                {"padding", std::vector<int64_t>{pad_h, pad_w}},
+                                {"dilation", w.dilations},
+                                {"ceil_mode", ceil_mode != 0}})));
+  return ctx.SetOutput(0, y);
+}
+
+absl::Status ConvertAveragePool(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, ctx.Ints("kernel_shape"));
+  SY_ASSIGN_OR_RETURN(Window2d w, ReadWindow(ctx, ctx.InShape(0), kernel, false));
+  SY_ASSIGN_OR_RETURN(int64_t ceil_mode, ctx.Int("ceil_mode", 0));
+  SY_ASSIGN_OR_RETURN(int64_t count_include_pad, ctx.Int("count_include_pad", 0));
+  return EmitUnary(
+      ctx, "avg_pool2d",
+      Attrs({{"kernel_size", w.kernel},
+             {"stride", w.strides},
+             {"padding", std::vector<int64_t>{w.pad_top, w.pad_left, w.pad_bottom,
+                                              w.pad_right}},
+             {"ceil_mode", ceil_mode != 0},
+             {"count_include_pad", count_include_pad != 0}}));
+}
+
+std::vector<int64_t> SpatialAxes(int rank) {
+  std::vector<int64_t> axes;
+  for (int d = 2; d < rank; ++d) axes.push_back(d);
+  return axes;
+}
+
+absl::Status ConvertGlobalAveragePool(NodeContext& ctx) {
+  const Shape& x = ctx.InShape(0);
+  if (x.rank() == 4) {
+    return EmitUnary(ctx, "adaptive_avg_pool2d",
+                     Attrs({{"output_size", std::vector<int64_t>{1, 1}}}));
+  }
+  return EmitUnary(ctx, "reduce_mean",
+                   Attrs({{"axes", SpatialAxes(x.rank())}, {"keepdims", true}}));
+}
+
+absl::Status ConvertGlobalMaxPool(NodeContext& ctx) {
+  return EmitUnary(ctx, "reduce_max",
+                   Attrs({{"axes", SpatialAxes(ctx.InShape(0).rank())},
+                          {"keepdims", true}}));
+}
+
+absl::Status Reduce(NodeContext& ctx, const char* op, int axes_input_opset) {
+  std::vector<int64_t> axes;
+  if (ctx.opset() < axes_input_opset) {
+    SY_ASSIGN_OR_RETURN(axes, ctx.Ints("axes"));
+  } else if (ctx.HasInput(1)) {
+    SY_ASSIGN_OR_RETURN(axes, ctx.ConstInts(1, "axes"));
+  }
+  SY_ASSIGN_OR_RETURN(int64_t keepdims, ctx.Int("keepdims", 1));
+  SY_ASSIGN_OR_RETURN(int64_t noop, ctx.Int("noop_with_empty_axes", 0));
+  if (axes.empty() && noop != 0) return Alias(ctx);
+  const int rank = ctx.InShape(0).rank();
+  for (int64_t& a : axes) {
+    SY_ASSIGN_OR_RETURN(a, NormalizeAxis(a, rank, "axis"));
+  }
+  return EmitUnary(ctx, op, Attrs({{"axes", axes}, {"keepdims", keepdims != 0}}));
+}
+
+// ReduceSum takes its axes as an input from opset 13, the others from 18.
+absl::Status ConvertReduceMean(NodeContext& ctx) { return Reduce(ctx, "reduce_mean", 18); }
+absl::Status ConvertReduceSum(NodeContext& ctx) { return Reduce(ctx, "reduce_sum", 13); }
+absl::Status ConvertReduceMax(NodeContext& ctx) { return Reduce(ctx, "reduce_max", 18); }
+absl::Status ConvertReduceMin(NodeContext& ctx) { return Reduce(ctx, "reduce_min", 18); }
+
+absl::Status ConvertBatchNormalization(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(float epsilon, ctx.Float("epsilon", 1e-5f));
+  ctx.Ignore("momentum");  // only training updates the statistics
+  SY_ASSIGN_OR_RETURN(int64_t training, ctx.Int("training_mode", 0));
+  if (training != 0) {
+    return absl::UnimplementedError(
+        "training_mode 1 is not supported; Switchyard runs inference");
+  }
+  SY_RETURN_IF_ERROR(RequireUnusedOutput(ctx, 1, "running_mean"));
+  SY_RETURN_IF_ERROR(RequireUnusedOutput(ctx, 2, "running_var"));
+  SY_ASSIGN_OR_RETURN(
+      Val y, ctx.EmitOne("batch_norm",
+                         {ctx.In(0), ctx.In(1), ctx.In(2), ctx.In(3), ctx.In(4)},
+                         Attrs({{"epsilon", double{epsilon}}})));
+  return ctx.SetOutput(0, y);
+}
+
+absl::Status ConvertGemm(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(int64_t trans_a, ctx.Int("transA", 0));
+  SY_ASSIGN_OR_RETURN(int64_t trans_b, ctx.Int("transB", 0));
+  SY_ASSIGN_OR_RETURN(float alpha, ctx.Float("alpha", 1.0f));
+  SY_ASSIGN_OR_RETURN(float beta, ctx.Float("beta", 1.0f));
+  const Shape& b = ctx.InShape(1);
+  // The common case, a fully connected layer, is `linear`, which backends
+  // fuse with a following relu.
+  const bool plain_bias =
+      !ctx.HasInput(2) ||
+      (beta == 1.0f && ctx.InShape(2).rank() == 1 && b.rank() == 2 &&
+       ctx.InShape(2).dim(0) == b.dim(0));
+  if (trans_a == 0 && trans_b == 1 && alpha == 1.0f && plain_bias &&
+      ctx.InShape(0).rank() == 2) {
+    std::vector<Val> operands = {ctx.In(0), ctx.In(1)};
+    if (ctx.HasInput(2)) operands.push_back(ctx.In(2));
+    SY_ASSIGN_OR_RETURN(Val y, ctx.EmitOne("linear", operands, AttrMap()));
+    return ctx.SetOutput(0, y);
+  }
+  std::vector<Val> operands = {ctx.In(0), ctx.In(1)};
+  if (ctx.HasInput(2)) operands.push_back(ctx.In(2));
+  SY_ASSIGN_OR_RETURN(
+      Val y, ctx.EmitOne("gemm", operands,
+                         Attrs({{"trans_a", trans_a != 0},
+                                {"trans_b", trans_b != 0},
+                                {"alpha", double{alpha}},
+                                {"beta", double{beta}}})));
+  return ctx.SetOutput(0, y);
+}
+
+absl::Status ConvertMatMul(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(Val y, ctx.EmitOne("matmul", {ctx.In(0), ctx.In(1)}, AttrMap()));
+  return ctx.SetOutput(0, y);
+}
+
+// Softmax and LogSoftmax: before opset 13 the input is seen as 2-D,
+// [prod(dims before axis), prod(dims from axis)], and normalized per row.
+absl::Status Softmax(NodeContext& ctx, const char* op) {
+  const Shape& x = ctx.InShape(0);
+  const bool old = ctx.opset() < 13;
+  SY_ASSIGN_OR_RETURN(int64_t a, ctx.Int("axis", old ? 1 : -1));
+  SY_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(a, std::max(x.rank(), 1), "axis"));
+  if (!old || axis == x.rank() - 1) {
+    return EmitUnary(ctx, op, Attrs({{"dim", axis}}));
+  }
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < x.rank(); ++d) (d < axis ? outer : inner) *= x.dim(d);
+  SY_ASSIGN_OR_RETURN(Val flat, Reshape(ctx, ctx.In(0), {outer, inner}));
+  SY_ASSIGN_OR_RETURN(Val s, ctx.EmitOne(op, {flat}, Attrs({{"dim", int64_t{1}}})));
+  SY_ASSIGN_OR_RETURN(Val y, Reshape(ctx, s, x.dims()));
+  return ctx.SetOutput(0, y);
+}
+
+absl::Status ConvertSoftmax(NodeContext& ctx) { return Softmax(ctx, "softmax"); }
+absl::Status ConvertLogSoftmax(NodeContext& ctx) { return Softmax(ctx, "log_softmax"); }
+
+absl::Status ConvertLayerNormalization(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(int64_t axis, ctx.Int("axis", -1));
+  SY_ASSIGN_OR_RETURN(float epsilon, ctx.Float("epsilon", 1e-5f));
+  ctx.Ignore("stash_type");  // the kernels accumulate in float or wider
+  SY_RETURN_IF_ERROR(RequireUnusedOutput(ctx, 1, "Mean"));
+  SY_RETURN_IF_ERROR(RequireUnusedOutput(ctx, 2, "InvStdDev"));
+  std::vector<Val> operands = {ctx.In(0), ctx.In(1)};
+  if (ctx.HasInput(2)) operands.push_back(ctx.In(2));
+  SY_ASSIGN_OR_RETURN(
+      Val y, ctx.EmitOne("layer_norm", operands,
+                         Attrs({{"axis", axis}, {"epsilon", double{epsilon}}})));
+  return ctx.SetOutput(0, y);
+}
+
+SY_REGISTER_ONNX_CONVERTER("Conv", ConvertConv);
+SY_REGISTER_ONNX_CONVERTER("MaxPool", ConvertMaxPool);
+SY_REGISTER_ONNX_CONVERTER("AveragePool", ConvertAveragePool);
+SY_REGISTER_ONNX_CONVERTER("GlobalAveragePool", ConvertGlobalAveragePool);
+SY_REGISTER_ONNX_CONVERTER("GlobalMaxPool", ConvertGlobalMaxPool);
+SY_REGISTER_ONNX_CONVERTER("ReduceMean", ConvertReduceMean);
+SY_REGISTER_ONNX_CONVERTER("ReduceSum", ConvertReduceSum);
+SY_REGISTER_ONNX_CONVERTER("ReduceMax", ConvertReduceMax);
+SY_REGISTER_ONNX_CONVERTER("ReduceMin", ConvertReduceMin);
+SY_REGISTER_ONNX_CONVERTER("BatchNormalization", ConvertBatchNormalization);
+SY_REGISTER_ONNX_CONVERTER("Gemm", ConvertGemm);
+SY_REGISTER_ONNX_CONVERTER("MatMul", ConvertMatMul);
+SY_REGISTER_ONNX_CONVERTER("Softmax", ConvertSoftmax);
+SY_REGISTER_ONNX_CONVERTER("LogSoftmax", ConvertLogSoftmax);
+SY_REGISTER_ONNX_CONVERTER("LayerNormalization", ConvertLayerNormalization);
+
+}  // namespace
+}  // namespace onnx_import
+}  // namespace switchyard

@@ -1,0 +1,374 @@
+// ONNX's shape and data-movement ops. Shapes, axes, pads and slice bounds
+// must be known at import (constants or computed from shapes): they become
+// attributes of reshape, slice, pad, ... (ops/ shape family).
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/status_macros.h"
+#include "onnx/convert_util.h"
+#include "onnx/converter_registry.h"
+#include "onnx/onnx_tensor.h"
+
+namespace switchyard {
+namespace onnx_import {
+namespace {
+
+// Axes from an attribute (before `input_opset`) or from input 1.
+absl::StatusOr<std::vector<int64_t>> AxesOf(NodeContext& ctx, int input_opset,
+                                            bool* given) {
+  if (ctx.opset() < input_opset) {
+    *given = ctx.HasAttr("axes");
+    return ctx.Ints("axes");
+  }
+  *given = ctx.HasInput(1);
+  if (!*given) return std::vector<int64_t>();
+  return ctx.ConstInts(1, "axes");
+}
+
+absl::Status ConvertReshape(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ctx.ConstInts(1, "shape"));
+  SY_ASSIGN_OR_RETURN(int64_t allowzero, ctx.Int("allowzero", 0));
+  const Shape& in = ctx.InShape(0);
+  int infer = -1;
+  int64_t known = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 0 && allowzero == 0) {
+      if (static_cast<int>(i) >= in.rank()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "shape entry ", i, " is 0 (copy the input's dimension) but the "
+            "input ", in.ToString(), " has no dimension ", i));
+      }
+      shape[i] = in.dim(static_cast<int>(i));
+    }
+    if (shape[i] == -1) {
+      if (infer >= 0) {
+        return absl::InvalidArgumentError("shape has more than one -1");
+      }
+      infer = static_cast<int>(i);
+      continue;
+    }
+    if (shape[i] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("shape entry ", i, " is ", shape[i]));
+    }
+    known *= shape[i];
+  }
+  if (infer >= 0) {
+    if (known == 0 || in.num_elements() % known != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot reshape ", in.ToString(), " to [", absl::StrJoin(shape, ", "),
+          "]"));
+    }
+    shape[infer] = in.num_elements() / known;
+  }
+  SY_ASSIGN_OR_RETURN(Val y, Reshape(ctx, ctx.In(0), shape));
+  return ctx.SetOutput(0, y);
+}
+
+absl::Status ConvertFlatten(NodeContext& ctx) {
+  const Shape& in = ctx.InShape(0);
+  SY_ASSIGN_OR_RETURN(int64_t axis, ctx.Int("axis", 1));
+  if (axis < 0) axis += in.rank();
+  if (axis < 0 || axis > in.rank()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "axis is out of range for input ", in.ToString()));
+  }
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < in.rank(); ++d) (d < axis ? outer : inner) *= in.dim(d);
+  SY_ASSIGN_OR_RETURN(Val y, Reshape(ctx, ctx.In(0), {outer, inner}));
+  return ctx.SetOutput(0, y);
+}
+
+absl::Status ConvertSqueeze(NodeContext& ctx) {
+  bool given = false;
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> axes, AxesOf(ctx, 13, &given));
+  const Shape& in = ctx.InShape(0);
+  std::vector<bool> drop(in.rank(), false);
+  for (int64_t a : axes) {
+    SY_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(a, in.rank(), "axis"));
+    if (in.dim(static_cast<int>(axis)) != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot squeeze axis ", a, " of ", in.ToString(), ": its size is not 1"));
+    }
+    drop[axis] = true;
+  }
+  std::vector<int64_t> dims;
+  for (int d = 0; d < in.rank(); ++d) {
+    if (given ? !drop[d] : in.dim(d) != 1) dims.push_back(in.dim(d));
+  }
+  SY_ASSIGN_OR_RETURN(Val y, Reshape(ctx, ctx.In(0), dims));
+  return ctx.SetOutput(0, y);
+}
+
+absl::Status ConvertUnsqueeze(NodeContext& ctx) {
+  bool given = false;
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> axes, AxesOf(ctx, 13, &given));
+  const Shape& in = ctx.InShape(0);
+  const int rank = in.rank() + static_cast<int>(axes.size());
+  std::vector<bool> inserted(rank, false);
+  for (int64_t a : axes) {
+    SY_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(a, rank, "axis"));
+    if (inserted[axis]) {
+      return absl::InvalidArgumentError(absl::StrCat("axis ", a, " is repeated"));
+    }
+    inserted[axis] = true;
+  }
+  std::vector<int64_t> dims;
+  int next = 0;
+  for (int d = 0; d < rank; ++d) dims.push_back(inserted[d] ? 1 : in.dim(next++));
+  SY_ASSIGN_OR_RETURN(Val y, Reshape(ctx, ctx.In(0), dims));
+  return ctx.SetOutput(0, y);
+}
+
+absl::Status ConvertTranspose(NodeContext& ctx) {
+  const int rank = ctx.InShape(0).rank();
+  std::vector<int64_t> reversed(rank);
+  for (int d = 0; d < rank; ++d) reversed[d] = rank - 1 - d;
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> perm, ctx.Ints("perm", reversed));
+  return EmitUnary(ctx, "transpose", Attrs({{"perm", perm}}));
+}
+
+absl::Status ConvertConcat(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(int64_t axis, ctx.Int("axis", 0));
+  std::vector<Val> operands;
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    if (ctx.HasInput(i)) operands.push_back(ctx.In(i));
+  }
+  SY_ASSIGN_OR_RETURN(Val y, ctx.EmitOne("concat", operands, Attrs({{"axis", axis}})));
+  return ctx.SetOutput(0, y);
+}
+
+absl::Status ConvertSplit(NodeContext& ctx) {
+  const Shape& in = ctx.InShape(0);
+  SY_ASSIGN_OR_RETURN(int64_t a, ctx.Int("axis", 0));
+  SY_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(a, in.rank(), "axis"));
+  std::vector<int64_t> sizes;
+  if (ctx.opset() < 13) {
+    SY_ASSIGN_OR_RETURN(sizes, ctx.Ints("split"));
+  } else if (ctx.HasInput(1)) {
+    SY_ASSIGN_OR_RETURN(sizes, ctx.ConstInts(1, "split"));
+  }
+  const int n = ctx.num_outputs();
+  if (sizes.empty()) {
+    const int64_t length = in.dim(static_cast<int>(axis));
+    if (n == 0 || length % n != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot split ", in.ToString(), " along axis ", axis, " into ", n,
+          " equal parts"));
+    }
+    sizes.assign(n, length / n);
+  }
+  if (static_cast<int>(sizes.size()) != n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "split has ", sizes.size(), " sizes but the node has ", n, " outputs"));
+  }
+  SY_ASSIGN_OR_RETURN(
+      std::vector<Val> outs,
+      ctx.Emit("split", {ctx.In(0)}, Attrs({{"axis", axis}, {"sizes", sizes}}), n));
+  for (int i = 0; i < n; ++i) SY_RETURN_IF_ERROR(ctx.SetOutput(i, outs[i]));
+  return absl::OkStatus();
+}
+
+absl::Status ConvertSlice(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> starts, ctx.ConstInts(1, "starts"));
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> ends, ctx.ConstInts(2, "ends"));
+  std::vector<int64_t> axes, steps;
+  if (ctx.HasInput(3)) {
+    SY_ASSIGN_OR_RETURN(axes, ctx.ConstInts(3, "axes"));
+  } else {
+    axes.resize(starts.size());
+    std::iota(axes.begin(), axes.end(), 0);
+  }
+  if (ctx.HasInput(4)) {
+    SY_ASSIGN_OR_RETURN(steps, ctx.ConstInts(4, "steps"));
+  } else {
+    steps.assign(starts.size(), 1);
+  }
+  return EmitUnary(ctx, "slice",
+                   Attrs({{"starts", starts},
+                          {"ends", ends},
+                          {"axes", axes},
+                          {"steps", steps}}));
+}
+
+absl::Status ConvertGather(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(int64_t axis, ctx.Int("axis", 0));
+  SY_ASSIGN_OR_RETURN(
+      Val y, ctx.EmitOne("gather", {ctx.In(0), ctx.In(1)}, Attrs({{"axis", axis}})));
+  return ctx.SetOutput(0, y);
+}
+
+absl::Status ConvertPad(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(std::string mode, ctx.String("mode", "constant"));
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ctx.ConstInts(1, "pads"));
+  double value = 0;
+  if (ctx.HasInput(2)) {
+    SY_ASSIGN_OR_RETURN(value, ctx.ConstScalar(2, "constant_value"));
+  }
+  if (ctx.HasInput(3)) {
+    // opset 18's axes; kept for files that set it early.
+    return absl::UnimplementedError("the axes input of Pad is not supported");
+  }
+  return EmitUnary(ctx, "pad",
+                   Attrs({{"pads", pads}, {"mode", mode}, {"value", value}}));
+}
+
+absl::Status ConvertExpand(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ctx.ConstInts(1, "shape"));
+  const Shape& in = ctx.InShape(0);
+  // ONNX Expand broadcasts the input and `shape` together: the result has
+  // the larger of the two sizes where one of them is 1.
+  const int rank = std::max<int>(in.rank(), static_cast<int>(shape.size()));
+  std::vector<int64_t> out(rank);
+  for (int d = 0; d < rank; ++d) {
+    const int di = d - (rank - in.rank());
+    const int ds = d - (rank - static_cast<int>(shape.size()));
+    const int64_t a = di >= 0 ? in.dim(di) : 1;
+    const int64_t b = ds >= 0 ? shape[ds] : 1;
+    if (a != b && a != 1 && b != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot expand ", in.ToString(), " to [", absl::StrJoin(shape, ", "), "]"));
+    }
+    out[d] = a == 1 ? b : a;
+  }
+  return EmitUnary(ctx, "expand", Attrs({{"shape", out}}));
+}
+
+absl::Status ConvertWhere(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(
+      Val y, ctx.EmitOne("where", {ctx.In(0), ctx.In(1), ctx.In(2)}, AttrMap()));
+  return ctx.SetOutput(0, y);
+}
+
+absl::Status ConvertIdentity(NodeContext& ctx) { return Alias(ctx); }
+
+absl::Status ConvertDropout(NodeContext& ctx) {
+  ctx.Ignore("seed");
+  if (ctx.HasInput(2)) {
+    SY_ASSIGN_OR_RETURN(double training, ctx.ConstScalar(2, "training_mode"));
+    if (training != 0) {
+      return absl::UnimplementedError(
+          "training_mode is true; Switchyard runs Dropout for inference only");
+    }
+  }
+  SY_RETURN_IF_ERROR(RequireUnusedOutput(ctx, 1, "mask"));
+  return Alias(ctx);
+}
+
+// Shape, Size and ConstantOfShape are computed at import from static shapes.
+absl::Status ConvertShape(NodeContext& ctx) {
+  const Shape& in = ctx.InShape(0);
+  const int rank = in.rank();
+  SY_ASSIGN_OR_RETURN(int64_t start, ctx.Int("start", 0));
+  SY_ASSIGN_OR_RETURN(int64_t end, ctx.Int("end", rank));
+  if (start < 0) start += rank;
+  if (end < 0) end += rank;
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, start, rank);
+  std::vector<int64_t> dims(in.dims().begin() + start, in.dims().begin() + end);
+  return ctx.SetOutput(
+      0, ctx.Constant(HostArray::Of<int64_t>(
+             Shape({static_cast<int64_t>(dims.size())}), dims)));
+}
+
+absl::Status ConvertSize(NodeContext& ctx) {
+  const int64_t n = ctx.InShape(0).num_elements();
+  return ctx.SetOutput(0, ctx.Constant(HostArray::Of<int64_t>(Shape(), {n})));
+}
+
+absl::Status ConvertConstantOfShape(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ctx.ConstInts(0, "shape"));
+  HostArray value(Shape({1}), {0.0f});
+  if (const onnx::AttributeProto* a = ctx.Attr("value")) {
+    SY_ASSIGN_OR_RETURN(value, ReadTensorProto(a->t(), ""));
+    if (value.num_elements() != 1) {
+      return absl::InvalidArgumentError("attribute 'value' must have one element");
+    }
+  }
+  SY_ASSIGN_OR_RETURN(Shape shape, Shape::Create(dims, DTypeSize(value.dtype)));
+  constexpr int64_t kMaxElements = int64_t{1} << 28;
+  if (shape.num_elements() > kMaxElements) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "ConstantOfShape of ", shape.ToString(), " is larger than the ",
+        kMaxElements, " elements the importer materializes"));
+  }
+  const size_t size = DTypeSize(value.dtype);
+  std::vector<char> bytes(static_cast<size_t>(shape.num_elements()) * size);
+  for (size_t i = 0; i < bytes.size(); i += size) {
+    std::memcpy(bytes.data() + i, value.bytes.data(), size);
+  }
+  return ctx.SetOutput(0, ctx.Constant(HostArray(shape, value.dtype, std::move(bytes))));
+}
+
+absl::Status ConvertConstant(NodeContext& ctx) {
+  if (const onnx::AttributeProto* a = ctx.Attr("value")) {
+    SY_ASSIGN_OR_RETURN(HostArray v, ReadTensorProto(a->t(), ""));
+    return ctx.SetOutput(0, ctx.Constant(std::move(v)));
+  }
+  if (const onnx::AttributeProto* a = ctx.Attr("value_float")) {
+    return ctx.SetOutput(0, ctx.Constant(HostArray(Shape(), {a->f()})));
+  }
+  if (const onnx::AttributeProto* a = ctx.Attr("value_floats")) {
+    std::vector<float> v(a->floats().begin(), a->floats().end());
+    const int64_t n = static_cast<int64_t>(v.size());
+    return ctx.SetOutput(0, ctx.Constant(HostArray(Shape({n}), std::move(v))));
+  }
+  if (const onnx::AttributeProto* a = ctx.Attr("value_int")) {
+    return ctx.SetOutput(0, ctx.Constant(HostArray::Of<int64_t>(Shape(), {a->i()})));
+  }
+  if (const onnx::AttributeProto* a = ctx.Attr("value_ints")) {
+    std::vector<int64_t> v(a->ints().begin(), a->ints().end());
+    const int64_t n = static_cast<int64_t>(v.size());
+    return ctx.SetOutput(0, ctx.Constant(HostArray::Of<int64_t>(Shape({n}), v)));
+  }
+  return absl::UnimplementedError(
+      "Constant needs one of value, value_float(s), value_int(s); sparse and "
+      "string constants are not supported");
+}
+
+absl::Status ConvertRange(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(double start, ctx.ConstScalar(0, "start"));
+  SY_ASSIGN_OR_RETURN(double limit, ctx.ConstScalar(1, "limit"));
+  SY_ASSIGN_OR_RETURN(double delta, ctx.ConstScalar(2, "delta"));
+  if (delta == 0) return absl::InvalidArgumentError("delta is 0");
+  const double count = std::max(0.0, std::ceil((limit - start) / delta));
+  if (count > (1 << 24)) {
+    return absl::ResourceExhaustedError(absl::StrCat("Range of ", count, " elements"));
+  }
+  const DType dtype = ctx.Type(ctx.In(0)).dtype;
+  const int64_t n = static_cast<int64_t>(count);
+  std::vector<char> bytes(static_cast<size_t>(n) * DTypeSize(dtype));
+  for (int64_t i = 0; i < n; ++i) {
+    SetElementFromDouble(bytes.data(), dtype, i, start + i * delta);
+  }
+  return ctx.SetOutput(0, ctx.Constant(HostArray(Shape({n}), dtype, std::move(bytes))));
+}
+
+SY_REGISTER_ONNX_CONVERTER("Reshape", ConvertReshape);
+SY_REGISTER_ONNX_CONVERTER("Flatten", ConvertFlatten);
+SY_REGISTER_ONNX_CONVERTER("Squeeze", ConvertSqueeze);
+SY_REGISTER_ONNX_CONVERTER("Unsqueeze", ConvertUnsqueeze);
+SY_REGISTER_ONNX_CONVERTER("Transpose", ConvertTranspose);
+SY_REGISTER_ONNX_CONVERTER("Concat", ConvertConcat);
+SY_REGISTER_ONNX_CONVERTER("Split", ConvertSplit);
+SY_REGISTER_ONNX_CONVERTER("Slice", ConvertSlice);
+SY_REGISTER_ONNX_CONVERTER("Gather", ConvertGather);
+SY_REGISTER_ONNX_CONVERTER("Pad", ConvertPad);
+SY_REGISTER_ONNX_CONVERTER("Expand", ConvertExpand);
+SY_REGISTER_ONNX_CONVERTER("Where", ConvertWhere);
+SY_REGISTER_ONNX_CONVERTER("Identity", ConvertIdentity);
+SY_REGISTER_ONNX_CONVERTER("Dropout", ConvertDropout);
+SY_REGISTER_ONNX_CONVERTER("Shape", ConvertShape);
+SY_REGISTER_ONNX_CONVERTER("Size", ConvertSize);
+SY_REGISTER_ONNX_CONVERTER("ConstantOfShape", ConvertConstantOfShape);
+SY_REGISTER_ONNX_CONVERTER("Constant", ConvertConstant);
+SY_REGISTER_ONNX_CONVERTER("Range", ConvertRange);
+
+}  // namespace
+}  // namespace onnx_import
+}  // namespace switchyard

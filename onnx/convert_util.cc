@@ -1,0 +1,44 @@
+#include "onnx/convert_util.h"
+
+#include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
+
+namespace switchyard {
+namespace onnx_import {
+
+absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int rank, const char* what) {
+  if (axis < -rank || axis >= rank) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " ", axis, " is out of range for rank ", rank, " (valid: ",
+        -rank, " to ", rank - 1, ")"));
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+absl::Status EmitUnary(NodeContext& ctx, const std::string& op,
+                       const AttrMap& attrs) {
+  SY_ASSIGN_OR_RETURN(Val y, ctx.EmitOne(op, {ctx.In(0)}, attrs));
+  return ctx.SetOutput(0, y);
+}
+
+absl::Status Alias(NodeContext& ctx, int input) {
+  return ctx.SetOutput(0, ctx.In(input));
+}
+
+absl::Status RequireUnusedOutput(NodeContext& ctx, int i, const char* what) {
+  if (ctx.OutputUsed(i)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "output ", i, " (", what, ") is used by the graph; Switchyard imports ",
+        ctx.op_type(), " for inference and does not compute it"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Val> Reshape(NodeContext& ctx, Val value,
+                            const std::vector<int64_t>& dims) {
+  if (ctx.Type(value).shape == Shape(dims)) return value;
+  return ctx.EmitOne("reshape", {value}, Attrs({{"shape", dims}}));
+}
+
+}  // namespace onnx_import
+}  // namespace switchyard

@@ -1,0 +1,48 @@
+#ifndef SWITCHYARD_ONNX_CONVERT_UTIL_H_
+#define SWITCHYARD_ONNX_CONVERT_UTIL_H_
+
+// Small helpers the converters (onnx/convert_*.cc) share.
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/attributes.h"
+#include "onnx/node_context.h"
+
+namespace switchyard {
+namespace onnx_import {
+
+inline AttrMap Attrs(
+    std::initializer_list<std::pair<std::string, AttrValue>> values) {
+  AttrMap attrs;
+  for (const auto& [name, value] : values) attrs.Set(name, value);
+  return attrs;
+}
+
+// `axis` in [-rank, rank) as a non-negative axis, or InvalidArgument.
+absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int rank, const char* what);
+
+// The single output is `op` applied to input 0 with `attrs`.
+absl::Status EmitUnary(NodeContext& ctx, const std::string& op,
+                       const AttrMap& attrs = AttrMap());
+
+// An output that is an input unchanged (Identity, Dropout at inference).
+absl::Status Alias(NodeContext& ctx, int input = 0);
+
+// Unimplemented unless output `i` is unused (optional outputs such as
+// BatchNormalization's running statistics in training).
+absl::Status RequireUnusedOutput(NodeContext& ctx, int i, const char* what);
+
+// `value` reshaped (a reshape op, folded when on the host).
+absl::StatusOr<Val> Reshape(NodeContext& ctx, Val value,
+                            const std::vector<int64_t>& dims);
+
+}  // namespace onnx_import
+}  // namespace switchyard
+
+#endif  // SWITCHYARD_ONNX_CONVERT_UTIL_H_

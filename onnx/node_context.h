@@ -1,0 +1,164 @@
+#ifndef SWITCHYARD_ONNX_NODE_CONTEXT_H_
+#define SWITCHYARD_ONNX_NODE_CONTEXT_H_
+
+// What a converter (onnx/convert_*.cc) sees of the ONNX node it turns into
+// Switchyard ops: the node's inputs as values (with shape and dtype, and
+// their data when known on the host), its attributes through getters that
+// record what was read, and Emit, which adds an op to the graph or, when
+// every operand is known on the host, computes it right away (constant
+// folding: shape subgraphs such as Shape -> Gather -> Unsqueeze -> Concat ->
+// Reshape end up as attributes, never as graph nodes).
+//
+//   absl::Status ConvertRelu(NodeContext& ctx) {
+//     SY_ASSIGN_OR_RETURN(Val y, ctx.EmitOne("relu", {ctx.In(0)}, AttrMap()));
+//     return ctx.SetOutput(0, y);
+//   }
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/attributes.h"
+#include "core/backend_registry.h"
+#include "core/graph.h"
+#include "core/op_def.h"
+#include "models/host_array.h"
+#include "onnx/onnx_pb.h"
+
+namespace switchyard {
+namespace onnx_import {
+
+// A value during conversion: an index into the converter's table.
+using Val = int;
+inline constexpr Val kNoVal = -1;
+
+// One value of the ONNX graph: its type, and where it is: a graph value, a
+// host array (constant or folded), or a module parameter not yet added.
+struct ValueEntry {
+  TensorType type;
+  std::optional<ValueId> id;
+  std::shared_ptr<const HostArray> host;
+  std::string parameter;  // non-empty: bound to this module parameter
+};
+
+// The state of one conversion, shared by every node's context.
+class ConversionState {
+ public:
+  // `parameter_value` adds a module parameter to the graph as a constant.
+  ConversionState(Graph& graph, BackendRegistry& registry, Device device,
+                  std::string path,
+                  std::function<absl::StatusOr<ValueId>(const std::string&)>
+                      parameter_value);
+
+  Graph& graph() { return graph_; }
+  BackendRegistry& registry() { return registry_; }
+
+  Val Add(ValueEntry entry);
+  ValueEntry& entry(Val v) { return entries_[v]; }
+  // The graph value of `v`, adding a constant for host arrays and
+  // parameters on first use.
+  absl::StatusOr<ValueId> GraphValue(Val v, const std::string& name);
+  // Node names are the ONNX node's name, made unique.
+  std::string UniqueLayer(const std::string& base);
+  const std::string& path() const { return path_; }
+
+  // Every value name some node or the graph's outputs read.
+  std::set<std::string> consumed;
+
+ private:
+  Graph& graph_;
+  BackendRegistry& registry_;
+  Device device_;
+  std::string path_;
+  std::function<absl::StatusOr<ValueId>(const std::string&)> parameter_value_;
+  std::vector<ValueEntry> entries_;
+  std::set<std::string> layers_;
+};
+
+class NodeContext {
+ public:
+  NodeContext(const onnx::NodeProto& node, int opset, std::vector<Val> inputs,
+              ConversionState& state);
+
+  const onnx::NodeProto& node() const { return node_; }
+  const std::string& op_type() const { return node_.op_type(); }
+  int opset() const { return opset_; }
+
+  // Inputs: ONNX leaves an optional input out with an empty name.
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  bool HasInput(int i) const { return i < num_inputs() && inputs_[i] != kNoVal; }
+  // Precondition: HasInput(i).
+  Val In(int i) const { return inputs_[i]; }
+  const TensorType& Type(Val v) { return state_.entry(v).type; }
+  const Shape& InShape(int i) { return Type(In(i)).shape; }
+  // The input's data, when known on the host (nullptr otherwise).
+  const HostArray* Host(Val v) { return state_.entry(v).host.get(); }
+  // An input that must be known on the host (a shape, axes, pads), as
+  // integers; InvalidArgument naming it when it is computed at run time.
+  absl::StatusOr<std::vector<int64_t>> ConstInts(int i, const char* what);
+  // A scalar input known on the host (Clip's min), as double.
+  absl::StatusOr<double> ConstScalar(int i, const char* what);
+
+  // Attributes. Each getter marks the attribute as handled; after the
+  // converter, an attribute nobody read is an Unimplemented error. Wrong
+  // types are InvalidArgument.
+  bool HasAttr(const std::string& name) const;
+  absl::StatusOr<int64_t> Int(const std::string& name, int64_t default_value);
+  absl::StatusOr<float> Float(const std::string& name, float default_value);
+  absl::StatusOr<std::string> String(const std::string& name,
+                                     const std::string& default_value);
+  absl::StatusOr<std::vector<int64_t>> Ints(
+      const std::string& name, std::vector<int64_t> default_value = {});
+  absl::StatusOr<std::vector<float>> Floats(const std::string& name);
+  const onnx::AttributeProto* Attr(const std::string& name);  // or nullptr
+  // Marks attributes the converter accepts and ignores (Dropout's seed).
+  void Ignore(const std::string& name) { read_.insert(name); }
+  // The attributes present that no getter read.
+  std::vector<std::string> UnreadAttributes() const;
+
+  // Outputs.
+  int num_outputs() const { return node_.output_size(); }
+  bool OutputUsed(int i) const;
+  absl::Status SetOutput(int i, Val v);
+  bool AllOutputsSet() const;
+  std::optional<Val> Output(int i) const { return outputs_[i]; }
+
+  // Adds `op` reading `operands`; folds it on the host when every operand
+  // is there and the result is small. InvalidArgument from the op's own
+  // checks.
+  absl::StatusOr<std::vector<Val>> Emit(const std::string& op,
+                                        const std::vector<Val>& operands,
+                                        const AttrMap& attrs,
+                                        int num_outputs = 1);
+  absl::StatusOr<Val> EmitOne(const std::string& op,
+                              const std::vector<Val>& operands,
+                              const AttrMap& attrs);
+  // A host constant as a value.
+  Val Constant(HostArray array);
+
+  ConversionState& state() { return state_; }
+
+ private:
+  absl::StatusOr<std::vector<Val>> Fold(const std::string& op,
+                                        const std::vector<Val>& operands,
+                                        const AttrMap& attrs, int num_outputs);
+
+  const onnx::NodeProto& node_;
+  int opset_;
+  std::vector<Val> inputs_;
+  std::vector<std::optional<Val>> outputs_;
+  ConversionState& state_;
+  std::set<std::string> read_;
+  std::string layer_;
+};
+
+}  // namespace onnx_import
+}  // namespace switchyard
+
+#endif  // SWITCHYARD_ONNX_NODE_CONTEXT_H_

@@ -1,0 +1,434 @@
+#include "onnx/onnx_model.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <set>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/status_macros.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl.h"
+#include "onnx/converter_registry.h"
+#include "onnx/node_context.h"
+#include "onnx/onnx_tensor.h"
+
+namespace switchyard {
+namespace {
+
+using onnx_import::ConversionState;
+using onnx_import::ExternalDataFiles;
+using onnx_import::NodeContext;
+using onnx_import::Val;
+using onnx_import::ValueEntry;
+
+// Initializers up to this many elements are also kept on the host (small
+// float constants such as Clip bounds or LayerNorm epsilons in tensors).
+constexpr int64_t kHostInitializerElements = 4096;
+
+absl::Status Prefixed(const std::string& prefix, const absl::Status& s) {
+  return absl::Status(s.code(), absl::StrCat(prefix, ": ", s.message()));
+}
+
+// Parses the file through a stream: the file is never held in memory whole
+// next to the parsed message.
+absl::StatusOr<std::unique_ptr<onnx::ModelProto>> ReadModelProto(
+    const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    return absl::Status(err == ENOENT ? absl::StatusCode::kNotFound
+                                      : absl::StatusCode::kInvalidArgument,
+                        absl::StrCat("cannot open: ", std::strerror(err)));
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return absl::InvalidArgumentError("not a regular file");
+  }
+  if (st.st_size == 0) {
+    close(fd);
+    return absl::InvalidArgumentError("the file is empty, not an ONNX model");
+  }
+  // Protobuf messages are limited to 2 GiB; bigger models keep their weights
+  // in external data files.
+  if (st.st_size >= std::numeric_limits<int>::max()) {
+    close(fd);
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the file is ", st.st_size,
+        " bytes; an ONNX file must stay under 2 GiB (save the weights as "
+        "external data: onnx.save_model(..., save_as_external_data=True))"));
+  }
+  auto model = std::make_unique<onnx::ModelProto>();
+  bool parsed;
+  {
+    google::protobuf::io::FileInputStream file(fd);
+    google::protobuf::io::CodedInputStream coded(&file);
+    coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
+    parsed = model->ParseFromCodedStream(&coded) &&
+             coded.ConsumedEntireMessage();
+  }
+  close(fd);
+  if (!parsed) {
+    return absl::InvalidArgumentError(
+        "not a valid ONNX model (the protobuf does not parse: truncated, "
+        "corrupt, or another kind of file)");
+  }
+  return model;
+}
+
+absl::StatusOr<OnnxValueInfo> ReadValueInfo(const onnx::ValueInfoProto& info) {
+  OnnxValueInfo v;
+  v.name = info.name();
+  if (!info.type().has_tensor_type()) {
+    return absl::UnimplementedError(absl::StrCat(
+        "graph input/output '", info.name(),
+        "' is not a tensor (sequences, maps and optionals are not supported)"));
+  }
+  const onnx::TypeProto::Tensor& t = info.type().tensor_type();
+  absl::StatusOr<DType> dtype = onnx_import::DTypeFromOnnx(t.elem_type());
+  if (!dtype.ok()) return Prefixed(absl::StrCat("'", info.name(), "'"), dtype.status());
+  v.dtype = *dtype;
+  if (t.has_shape()) {
+    v.has_shape = true;
+    if (t.shape().dim_size() > onnx_import::kMaxOnnxRank) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "'", info.name(), "' has ", t.shape().dim_size(), " dimensions"));
+    }
+    for (const auto& d : t.shape().dim()) {
+      if (d.has_dim_value()) {
+        if (d.dim_value() < 0) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "'", info.name(), "' has a negative dimension ", d.dim_value()));
+        }
+        v.dims.push_back(d.dim_value());
+        v.dim_names.push_back("");
+      } else {
+        v.dims.push_back(std::nullopt);
+        v.dim_names.push_back(d.dim_param());
+      }
+    }
+  }
+  return v;
+}
+
+}  // namespace
+
+std::string OnnxValueInfo::ToString() const {
+  std::vector<std::string> d;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    d.push_back(dims[i].has_value() ? absl::StrCat(*dims[i])
+                : dim_names[i].empty() ? "?"
+                                       : dim_names[i]);
+  }
+  return absl::StrCat(name, " ", has_shape ? absl::StrCat("[", absl::StrJoin(d, ", "), "]") : "[?]",
+                      " ", DTypeName(dtype));
+}
+
+absl::StatusOr<std::unique_ptr<OnnxModel>> OnnxModel::Load(
+    const std::string& path, BackendRegistry& registry, bool check) {
+  absl::StatusOr<std::unique_ptr<onnx::ModelProto>> read = ReadModelProto(path);
+  if (!read.ok()) return Prefixed(path, read.status());
+  std::unique_ptr<onnx::ModelProto> proto = std::move(*read);
+
+  std::unique_ptr<OnnxModel> model(new OnnxModel(registry));
+  model->path_ = path;
+  model->producer_ = absl::StrCat(proto->producer_name(), " ",
+                                  proto->producer_version());
+  for (const onnx::OperatorSetIdProto& o : proto->opset_import()) {
+    if (o.domain().empty() || o.domain() == "ai.onnx") {
+      model->opset_ = static_cast<int>(o.version());
+    }
+  }
+  if (model->opset_ == 0) {
+    return absl::UnimplementedError(absl::StrCat(
+        path, ": the model imports no default-domain (ai.onnx) opset; "
+              "Switchyard converts opsets ", kMinOnnxOpset, " to ", kMaxOnnxOpset));
+  }
+  if (model->opset_ < kMinOnnxOpset || model->opset_ > kMaxOnnxOpset) {
+    return absl::UnimplementedError(absl::StrCat(
+        path, ": the model uses opset ", model->opset_,
+        "; Switchyard converts opsets ", kMinOnnxOpset, " to ", kMaxOnnxOpset,
+        " (convert it with onnx.version_converter.convert_version(model, 17) "
+        "or re-export with torch.onnx.export(..., opset_version=17))"));
+  }
+  if (!proto->has_graph()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": the model has no graph"));
+  }
+  onnx::GraphProto& graph = *proto->mutable_graph();
+
+  // Initializers become parameters, loaded straight from the parsed bytes.
+  std::string dir = path.substr(0, path.rfind('/') == std::string::npos
+                                       ? 0
+                                       : path.rfind('/'));
+  ExternalDataFiles external(dir);
+  std::map<std::string, HostArrayView> views;
+  std::map<std::string, HostArray> converted;  // typed-field initializers
+  std::map<const char*, onnx::TensorProto*> owner_of;
+  std::set<std::string> initializer_names;
+  for (onnx::TensorProto& t : *graph.mutable_initializer()) {
+    if (!initializer_names.insert(t.name()).second) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": initializer '", t.name(), "' is defined twice"));
+    }
+    absl::StatusOr<std::optional<HostArrayView>> view =
+        onnx_import::RawTensorView(t, external);
+    if (!view.ok()) return Prefixed(path, view.status());
+    HostArrayView v;
+    if (view->has_value()) {
+      v = **view;
+    } else {
+      absl::StatusOr<HostArray> array = onnx_import::ReadTensorProto(t, external);
+      if (!array.ok()) return Prefixed(path, array.status());
+      HostArray& kept = converted[t.name()] = std::move(*array);
+      v = HostArrayView{kept.shape, kept.dtype, kept.bytes.data(),
+                        kept.bytes.size()};
+    }
+    model->initializer_types_[t.name()] = {v.shape, v.dtype};
+    if (!IsFloatingPoint(v.dtype) ||
+        v.shape.num_elements() <= kHostInitializerElements) {
+      model->host_initializers_[t.name()] = std::make_shared<const HostArray>(
+          v.shape, v.dtype, std::vector<char>(v.data, v.data + v.size_bytes));
+    }
+    if (t.has_raw_data()) owner_of[v.data] = &t;
+    model->RegisterParameter(t.name(), v.shape, v.dtype);
+    views[t.name()] = v;
+  }
+  // Each raw_data string is freed once its last piece is on the device.
+  std::map<const char*, size_t> copied_bytes;
+  absl::Status loaded = model->LoadStateViews(
+      views, [&](const char* data, size_t size) {
+        external.Release(data, size);
+        for (auto& [name, v] : views) {
+          if (data < v.data || data >= v.data + v.size_bytes) continue;
+          size_t& done = copied_bytes[v.data];
+          done += size;
+          auto it = owner_of.find(v.data);
+          if (done >= v.size_bytes && it != owner_of.end()) {
+            std::string().swap(*it->second->mutable_raw_data());
+          }
+          return;
+        }
+      });
+  if (!loaded.ok()) return Prefixed(path, loaded);
+  graph.clear_initializer();
+  converted.clear();
+
+  for (const onnx::ValueInfoProto& info : graph.input()) {
+    if (initializer_names.count(info.name())) continue;  // IR < 4 lists them
+    absl::StatusOr<OnnxValueInfo> v = ReadValueInfo(info);
+    if (!v.ok()) return Prefixed(path, v.status());
+    model->inputs_.push_back(std::move(*v));
+  }
+  for (const onnx::ValueInfoProto& info : graph.output()) {
+    absl::StatusOr<OnnxValueInfo> v = ReadValueInfo(info);
+    if (!v.ok()) return Prefixed(path, v.status());
+    model->outputs_.push_back(std::move(*v));
+  }
+  if (model->outputs_.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": the graph has no outputs"));
+  }
+  graph.clear_value_info();  // only the converter's own inference is used
+  model->graph_ = std::move(graph);
+  proto.reset();
+
+  // Convert once now, so that nothing unsupported waits until a run.
+  if (check) SY_RETURN_IF_ERROR(model->Check());
+  return model;
+}
+
+absl::Status OnnxModel::Check() const {
+  absl::StatusOr<std::vector<InputSpec>> specs = InputSpecs();
+  // Symbolic dimensions the user must give: checked when they are given.
+  if (!specs.ok()) return absl::OkStatus();
+  absl::StatusOr<Graph> traced = TraceGraph(*specs);
+  if (!traced.ok()) return Prefixed(path_, traced.status());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<InputSpec>> OnnxModel::InputSpecs(
+    std::optional<int64_t> batch, const std::map<std::string, Shape>& overrides,
+    const Device& device) const {
+  for (const auto& [name, shape] : overrides) {
+    bool known = name.empty() && inputs_.size() == 1;
+    for (const OnnxValueInfo& in : inputs_) known = known || in.name == name;
+    if (!known) {
+      std::vector<std::string> names;
+      for (const OnnxValueInfo& in : inputs_) names.push_back(in.name);
+      return absl::InvalidArgumentError(absl::StrCat(
+          "an input shape was given for '", name,
+          "', which is not an input of the model (inputs: ",
+          absl::StrJoin(names, ", "), ")"));
+    }
+  }
+  std::vector<InputSpec> specs;
+  for (const OnnxValueInfo& in : inputs_) {
+    InputSpec spec;
+    spec.dtype = in.dtype;
+    spec.device = device;
+    auto it = overrides.find(in.name);
+    if (it == overrides.end() && inputs_.size() == 1) it = overrides.find("");
+    if (it != overrides.end()) {
+      if (in.has_shape && it->second.rank() != static_cast<int>(in.dims.size())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "input ", in.ToString(), " has rank ", in.dims.size(),
+            "; the shape given, ", it->second.ToString(), ", has rank ",
+            it->second.rank()));
+      }
+      spec.shape = it->second;
+      specs.push_back(spec);
+      continue;
+    }
+    if (!in.has_shape) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input '", in.name, "' has no declared shape; give it with "
+          "--input_shape=", in.name, ":1x3x224x224"));
+    }
+    std::vector<int64_t> dims;
+    for (size_t d = 0; d < in.dims.size(); ++d) {
+      if (d == 0 && batch.has_value()) {
+        dims.push_back(*batch);
+      } else if (in.dims[d].has_value()) {
+        dims.push_back(*in.dims[d]);
+      } else if (d == 0) {
+        dims.push_back(1);
+      } else {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "input ", in.ToString(), ": dimension ", d, " ('", in.dim_names[d],
+            "') is symbolic; give the whole shape with --input_shape=",
+            inputs_.size() == 1 ? "" : in.name + ":", "1x3x224x224 (for example)"));
+      }
+    }
+    spec.shape = Shape(dims);
+    specs.push_back(spec);
+  }
+  return specs;
+}
+
+absl::Status OnnxModel::BindInput(const std::string& name, HostArray value) {
+  for (auto it = inputs_.begin(); it != inputs_.end(); ++it) {
+    if (it->name != name) continue;
+    if (value.dtype != it->dtype ||
+        (it->has_shape && value.shape.rank() != static_cast<int>(it->dims.size()))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input ", it->ToString(), " cannot be bound to a ", DTypeName(value.dtype),
+          " ", value.shape.ToString(), " value"));
+    }
+    bound_inputs_[name] = std::make_shared<const HostArray>(std::move(value));
+    inputs_.erase(it);
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("the model has no input '", name, "' to bind"));
+}
+
+absl::StatusOr<std::vector<ValueId>> OnnxModel::TraceValues(
+    Graph& graph, absl::Span<const ValueId> inputs,
+    const std::string& path) const {
+  if (inputs.size() != inputs_.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the model takes ", inputs_.size(), " inputs, got ", inputs.size()));
+  }
+  ConversionState state(
+      graph, registry(), device(), path,
+      [&](const std::string& name) { return ParameterValue(graph, name, path); });
+  std::map<std::string, Val> env;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& v = graph.value(inputs[i]);
+    if (v.dtype != inputs_[i].dtype) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input ", inputs_[i].ToString(), " was given ", DTypeName(v.dtype)));
+    }
+    ValueEntry e;
+    e.type = {*v.shape, v.dtype};
+    e.id = inputs[i];
+    env[inputs_[i].name] = state.Add(std::move(e));
+  }
+  for (const auto& [name, type] : initializer_types_) {
+    ValueEntry e;
+    e.type = {type.first, type.second};
+    e.parameter = name;
+    auto host = host_initializers_.find(name);
+    if (host != host_initializers_.end()) e.host = host->second;
+    env[name] = state.Add(std::move(e));
+  }
+  for (const auto& [name, value] : bound_inputs_) {
+    ValueEntry e;
+    e.type = {value->shape, value->dtype};
+    e.host = value;
+    env[name] = state.Add(std::move(e));
+  }
+  for (const onnx::NodeProto& node : graph_.node()) {
+    for (const std::string& in : node.input()) state.consumed.insert(in);
+  }
+  for (const onnx::ValueInfoProto& out : graph_.output()) {
+    state.consumed.insert(out.name());
+  }
+
+  const auto& converters = onnx_import::Converters();
+  for (const onnx::NodeProto& node : graph_.node()) {
+    const std::string domain =
+        node.domain().empty() ? "ai.onnx" : node.domain();
+    const std::string where = absl::StrCat(
+        "ONNX node '", node.name(), "' (op_type ", node.op_type(), ", domain ",
+        domain, ", opset ", opset_, ")");
+    auto converter = converters.find(node.op_type());
+    if (domain != "ai.onnx" || converter == converters.end()) {
+      return absl::UnimplementedError(absl::StrCat(
+          where, " is not supported. Switchyard imports these ai.onnx ops: ",
+          absl::StrJoin(onnx_import::SupportedOpTypes(), ", ")));
+    }
+    std::vector<Val> operands;
+    for (const std::string& in : node.input()) {
+      if (in.empty()) {
+        operands.push_back(onnx_import::kNoVal);
+        continue;
+      }
+      auto it = env.find(in);
+      if (it == env.end()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, ": input '", in,
+            "' is not a graph input, an initializer or the output of an "
+            "earlier node (the graph is not topologically sorted, has a "
+            "cycle, or the value is missing)"));
+      }
+      operands.push_back(it->second);
+    }
+    NodeContext ctx(node, opset_, std::move(operands), state);
+    absl::Status converted = converter->second(ctx);
+    if (!converted.ok()) return Prefixed(where, converted);
+    std::vector<std::string> unread = ctx.UnreadAttributes();
+    if (!unread.empty()) {
+      return absl::UnimplementedError(absl::StrCat(
+          where, ": attribute ", absl::StrJoin(unread, ", "),
+          " is not supported by Switchyard's ", node.op_type(), " import"));
+    }
+    if (!ctx.AllOutputsSet()) {
+      return absl::InternalError(absl::StrCat(where, ": converter set no output"));
+    }
+    for (int i = 0; i < node.output_size(); ++i) {
+      if (node.output(i).empty() || !ctx.Output(i).has_value()) continue;
+      env[node.output(i)] = *ctx.Output(i);
+    }
+  }
+  std::vector<ValueId> outputs;
+  for (const OnnxValueInfo& out : outputs_) {
+    auto it = env.find(out.name);
+    if (it == env.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "graph output '", out.name, "' is produced by no node"));
+    }
+    SY_ASSIGN_OR_RETURN(ValueId id, state.GraphValue(it->second, out.name));
+    outputs.push_back(id);
+  }
+  return outputs;
+}
+
+}  // namespace switchyard

@@ -1,0 +1,121 @@
+#ifndef SWITCHYARD_ONNX_ONNX_MODEL_H_
+#define SWITCHYARD_ONNX_ONNX_MODEL_H_
+
+// An .onnx file as a Switchyard module: its initializers are the module's
+// parameters (named as in the file, so a PyTorch export keeps PyTorch's
+// names), its graph is converted into Switchyard ops each time the module is
+// traced for an input signature, and everything a Module does (To(device),
+// Forward, Compiled, the CLI's run/bench/graph) works on it.
+//
+//   SY_ASSIGN_OR_RETURN(std::unique_ptr<OnnxModel> m,
+//                       OnnxModel::Load("resnet50.onnx"));
+//   SY_ASSIGN_OR_RETURN(std::vector<InputSpec> in, m->InputSpecs(/*batch=*/8));
+//   SY_RETURN_IF_ERROR(m->To(*Device::Parse("cuda:0")));
+//   absl::StatusOr<std::vector<Tensor>> logits = m->Forward({x});
+//
+// Loading reads the file once: each initializer is copied to the module's
+// device and its bytes in the parsed file freed right after, so peak memory
+// is about the file's size plus the largest tensor, and after loading only
+// the parameters remain. Every node is converted once during Load (with the
+// default input shapes), so an unsupported op, attribute or dtype is an
+// error before anything runs, naming the node, op_type, domain and opset
+// and listing what is supported.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/backend_registry.h"
+#include "core/dtype.h"
+#include "core/shape.h"
+#include "models/host_array.h"
+#include "models/module.h"
+#include "onnx/onnx_pb.h"
+
+namespace switchyard {
+
+// A graph input or output as the model declares it.
+struct OnnxValueInfo {
+  std::string name;
+  DType dtype = DType::kFloat32;
+  // One per dimension: its size, or nullopt for a symbolic one (then
+  // `dim_names` has its name, possibly empty).
+  std::vector<std::optional<int64_t>> dims;
+  std::vector<std::string> dim_names;
+  bool has_shape = false;
+  // "input [batch, 3, 224, 224] float32"
+  std::string ToString() const;
+};
+
+// The ONNX opsets the importer converts (default domain).
+inline constexpr int kMinOnnxOpset = 11;
+inline constexpr int kMaxOnnxOpset = 17;
+
+class OnnxModel : public Module {
+ public:
+  // Reads `path`, loads its initializers onto the CPU (`registry`'s cpu:0)
+  // and checks that every node converts. Errors start with the path.
+  // `check` false skips converting the graph (for callers that bind inputs
+  // first and then call Check).
+  static absl::StatusOr<std::unique_ptr<OnnxModel>> Load(
+      const std::string& path,
+      BackendRegistry& registry = BackendRegistry::Global(), bool check = true);
+
+  // Converts the graph for the default input shapes (InputSpecs()): OK when
+  // every node converts. Symbolic dimensions that need a user's value are
+  // not an error here.
+  absl::Status Check() const;
+
+  std::string type_name() const override { return "OnnxModel"; }
+
+  const std::vector<OnnxValueInfo>& inputs() const { return inputs_; }
+  const std::vector<OnnxValueInfo>& outputs() const { return outputs_; }
+  int opset() const { return opset_; }
+  const std::string& producer() const { return producer_; }
+  const std::string& path() const { return path_; }
+
+  // Shapes for tracing: each input's declared shape with dimension 0
+  // replaced by `batch` when given, and a symbolic dimension 0 otherwise 1.
+  // `overrides` (by input name; "" for the only input) replace a whole
+  // shape; the rank must match. A symbolic dimension other than the first,
+  // not overridden, is an InvalidArgument saying how to give it.
+  absl::StatusOr<std::vector<InputSpec>> InputSpecs(
+      std::optional<int64_t> batch = std::nullopt,
+      const std::map<std::string, Shape>& overrides = {},
+      const Device& device = Device::Cpu()) const;
+
+  // Fixes input `name` to `value` for every trace: it stops being an input
+  // and becomes a constant, so values that decide shapes (a Reshape's shape,
+  // Slice bounds, Clip limits fed as inputs) can be folded. InvalidArgument
+  // for an unknown input or a value of another dtype or rank.
+  absl::Status BindInput(const std::string& name, HostArray value);
+
+  absl::StatusOr<std::vector<ValueId>> TraceValues(
+      Graph& graph, absl::Span<const ValueId> inputs,
+      const std::string& path) const override;
+
+ private:
+  explicit OnnxModel(BackendRegistry& registry) : Module(registry) {}
+
+  std::string path_;
+  std::string producer_;
+  int opset_ = 0;
+  std::vector<OnnxValueInfo> inputs_, outputs_;
+  // The graph without its initializers' data (those are parameters).
+  onnx::GraphProto graph_;
+  // Initializers also kept on the host: integer ones (shapes, axes,
+  // indices) and small ones, which conversion may need as attributes.
+  std::map<std::string, std::shared_ptr<const HostArray>> host_initializers_;
+  // Inputs fixed by BindInput.
+  std::map<std::string, std::shared_ptr<const HostArray>> bound_inputs_;
+  // Every initializer's type, by name.
+  std::map<std::string, std::pair<Shape, DType>> initializer_types_;
+};
+
+}  // namespace switchyard
+
+#endif  // SWITCHYARD_ONNX_ONNX_MODEL_H_

@@ -1,0 +1,271 @@
+#include "onnx/onnx_tensor.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <fstream>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/status_macros.h"
+
+namespace switchyard {
+namespace onnx_import {
+namespace {
+
+using onnx::TensorProto;
+
+std::string TensorWhat(const TensorProto& proto) {
+  return absl::StrCat("tensor '", proto.name(), "'");
+}
+
+// Copies the typed field `values` (one entry per element) into `dtype`'s
+// bytes; `bits` says the field holds the bit patterns of float16/bfloat16.
+template <typename Field>
+absl::StatusOr<std::vector<char>> FromTypedField(const Field& values,
+                                                 DType dtype, int64_t count,
+                                                 const std::string& what,
+                                                 const char* field) {
+  if (static_cast<int64_t>(values.size()) != count) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " has ", values.size(), " values in ", field, " but its shape has ",
+        count, " elements"));
+  }
+  std::vector<char> bytes(static_cast<size_t>(count) * DTypeSize(dtype));
+  for (int64_t i = 0; i < count; ++i) {
+    const auto v = values.Get(static_cast<int>(i));
+    switch (dtype) {
+      case DType::kFloat16:
+      case DType::kBFloat16: {
+        const uint16_t b = static_cast<uint16_t>(v);
+        std::memcpy(bytes.data() + 2 * i, &b, 2);
+        break;
+      }
+      default:
+        SetElementFromDouble(bytes.data(), dtype, i, static_cast<double>(v));
+    }
+  }
+  return bytes;
+}
+
+}  // namespace
+
+absl::StatusOr<DType> DTypeFromOnnx(int32_t onnx_type) {
+  switch (onnx_type) {
+    case TensorProto::FLOAT: return DType::kFloat32;
+    case TensorProto::UINT8: return DType::kUInt8;
+    case TensorProto::INT8: return DType::kInt8;
+    case TensorProto::INT32: return DType::kInt32;
+    case TensorProto::INT64: return DType::kInt64;
+    case TensorProto::BOOL: return DType::kBool;
+    case TensorProto::FLOAT16: return DType::kFloat16;
+    case TensorProto::DOUBLE: return DType::kFloat64;
+    case TensorProto::BFLOAT16: return DType::kBFloat16;
+    default:
+      return absl::UnimplementedError(absl::StrCat(
+          "ONNX data type ", OnnxTypeName(onnx_type),
+          " has no Switchyard dtype (supported: FLOAT, FLOAT16, BFLOAT16, "
+          "DOUBLE, INT64, INT32, INT8, UINT8, BOOL)"));
+  }
+}
+
+std::string OnnxTypeName(int32_t onnx_type) {
+  if (TensorProto::DataType_IsValid(onnx_type)) {
+    return TensorProto::DataType_Name(
+        static_cast<TensorProto::DataType>(onnx_type));
+  }
+  return absl::StrCat("<unknown data type ", onnx_type, ">");
+}
+
+int32_t OnnxTypeFromDType(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32: return TensorProto::FLOAT;
+    case DType::kUInt8: return TensorProto::UINT8;
+    case DType::kInt8: return TensorProto::INT8;
+    case DType::kInt32: return TensorProto::INT32;
+    case DType::kInt64: return TensorProto::INT64;
+    case DType::kBool: return TensorProto::BOOL;
+    case DType::kFloat16: return TensorProto::FLOAT16;
+    case DType::kFloat64: return TensorProto::DOUBLE;
+    case DType::kBFloat16: return TensorProto::BFLOAT16;
+  }
+  return TensorProto::UNDEFINED;
+}
+
+absl::StatusOr<Shape> ShapeFromOnnxDims(
+    const google::protobuf::RepeatedField<int64_t>& dims, DType dtype,
+    const std::string& what) {
+  if (dims.size() > kMaxOnnxRank) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " has ", dims.size(), " dimensions; Switchyard supports at most ",
+        kMaxOnnxRank));
+  }
+  std::vector<int64_t> v(dims.begin(), dims.end());
+  absl::StatusOr<Shape> shape = Shape::Create(v, DTypeSize(dtype));
+  if (!shape.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": ", shape.status().message()));
+  }
+  return shape;
+}
+
+absl::StatusOr<absl::string_view> ExternalDataFiles::Bytes(
+    const std::string& tensor, const std::string& location, int64_t offset,
+    int64_t length) {
+  const std::string what = absl::StrCat("tensor '", tensor, "'");
+  if (location.empty() || location[0] == '/' ||
+      absl::StrContains(absl::StrCat("/", location, "/"), "/../")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " keeps its data in '", location,
+        "', which is not a relative path inside the model's folder; ONNX "
+        "external data must sit beside the model"));
+  }
+  auto it = files_.find(location);
+  if (it == files_.end()) {
+    const std::string path =
+        model_dir_.empty() ? location : absl::StrCat(model_dir_, "/", location);
+    absl::StatusOr<std::unique_ptr<file_io_internal::MappedFile>> file =
+        file_io_internal::MappedFile::Open(path);
+    if (!file.ok()) {
+      return absl::Status(file.status().code(),
+                          absl::StrCat(what, ": its external data file: ",
+                                       file.status().message()));
+    }
+    it = files_.emplace(location, std::move(*file)).first;
+  }
+  const absl::string_view all = it->second->bytes();
+  const int64_t size = static_cast<int64_t>(all.size());
+  if (offset < 0 || offset > size || length < -1 ||
+      (length >= 0 && length > size - offset)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": external data at offset ", offset, ", length ", length,
+        " lies outside '", location, "' (", size, " bytes)"));
+  }
+  return all.substr(static_cast<size_t>(offset),
+                    length < 0 ? absl::string_view::npos
+                               : static_cast<size_t>(length));
+}
+
+void ExternalDataFiles::Release(const char* data, size_t size) {
+  for (auto& [location, file] : files_) {
+    const absl::string_view bytes = file->bytes();
+    if (data >= bytes.data() && data < bytes.data() + bytes.size()) {
+      file->Release(data, size);
+      return;
+    }
+  }
+}
+
+absl::StatusOr<std::optional<HostArrayView>> RawTensorView(
+    const TensorProto& proto, ExternalDataFiles& files) {
+  const std::string what = TensorWhat(proto);
+  if (proto.has_segment()) {
+    return absl::UnimplementedError(
+        absl::StrCat(what, " is segmented; segmented tensors are not supported"));
+  }
+  absl::StatusOr<DType> dtype = DTypeFromOnnx(proto.data_type());
+  if (!dtype.ok()) {
+    return absl::Status(dtype.status().code(),
+                        absl::StrCat(what, ": ", dtype.status().message()));
+  }
+  SY_ASSIGN_OR_RETURN(Shape shape, ShapeFromOnnxDims(proto.dims(), *dtype, what));
+  const size_t want = static_cast<size_t>(shape.num_elements()) * DTypeSize(*dtype);
+  absl::string_view bytes;
+  if (proto.data_location() == TensorProto::EXTERNAL) {
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const auto& entry : proto.external_data()) {
+      int64_t* target = nullptr;
+      if (entry.key() == "location") {
+        location = entry.value();
+        continue;
+      }
+      if (entry.key() == "offset") target = &offset;
+      if (entry.key() == "length") target = &length;
+      if (target == nullptr) continue;  // "checksum": not checked
+      char* end = nullptr;
+      errno = 0;
+      const long long v = std::strtoll(entry.value().c_str(), &end, 10);
+      if (entry.value().empty() || *end != '\0' || errno != 0 || v < 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            what, ": external data ", entry.key(), " '", entry.value(),
+            "' is not a non-negative integer"));
+      }
+      *target = v;
+    }
+    SY_ASSIGN_OR_RETURN(bytes, files.Bytes(proto.name(), location, offset, length));
+  } else if (proto.has_raw_data()) {
+    bytes = proto.raw_data();
+  } else {
+    return std::optional<HostArrayView>();
+  }
+  if (bytes.size() != want) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " has ", bytes.size(), " bytes of data but shape ",
+        shape.ToString(), " of ", DTypeName(*dtype), " needs ", want));
+  }
+  return std::optional<HostArrayView>(
+      HostArrayView{shape, *dtype, bytes.data(), bytes.size()});
+}
+
+absl::StatusOr<HostArray> ReadTensorProto(const TensorProto& proto,
+                                          ExternalDataFiles& files) {
+  SY_ASSIGN_OR_RETURN(std::optional<HostArrayView> view,
+                      RawTensorView(proto, files));
+  if (view.has_value()) {
+    return HostArray(view->shape, view->dtype,
+                     std::vector<char>(view->data, view->data + view->size_bytes));
+  }
+  const std::string what = TensorWhat(proto);
+  SY_ASSIGN_OR_RETURN(DType dtype, DTypeFromOnnx(proto.data_type()));
+  SY_ASSIGN_OR_RETURN(Shape shape, ShapeFromOnnxDims(proto.dims(), dtype, what));
+  const int64_t n = shape.num_elements();
+  absl::StatusOr<std::vector<char>> bytes;
+  switch (proto.data_type()) {
+    case TensorProto::FLOAT:
+      bytes = FromTypedField(proto.float_data(), dtype, n, what, "float_data");
+      break;
+    case TensorProto::DOUBLE:
+      bytes = FromTypedField(proto.double_data(), dtype, n, what, "double_data");
+      break;
+    case TensorProto::INT64:
+      bytes = FromTypedField(proto.int64_data(), dtype, n, what, "int64_data");
+      break;
+    default:  // int32, int8, uint8, bool, float16, bfloat16: int32_data
+      bytes = FromTypedField(proto.int32_data(), dtype, n, what, "int32_data");
+  }
+  if (!bytes.ok()) return bytes.status();
+  return HostArray(shape, dtype, std::move(*bytes));
+}
+
+absl::StatusOr<HostArray> ReadTensorProto(const TensorProto& proto,
+                                          const std::string& model_dir) {
+  ExternalDataFiles files(model_dir);
+  return ReadTensorProto(proto, files);
+}
+
+absl::StatusOr<HostArray> ReadTensorProtoFile(const std::string& path) {
+  SY_ASSIGN_OR_RETURN(std::string bytes, file_io_internal::ReadFileToString(path));
+  TensorProto proto;
+  if (!proto.ParseFromString(bytes)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not a valid ONNX TensorProto"));
+  }
+  const size_t slash = path.rfind('/');
+  absl::StatusOr<HostArray> array = ReadTensorProto(
+      proto, slash == std::string::npos ? "" : path.substr(0, slash));
+  if (!array.ok()) {
+    return absl::Status(array.status().code(),
+                        absl::StrCat(path, ": ", array.status().message()));
+  }
+  return array;
+}
+
+}  // namespace onnx_import
+}  // namespace switchyard

@@ -1,0 +1,379 @@
+// ONNX's own backend node tests (Debian's libonnx-testdata: one folder per
+// case with model.onnx and test_data_set_*/{input,output}_*.pb) imported and
+// run on every device. Each (case, device) is passed, failed, or skipped
+// with the reason (an op, attribute or dtype the importer does not support,
+// or a device that is not there). A failure is a bug: the test fails.
+//
+//   bazel test //tests:onnx_node_test --test_output=all
+//   onnx_node_test --filter=conv --summary_json=/tmp/onnx_node.json
+//
+// Tolerance: ONNX's backend runner's (numpy assert_allclose, rtol 1e-3,
+// atol 1e-7), with atol widened to 1e-5 for float32 results (sums in
+// another order than numpy's); integers and bools exactly.
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "core/backend_registry.h"
+#include "core/status_macros.h"
+#include "core/tensor.h"
+#include "models/host_array.h"
+#include "onnx/onnx_model.h"
+#include "onnx/onnx_tensor.h"
+
+ABSL_FLAG(std::string, data_dir, "",
+          "the node tests' folder (default: the runfiles' copy of "
+          "/usr/share/libonnx-testdata/data/node)");
+ABSL_FLAG(std::string, filter, "", "run only cases whose name contains this");
+ABSL_FLAG(std::string, devices, "cpu:0,ref:0,cuda:0",
+          "devices to run on; one a machine lacks is skipped");
+ABSL_FLAG(std::string, summary_json, "",
+          "write every result here (for tools/onnx_coverage.py)");
+ABSL_FLAG(bool, verbose, false, "print passed cases too");
+
+namespace switchyard {
+namespace {
+
+enum class Outcome { kPassed, kFailed, kSkipped };
+
+struct Result {
+  std::string name, device;
+  Outcome outcome;
+  std::string reason;
+  std::vector<std::string> op_types;
+};
+
+std::vector<std::string> ListDir(const std::string& dir, const std::string& prefix) {
+  std::vector<std::string> names;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return names;
+  while (dirent* e = readdir(d)) {
+    std::string name = e->d_name;
+    if (absl::StartsWith(name, prefix) && name != "." && name != "..") {
+      names.push_back(name);
+    }
+  }
+  closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+std::string FirstLine(absl::string_view s) {
+  std::string line(s.substr(0, s.find('\n')));
+  if (line.size() > 300) line = line.substr(0, 300) + " ...";
+  return line;
+}
+
+std::string DataDir() {
+  if (!absl::GetFlag(FLAGS_data_dir).empty()) return absl::GetFlag(FLAGS_data_dir);
+  for (const char* env : {"TEST_SRCDIR", "RUNFILES_DIR"}) {
+    const char* root = std::getenv(env);
+    if (root == nullptr) continue;
+    for (const char* sub : {"/onnx_testdata/node", "/switchyard/external/onnx_testdata/node"}) {
+      const std::string dir = absl::StrCat(root, sub);
+      if (Exists(dir)) return dir;
+    }
+  }
+  return "/usr/share/libonnx-testdata/data/node";
+}
+
+// Empty when `got` matches `want`; else what differs.
+std::string Compare(const HostArray& got, const HostArray& want) {
+  if (got.shape != want.shape) {
+    return absl::StrCat("shape ", got.shape.ToString(), ", expected ",
+                        want.shape.ToString());
+  }
+  if (got.dtype != want.dtype) {
+    return absl::StrCat("dtype ", DTypeName(got.dtype), ", expected ",
+                        DTypeName(want.dtype));
+  }
+  const bool exact = !IsFloatingPoint(want.dtype);
+  const double rtol = 1e-3;
+  const double atol = want.dtype == DType::kFloat32 ? 1e-5 : 1e-7;
+  int64_t bad = 0, worst = -1;
+  double worst_excess = 0;
+  for (int64_t i = 0; i < want.num_elements(); ++i) {
+    const double g = got.ElementAsDouble(i), w = want.ElementAsDouble(i);
+    if (std::isnan(w) && std::isnan(g)) continue;
+    if (std::isinf(w) && g == w) continue;
+    const double diff = std::abs(g - w);
+    const double allowed = exact ? 0 : atol + rtol * std::abs(w);
+    if (!(diff <= allowed)) {
+      ++bad;
+      const double excess = std::isnan(diff) ? 1e300 : diff - allowed;
+      if (worst < 0 || excess > worst_excess) {
+        worst = i;
+        worst_excess = excess;
+      }
+    }
+  }
+  if (bad == 0) return "";
+  return absl::StrCat(bad, " of ", want.num_elements(),
+                      " elements differ; worst at ", worst, ": got ",
+                      got.ElementAsDouble(worst), ", expected ",
+                      want.ElementAsDouble(worst));
+}
+
+absl::StatusOr<std::vector<HostArray>> ReadSet(const std::string& dir,
+                                               const std::string& prefix) {
+  std::vector<HostArray> arrays;
+  for (int i = 0;; ++i) {
+    const std::string path = absl::StrCat(dir, "/", prefix, i, ".pb");
+    if (!Exists(path)) break;
+    SY_ASSIGN_OR_RETURN(HostArray a, onnx_import::ReadTensorProtoFile(path));
+    arrays.push_back(std::move(a));
+  }
+  return arrays;
+}
+
+// Runs one data set on `device`; "" when every output matches.
+// `declared` names the data set's inputs in order; those in `bound` were
+// fixed with BindInput and must have the bound values.
+absl::StatusOr<std::string> RunSet(OnnxModel& model, const Device& device,
+                                   const std::vector<std::string>& declared,
+                                   const std::map<std::string, HostArray>& bound,
+                                   const std::vector<HostArray>& inputs,
+                                   const std::vector<HostArray>& outputs,
+                                   BackendRegistry& registry) {
+  if (inputs.size() != declared.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the data set has ", inputs.size(), " inputs, the model ",
+        declared.size()));
+  }
+  SY_RETURN_IF_ERROR(model.To(device));
+  SY_ASSIGN_OR_RETURN(BackendDevice * backend, registry.GetDevice(device));
+  std::vector<Tensor> tensors;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const HostArray& a = inputs[i];
+    auto it = bound.find(declared[i]);
+    if (it != bound.end()) {
+      if (it->second.bytes != a.bytes || it->second.shape != a.shape) {
+        return absl::UnimplementedError(absl::StrCat(
+            "input '", declared[i], "' decides shapes and differs between data sets"));
+      }
+      continue;
+    }
+    SY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromBytes(a.shape, a.dtype, a.bytes.data(),
+                                                    a.bytes.size(), *backend));
+    tensors.push_back(std::move(t));
+  }
+  SY_ASSIGN_OR_RETURN(std::vector<Tensor> got, model.Forward(tensors));
+  if (got.size() != outputs.size()) {
+    return absl::StrCat(got.size(), " outputs, expected ", outputs.size());
+  }
+  for (size_t i = 0; i < got.size(); ++i) {
+    SY_ASSIGN_OR_RETURN(std::vector<char> bytes, got[i].ToBytes());
+    const HostArray g(got[i].shape(), got[i].dtype(), std::move(bytes));
+    const std::string diff = Compare(g, outputs[i]);
+    if (!diff.empty()) return absl::StrCat("output ", i, ": ", diff);
+  }
+  return std::string();
+}
+
+std::vector<std::string> OpTypes(const std::string& model_path) {
+  std::vector<std::string> ops;
+  std::ifstream in(model_path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  onnx::ModelProto proto;
+  if (!proto.ParseFromString(bytes)) return ops;
+  for (const auto& node : proto.graph().node()) {
+    if (std::find(ops.begin(), ops.end(), node.op_type()) == ops.end()) {
+      ops.push_back(node.op_type());
+    }
+  }
+  return ops;
+}
+
+std::vector<Result> RunCase(const std::string& dir, const std::string& name,
+                            const std::vector<Device>& devices,
+                            BackendRegistry& registry) {
+  std::vector<Result> results;
+  const std::vector<std::string> ops = OpTypes(dir + "/model.onnx");
+  auto all = [&](Outcome outcome, const std::string& reason) {
+    for (const Device& d : devices) {
+      results.push_back({name, d.ToString(), outcome, reason, ops});
+    }
+    return results;
+  };
+  // Inputs that decide shapes (a Reshape's shape fed as an input) are bound
+  // to the first data set's values, as a user fixes them for a static graph
+  // (OnnxModel::BindInput); the other data sets must use the same values.
+  absl::StatusOr<std::unique_ptr<OnnxModel>> model =
+      OnnxModel::Load(dir + "/model.onnx", registry);
+  std::map<std::string, HostArray> bound;
+  absl::StatusOr<std::vector<HostArray>> first_inputs =
+      ReadSet(dir + "/test_data_set_0", "input_");
+  for (int attempt = 0; attempt < 8 && !model.ok() && first_inputs.ok(); ++attempt) {
+    const std::string message(model.status().message());
+    const size_t at = message.find("') is computed at run time");
+    if (at == std::string::npos) break;
+    const std::string name = message.substr(message.rfind('\'', at - 1) + 1,
+                                            at - message.rfind('\'', at - 1) - 1);
+    absl::StatusOr<std::unique_ptr<OnnxModel>> unbound =
+        OnnxModel::Load(dir + "/model.onnx", registry, /*check=*/false);
+    if (!unbound.ok()) break;
+    const std::vector<OnnxValueInfo> declared_inputs = (*unbound)->inputs();
+    const std::vector<OnnxValueInfo>& declared = declared_inputs;
+    for (size_t i = 0; i < declared.size() && i < first_inputs->size(); ++i) {
+      if (declared[i].name == name) bound[name] = (*first_inputs)[i];
+    }
+    if (bound.count(name) == 0) break;
+    bool ok = true;
+    for (const auto& [n, v] : bound) ok = ok && (*unbound)->BindInput(n, v).ok();
+    if (!ok) break;
+    absl::Status checked = (*unbound)->Check();
+    model = checked.ok() ? std::move(unbound) : absl::StatusOr<std::unique_ptr<OnnxModel>>(checked);
+  }
+  if (!model.ok()) {
+    const bool unsupported = model.status().code() == absl::StatusCode::kUnimplemented;
+    return all(unsupported ? Outcome::kSkipped : Outcome::kFailed,
+               FirstLine(model.status().message()));
+  }
+  std::vector<std::string> declared;
+  {
+    absl::StatusOr<std::unique_ptr<OnnxModel>> unbound =
+        OnnxModel::Load(dir + "/model.onnx", registry, /*check=*/false);
+    if (unbound.ok()) {
+      for (const OnnxValueInfo& in : (*unbound)->inputs()) declared.push_back(in.name);
+    }
+  }
+  std::vector<std::string> sets = ListDir(dir, "test_data_set_");
+  for (const Device& device : devices) {
+    Result r{name, device.ToString(), Outcome::kPassed, "", ops};
+    for (const std::string& set : sets) {
+      const std::string set_dir = absl::StrCat(dir, "/", set);
+      absl::StatusOr<std::vector<HostArray>> inputs = ReadSet(set_dir, "input_");
+      absl::StatusOr<std::vector<HostArray>> outputs = ReadSet(set_dir, "output_");
+      absl::StatusOr<std::string> diff =
+          !inputs.ok()    ? absl::StatusOr<std::string>(inputs.status())
+          : !outputs.ok() ? absl::StatusOr<std::string>(outputs.status())
+                          : RunSet(**model, device, declared, bound, *inputs,
+                                   *outputs, registry);
+      if (!diff.ok()) {
+        const bool unsupported = diff.status().code() == absl::StatusCode::kUnimplemented;
+        r.outcome = unsupported ? Outcome::kSkipped : Outcome::kFailed;
+        r.reason = absl::StrCat(set, ": ", FirstLine(diff.status().message()));
+        break;
+      }
+      if (!diff->empty()) {
+        r.outcome = Outcome::kFailed;
+        r.reason = absl::StrCat(set, ": ", *diff);
+        break;
+      }
+    }
+    results.push_back(r);
+  }
+  return results;
+}
+
+std::string JsonEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += ' ';
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+int Main() {
+  BackendRegistry& registry = BackendRegistry::Global();
+  std::vector<Device> devices;
+  for (absl::string_view spec : absl::StrSplit(absl::GetFlag(FLAGS_devices), ',')) {
+    absl::StatusOr<Device> d = Device::Parse(spec);
+    if (!d.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(d.status().message()).c_str());
+      return 2;
+    }
+    if (!registry.GetDevice(*d).ok()) {
+      std::printf("device %s: not available here, skipped\n", d->ToString().c_str());
+      continue;
+    }
+    devices.push_back(*d);
+  }
+  const std::string dir = DataDir();
+  std::vector<std::string> cases = ListDir(dir, "test_");
+  if (cases.empty()) {
+    std::fprintf(stderr,
+                 "no ONNX node tests in %s; install Debian's libonnx-testdata "
+                 "(tools/setup.sh does)\n", dir.c_str());
+    return 1;
+  }
+  std::vector<Result> results;
+  for (const std::string& name : cases) {
+    if (!absl::StrContains(name, absl::GetFlag(FLAGS_filter))) continue;
+    for (Result& r : RunCase(absl::StrCat(dir, "/", name), name, devices, registry)) {
+      results.push_back(std::move(r));
+    }
+  }
+  std::map<std::string, std::map<Outcome, int>> counts;
+  for (const Result& r : results) {
+    ++counts[r.device][r.outcome];
+    if (r.outcome == Outcome::kFailed) {
+      std::printf("FAILED  %s on %s: %s\n", r.name.c_str(), r.device.c_str(), r.reason.c_str());
+    } else if (absl::GetFlag(FLAGS_verbose)) {
+      std::printf("%s %s on %s%s%s\n",
+                  r.outcome == Outcome::kPassed ? "passed " : "skipped",
+                  r.name.c_str(), r.device.c_str(), r.reason.empty() ? "" : ": ",
+                  r.reason.c_str());
+    }
+  }
+  int failed = 0;
+  for (const auto& [device, c] : counts) {
+    auto get = [&](Outcome o) { auto it = c.find(o); return it == c.end() ? 0 : it->second; };
+    std::printf("%s: %d passed, %d failed, %d skipped\n", device.c_str(),
+                get(Outcome::kPassed), get(Outcome::kFailed), get(Outcome::kSkipped));
+    failed += get(Outcome::kFailed);
+  }
+  const std::string json_path = absl::GetFlag(FLAGS_summary_json);
+  if (!json_path.empty()) {
+    std::ofstream out(json_path);
+    out << "[\n";
+    for (size_t i = 0; i < results.size(); ++i) {
+      const Result& r = results[i];
+      const char* o = r.outcome == Outcome::kPassed   ? "passed"
+                      : r.outcome == Outcome::kFailed ? "failed"
+                                                      : "skipped";
+      out << "  {\"case\": \"" << r.name << "\", \"device\": \"" << r.device
+          << "\", \"outcome\": \"" << o << "\", \"reason\": \"" << JsonEscape(r.reason)
+          << "\", \"op_types\": [";
+      for (size_t k = 0; k < r.op_types.size(); ++k) {
+        out << (k ? ", " : "") << "\"" << r.op_types[k] << "\"";
+      }
+      out << "]}" << (i + 1 < results.size() ? "," : "") << "\n";
+    }
+    out << "]\n";
+  }
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace switchyard
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  return switchyard::Main();
+}
