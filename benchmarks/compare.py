@@ -1,22 +1,26 @@
 #!/usr/bin/python3
-"""Merges `switchyard bench --json` and `pytorch_peer.py --json` runs.
+"""Merges `switchyard bench --json`, `pytorch_peer.py --json` and `onnxruntime_peer.js --json` runs.
 
 Usage:
     /usr/bin/python3 benchmarks/compare.py RUN.json [RUN.json ...]
         [--out report.md] [--png chart.png] [--title TEXT]
 
-Every input has the schema "switchyard.bench/1" (framework "switchyard" or
-"pytorch"). Runs are labelled by framework (and file name when two share
-one). The first Switchyard run (else the first run) is the reference:
+Every input has the schema "switchyard.bench/1" (framework "switchyard",
+"pytorch" or "onnxruntime"). Runs are labelled by framework (and file name
+when two share one). The first Switchyard run (else the first run) is the
+reference; the first ONNX Runtime run, when there is one, is the bar:
 
 - Markdown (stdout, or --out): one row per device and batch size with each
-  run's median forward and end-to-end time and images/s, and for every other
-  run the ratios other / reference of the forward and end-to-end medians
-  (above 1: the reference is faster); then the devices a run could not
-  measure, with the reason.
+  run's median forward and end-to-end time and images/s; for every run other
+  than the reference and ONNX Runtime the ratios run / reference of the
+  forward and end-to-end medians (above 1: the reference is faster); with an
+  ONNX Runtime run, for every other run the ratios run / onnxruntime (below
+  1: faster than ONNX Runtime); then the devices a run could not measure,
+  with the reason.
 - --png: a bar chart (matplotlib, Debian's python3-matplotlib) of the median
   forward and end-to-end time: one panel per metric and batch size, devices
-  along x, one bar per run, a linear scale, a whisker up to the p95.
+  along x, one bar per run, a linear scale, a whisker up to the p95; with an
+  ONNX Runtime run, each other bar also says its ratio to ONNX Runtime's.
 """
 
 import argparse
@@ -62,9 +66,30 @@ def fmt_ms(v):
     return "%.3f" % v if v < 10 else "%.1f" % v
 
 
+def reference(runs):
+    return next((r for r in runs if r["doc"].get("framework") == "switchyard"), runs[0])
+
+
+def ort_run(runs):
+    """The first ONNX Runtime run: every other run's ratio to it is shown."""
+    return next((r for r in runs if r["doc"].get("framework") == "onnxruntime"), None)
+
+
+def ratio(row, base, metric):
+    if row is None or base is None:
+        return None
+    return row[metric]["median"] / base[metric]["median"]
+
+
 def markdown(runs, title):
-    ref = next((r for r in runs if r["doc"].get("framework") == "switchyard"), runs[0])
-    others = [r for r in runs if r is not ref]
+    ref = reference(runs)
+    ort = ort_run(runs)
+    if ort is ref:
+        ort = None
+    # ONNX Runtime's ratio to the reference is the inverse of the reference's
+    # ratio to ONNX Runtime: show it once, as run / onnxruntime.
+    others = [r for r in runs if r is not ref and r is not ort]
+    vs_ort = [r for r in runs if r is not ort] if ort else []
     lines = ["## %s" % title, ""]
     for r in runs:
         ctx = r["doc"].get("context", {})
@@ -72,18 +97,24 @@ def markdown(runs, title):
             r["label"], os.path.basename(r["path"]), r["doc"].get("warmup"),
             r["doc"].get("iterations"),
             ", ".join("%s %s" % (k, v) for k, v in ctx.items()
-                      if k in ("cpu_threads", "pytorch", "date"))))
+                      if k in ("cpu_threads", "pytorch", "onnxruntime",
+                               "graph_optimization", "date"))))
         if ctx.get("command"):
             lines.append("  command: `%s`" % ctx["command"])
     lines += ["", "Median times in ms; ratios are run / %s (above 1: %s is faster)." % (
-        ref["label"], ref["label"]), ""]
+        ref["label"], ref["label"])]
+    if ort:
+        lines[-1] += " Ratios run / %s: below 1, the run is faster than %s." % (
+            ort["label"], ort["label"])
+    lines.append("")
     header = ["device", "batch"]
     for r in runs:
         header += ["%s forward" % r["label"], "%s end to end" % r["label"],
                    "%s images/s" % r["label"]]
-    for r in others:
-        header += ["%s / %s forward" % (r["label"], ref["label"]),
-                   "%s / %s end to end" % (r["label"], ref["label"])]
+    for base, group in ((ref, others), (ort, vs_ort)):
+        for r in group:
+            header += ["%s / %s forward" % (r["label"], base["label"]),
+                       "%s / %s end to end" % (r["label"], base["label"])]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("| --- | ---: |" + " ---: |" * (len(header) - 2))
     by_run = {id(r): rows_by_key(r) for r in runs}
@@ -97,15 +128,13 @@ def markdown(runs, title):
                 cells += [fmt_ms(row["forward_ms"]["median"]),
                           fmt_ms(row["end_to_end_ms"]["median"]),
                           "%.2f" % row["images_per_s"]]
-        base = by_run[id(ref)].get(key)
-        for r in others:
-            row = by_run[id(r)].get(key)
-            if row is None or base is None:
-                cells += ["-", "-"]
-            else:
-                cells += ["%.2f" % (row["forward_ms"]["median"] / base["forward_ms"]["median"]),
-                          "%.2f" % (row["end_to_end_ms"]["median"] /
-                                    base["end_to_end_ms"]["median"])]
+        for base_run, group in ((ref, others), (ort, vs_ort)):
+            base = by_run[id(base_run)].get(key) if base_run else None
+            for r in group:
+                row = by_run[id(r)].get(key)
+                for metric in ("forward_ms", "end_to_end_ms"):
+                    q = ratio(row, base, metric)
+                    cells.append("-" if q is None else "%.2f" % q)
         lines.append("| " + " | ".join(cells) + " |")
     missing = [(r["label"], d) for r in runs for d in r["doc"].get("devices", [])
                if not d.get("available")]
@@ -131,6 +160,8 @@ def chart(runs, path, title):
         if d not in devices:
             devices.append(d)
     by_run = [rows_by_key(r) for r in runs]
+    ort = ort_run(runs)
+    ort_rows = rows_by_key(ort) if ort else {}
     metrics = (("forward_ms", "forward"), ("end_to_end_ms", "end to end"))
     # One panel per metric (rows) and batch size (columns), linear scale so
     # bar lengths compare honestly; devices along x, one bar per run.
@@ -154,11 +185,15 @@ def chart(runs, path, title):
                     bar = ax.bar(x, med, width, color=colors[i % len(colors)],
                                  yerr=[[0], [max(0.0, p95 - med)]], capsize=3)
                     legend.setdefault(run["label"], bar)
-                    ax.annotate(fmt_ms(med), (x, max(med, p95)), ha="center",
+                    text = fmt_ms(med)
+                    q = ratio(r, ort_rows.get((device, batch)), metric)
+                    if ort is not None and run is not ort and q is not None:
+                        text += "\n%.2fx ORT" % q
+                    ax.annotate(text, (x, max(med, p95)), ha="center",
                                 va="bottom", fontsize=8, xytext=(0, 3),
                                 textcoords="offset points")
                     top = max(top, med, p95)
-            ax.set_ylim(0, top * 1.18 if top > 0 else 1)
+            ax.set_ylim(0, top * (1.3 if ort else 1.18) if top > 0 else 1)
             ax.set_xticks(range(len(devices)))
             ax.set_xticklabels(devices)
             ax.set_title("%s, batch %d" % (name, batch), fontsize=10)
@@ -181,7 +216,9 @@ def chart(runs, path, title):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("runs", nargs="+", help="JSON files (switchyard.bench/1)")
+    parser.add_argument("runs", nargs="+", help="JSON files (switchyard.bench/1): "
+                        "switchyard bench --json, pytorch_peer.py --json, "
+                        "onnxruntime_peer.js --json")
     parser.add_argument("--out", help="write the Markdown here (default: stdout)")
     parser.add_argument("--png", help="write a bar chart here")
     parser.add_argument("--title", default=None)

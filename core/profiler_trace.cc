@@ -101,7 +101,11 @@ std::string ChromeTraceJson(
       if (e->duration_us > 0) args["gb_per_s"] = e->bytes / (e->duration_us * 1e3);
     }
     trace_events.push_back({{"name", e->name},
-                            {"cat", Category(e->kind)},
+                            // A host event's op, when it has one, is its
+                            // category ("loader": data/loader_profile.h).
+                            {"cat", e->kind == ProfileEvent::Kind::kHost && !e->op.empty()
+                                        ? e->op
+                                        : std::string(Category(e->kind))},
                             {"ph", "X"},
                             {"pid", kPid},
                             {"tid", tid[{e->on_device(), e->lane}]},

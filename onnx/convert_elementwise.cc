@@ -1,7 +1,9 @@
 // ONNX's elementwise ops: activations, arithmetic with numpy broadcasting,
 // Clip and Cast (ops/ elementwise family).
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
@@ -84,6 +86,66 @@ absl::Status ConvertCast(NodeContext& ctx) {
   return ctx.SetOutput(0, y);
 }
 
+// Comparisons appear in shape subgraphs (a dynamic batch's Expand):
+// computed at import on host values with numpy broadcasting. Switchyard has
+// no comparison op for values computed at run time.
+template <typename Compare>
+absl::Status HostComparison(NodeContext& ctx, Compare compare) {
+  const HostArray* a = ctx.Host(ctx.In(0));
+  const HostArray* b = ctx.Host(ctx.In(1));
+  if (a == nullptr || b == nullptr) {
+    return absl::UnimplementedError(absl::StrCat(
+        ctx.op_type(), " of values computed at run time is not supported; "
+        "only of constants and shapes (computed at import)"));
+  }
+  const int rank = std::max(a->shape.rank(), b->shape.rank());
+  std::vector<int64_t> dims(rank);
+  for (int d = 0; d < rank; ++d) {
+    const int da = d - (rank - a->shape.rank()), db = d - (rank - b->shape.rank());
+    const int64_t x = da >= 0 ? a->shape.dim(da) : 1, y = db >= 0 ? b->shape.dim(db) : 1;
+    if (x != y && x != 1 && y != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "shapes ", a->shape.ToString(), " and ", b->shape.ToString(),
+          " do not broadcast"));
+    }
+    dims[d] = std::max(x, y);
+  }
+  const Shape shape(dims);
+  std::vector<char> out(static_cast<size_t>(shape.num_elements()));
+  // The source element of `array` for output element `i` (strides of 0
+  // along broadcast dimensions).
+  auto source = [&](const HostArray& array, int64_t i) {
+    int64_t index = 0, stride = 1, rest = i;
+    for (int d = rank - 1; d >= 0; --d) {
+      const int64_t coord = rest % dims[d];
+      rest /= dims[d];
+      const int k = d - (rank - array.shape.rank());
+      if (k < 0) continue;
+      if (array.shape.dim(k) != 1) index += coord * stride;
+      stride *= array.shape.dim(k);
+    }
+    return index;
+  };
+  for (int64_t i = 0; i < shape.num_elements(); ++i) {
+    out[i] = compare(a->ElementAsDouble(source(*a, i)),
+                     b->ElementAsDouble(source(*b, i)));
+  }
+  return ctx.SetOutput(0, ctx.Constant(HostArray(shape, DType::kBool, std::move(out))));
+}
+
+absl::Status ConvertEqual(NodeContext& ctx) {
+  return HostComparison(ctx, [](double x, double y) { return x == y; });
+}
+absl::Status ConvertLess(NodeContext& ctx) {
+  return HostComparison(ctx, [](double x, double y) { return x < y; });
+}
+absl::Status ConvertGreater(NodeContext& ctx) {
+  return HostComparison(ctx, [](double x, double y) { return x > y; });
+}
+
+SY_REGISTER_ONNX_CONVERTER("Equal", ConvertEqual);
+SY_REGISTER_ONNX_CONVERTER("Less", ConvertLess);
+SY_REGISTER_ONNX_CONVERTER("Greater", ConvertGreater);
 SY_REGISTER_ONNX_CONVERTER("Relu", ConvertRelu);
 SY_REGISTER_ONNX_CONVERTER("Sigmoid", ConvertSigmoid);
 SY_REGISTER_ONNX_CONVERTER("Tanh", ConvertTanh);

@@ -41,4 +41,40 @@ AttrMap BatchNormAttrs::ToAttrMap() const {
   return attrs;
 }
 
+const std::vector<AttrSpec>& LayerNormAttrs::Specs() {
+  static const auto* specs = [] {
+    const AttrMap d = LayerNormAttrs().ToAttrMap();
+    return new std::vector<AttrSpec>{
+        {"axis", AttrType::kInt, ops_internal::DefaultOf(d, "axis"),
+         "the first normalized dimension (negative from the end)"},
+        {"epsilon", AttrType::kFloat, ops_internal::DefaultOf(d, "epsilon"),
+         ">= 0 and finite, added to the variance"},
+    };
+  }();
+  return *specs;
+}
+
+absl::StatusOr<LayerNormAttrs> LayerNormAttrs::FromAttrMap(
+    const AttrMap& attrs) {
+  SY_RETURN_IF_ERROR(
+      ops_internal::CheckAttrSpecs(Specs(), attrs, "layer_norm"));
+  LayerNormAttrs a;
+  SY_ASSIGN_OR_RETURN(a.axis, attrs.GetInt("axis", a.axis));
+  SY_ASSIGN_OR_RETURN(a.epsilon, attrs.GetFloat("epsilon", a.epsilon));
+  // Zero is allowed (ONNX allows it; a constant slice then divides by 0).
+  if (!(a.epsilon >= 0.0 && std::isfinite(a.epsilon))) {  // rejects NaN
+    return absl::InvalidArgumentError(
+        absl::StrCat("attribute 'epsilon' must be >= 0 and finite, got ",
+                     a.epsilon, " (ONNX's default is 1e-5)"));
+  }
+  return a;
+}
+
+AttrMap LayerNormAttrs::ToAttrMap() const {
+  AttrMap attrs;
+  attrs.Set("axis", axis);
+  attrs.Set("epsilon", epsilon);
+  return attrs;
+}
+
 }  // namespace switchyard

@@ -9,6 +9,7 @@
 //   absl::StatusOr<BatchNormAttrs> a = BatchNormAttrs::FromAttrMap(node.attrs);
 //   const double eps = a->epsilon;
 
+#include <cstdint>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -25,6 +26,22 @@ struct BatchNormAttrs {
   // InvalidArgument for a wrong type, an unknown attribute, or an epsilon
   // that is not positive and finite.
   static absl::StatusOr<BatchNormAttrs> FromAttrMap(const AttrMap& attrs);
+  AttrMap ToAttrMap() const;
+};
+
+// layer_norm, as ONNX LayerNormalization (opset 17, the Y output): each
+// slice input[i0, ..., i(axis-1), :, ..., :] is normalized to mean 0 and
+// variance 1 (biased), then scaled and shifted elementwise.
+struct LayerNormAttrs {
+  // "axis": the first normalized dimension; negative counts from the end.
+  // Checked against the input's rank in shape inference.
+  int64_t axis = -1;
+  double epsilon = 1e-5;  // "epsilon", >= 0 and finite (ONNX's default)
+
+  static const std::vector<AttrSpec>& Specs();
+  // InvalidArgument for a wrong type, an unknown attribute, or an epsilon
+  // that is negative or not finite.
+  static absl::StatusOr<LayerNormAttrs> FromAttrMap(const AttrMap& attrs);
   AttrMap ToAttrMap() const;
 };
 

@@ -56,6 +56,39 @@ struct AdaptiveAvgPool2dAttrs {
   AttrMap ToAttrMap() const;
 };
 
+// avg_pool2d: ONNX AveragePool (opsets 11 to 18) over NCHW, with padding
+// that may differ on each side (ONNX's pads [top, left, bottom, right]).
+//
+//   AvgPool2dAttrs p;
+//   p.kernel_h = p.kernel_w = 3;
+//   p.stride_h = p.stride_w = 2;
+//   p.pad_bottom = p.pad_right = 1;        // ONNX pads [0, 0, 1, 1]
+//   p.ceil_mode = true;
+struct AvgPool2dAttrs {
+  // "kernel_size", required, each >= 1 (0 here until set).
+  int64_t kernel_h = 0, kernel_w = 0;
+  // "stride", each >= 1; [] (the attribute's default, {0, 0} here) means
+  // the kernel size, as in max_pool2d. FromAttrMap gives the stride itself.
+  int64_t stride_h = 0, stride_w = 0;
+  // "padding" [top, left, bottom, right], each >= 0 and < the kernel size
+  // in its dimension (ONNX Runtime's rule): every window then holds at least
+  // one input element.
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  bool ceil_mode = false;  // "ceil_mode"
+  // "count_include_pad": divide by the window's size within the padded
+  // input (true) or by its number of input elements (false, ONNX's
+  // default).
+  bool count_include_pad = false;
+
+  static const std::vector<AttrSpec>& Specs();
+  // InvalidArgument naming the attribute for a wrong type, a kernel_size or
+  // stride that is not 2 positive values, a padding that is not 4 values in
+  // [0, kernel), or an unknown attribute name.
+  static absl::StatusOr<AvgPool2dAttrs> FromAttrMap(const AttrMap& attrs);
+  // Every attribute; stride {0, 0} becomes [].
+  AttrMap ToAttrMap() const;
+};
+
 // The names kernels have always called; the same as FromAttrMap.
 inline absl::StatusOr<MaxPool2dAttrs> ParseMaxPool2dAttrs(
     const AttrMap& attrs) {

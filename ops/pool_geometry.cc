@@ -14,11 +14,33 @@ int64_t FloorDiv(int64_t a, int64_t b) {
 
 int64_t PooledLength(int64_t in, int64_t kernel, int64_t stride, int64_t pad,
                      int64_t dilation, bool ceil_mode) {
-  const int64_t span = in + 2 * pad - dilation * (kernel - 1) - 1;
+  return PooledLength(in, kernel, stride, pad, pad, dilation, ceil_mode);
+}
+
+int64_t PooledLength(int64_t in, int64_t kernel, int64_t stride,
+                     int64_t pad_begin, int64_t pad_end, int64_t dilation,
+                     bool ceil_mode) {
+  const int64_t span = in + pad_begin + pad_end - dilation * (kernel - 1) - 1;
   int64_t out = FloorDiv(span + (ceil_mode ? stride - 1 : 0), stride) + 1;
   // A window that would start in the right padding is dropped.
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  if (ceil_mode && (out - 1) * stride >= in + pad_begin) --out;
   return out;
+}
+
+PoolSpan AvgPoolSpan(int64_t out, int64_t in, int64_t kernel, int64_t stride,
+                     int64_t pad_begin, int64_t pad_end,
+                     bool count_include_pad) {
+  const int64_t start = out * stride - pad_begin;
+  const int64_t stop = start + kernel;
+  PoolSpan s;
+  s.begin = start < 0 ? 0 : start;
+  s.end = stop > in ? in : stop;
+  if (count_include_pad) {
+    s.extent = (stop > in + pad_end ? in + pad_end : stop) - start;
+  } else {
+    s.extent = s.end - s.begin;
+  }
+  return s;
 }
 
 int64_t ConvOutputLength(int64_t in, int64_t kernel, int64_t stride,

@@ -27,6 +27,30 @@ namespace switchyard {
 int64_t PooledLength(int64_t in, int64_t kernel, int64_t stride, int64_t pad,
                      int64_t dilation, bool ceil_mode);
 
+// The same with padding `pad_begin` before the input and `pad_end` after it
+// (ONNX's pads): span = in + pad_begin + pad_end - dilation*(kernel-1) - 1;
+// with ceil_mode a window that would start at or after in + pad_begin (in
+// the end padding alone) is dropped, as in PyTorch and ONNX's reference.
+//   PooledLength(5, 2, 2, /*pad_begin=*/0, /*pad_end=*/1, 1, true) == 3
+int64_t PooledLength(int64_t in, int64_t kernel, int64_t stride,
+                     int64_t pad_begin, int64_t pad_end, int64_t dilation,
+                     bool ceil_mode);
+
+// One average-pooling window along one dimension: the input rows
+// [begin, end) it covers, and its divisor's extent. Output index `out`
+// starts at out*stride - pad_begin. With count_include_pad the extent is
+// the window clipped to the padded input [-pad_begin, in + pad_end) (a
+// ceil_mode window past the end padding counts only up to it, as in PyTorch
+// and ONNX Runtime); without, it is end - begin.
+//   AvgPoolSpan(0, /*in=*/5, /*kernel=*/3, /*stride=*/2, 1, 1, true)
+//       == {0, 2, 3}
+struct PoolSpan {
+  int64_t begin, end, extent;
+};
+PoolSpan AvgPoolSpan(int64_t out, int64_t in, int64_t kernel, int64_t stride,
+                     int64_t pad_begin, int64_t pad_end,
+                     bool count_include_pad);
+
 // Output length of a convolution along one dimension:
 // floor((in + 2*pad - dilation*(kernel-1) - 1) / stride) + 1.
 int64_t ConvOutputLength(int64_t in, int64_t kernel, int64_t stride,

@@ -16,9 +16,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ops/conv_attrs.h"
+#include "ops/matmul_attrs.h"
+#include "ops/elementwise_attrs.h"
 #include "ops/nms_attrs.h"
 #include "ops/norm_attrs.h"
 #include "ops/pool_attrs.h"
+#include "ops/reduce_attrs.h"
+#include "ops/shape_attrs.h"
 #include "ops/tensor_attrs.h"
 
 namespace switchyard {
@@ -53,12 +57,32 @@ const std::map<std::string, TypedAttrs>& TypedAttrTable() {
   static const auto* table = new std::map<std::string, TypedAttrs>{
       {"adaptive_avg_pool2d", Typed<AdaptiveAvgPool2dAttrs>()},
       {"batch_norm", Typed<BatchNormAttrs>()},
+      {"concat", Typed<ConcatAttrs>()},
+      {"expand", Typed<ExpandAttrs>()},
+      {"gather", Typed<GatherAttrs>()},
+      {"pad", Typed<PadAttrs>()},
+      {"reshape", Typed<ReshapeAttrs>()},
+      {"slice", Typed<SliceAttrs>()},
+      {"split", Typed<SplitAttrs>()},
+      {"transpose", Typed<TransposeAttrs>()},
+      {"cast", Typed<CastAttrs>()},
+      {"clip", Typed<ClipAttrs>()},
       {"conv2d", Typed<Conv2dAttrs>()},
       {"dropout", Typed<DropoutAttrs>()},
       {"flatten", Typed<FlattenAttrs>()},
+      {"hard_sigmoid", Typed<HardSigmoidAttrs>()},
+      {"leaky_relu", Typed<LeakyReluAttrs>()},
       {"max_pool2d", Typed<MaxPool2dAttrs>()},
       {"non_max_suppression", Typed<NonMaxSuppressionAttrs>()},
       {"softmax", Typed<SoftmaxAttrs>()},
+      {"avg_pool2d", Typed<AvgPool2dAttrs>()},
+      {"gemm", Typed<GemmAttrs>()},
+      {"layer_norm", Typed<LayerNormAttrs>()},
+      {"log_softmax", Typed<SoftmaxAttrs>()},
+      {"reduce_max", Typed<ReduceAttrs>()},
+      {"reduce_mean", Typed<ReduceAttrs>()},
+      {"reduce_min", Typed<ReduceAttrs>()},
+      {"reduce_sum", Typed<ReduceAttrs>()},
   };
   return *table;
 }

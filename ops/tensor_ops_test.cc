@@ -236,11 +236,12 @@ TEST(AddTest, EqualShapes) {
   EXPECT_EQ(FlopsOf("add", {}, {Shape({2, 3}), Shape({2, 3})}), 6);
 }
 
-TEST(AddTest, RejectsDifferentShapes) {
-  EXPECT_THAT(Infer("add", {}, {Shape({2, 3}), Shape({1, 3})}),
-              StatusIs(kInvalid,
-                       "input [2, 3] and other [1, 3] must have the same "
-                       "shape; broadcasting is not supported"));
+TEST(AddTest, RejectsShapesThatDoNotBroadcast) {
+  // Broadcasting itself: ops/elementwise_ops_test.cc.
+  EXPECT_THAT(Infer("add", {}, {Shape({2, 3}), Shape({2, 1})}),
+              IsOkAndHolds(Shape({2, 3})));
+  EXPECT_THAT(Infer("add", {}, {Shape({2, 3}), Shape({3, 3})}),
+              StatusIs(kInvalid, "input [2, 3] and other [3, 3] do not broadcast"));
   EXPECT_THAT(Infer("add", {}, {Shape({2, 3})}),
               StatusIs(kInvalid, "add takes 2 operands (input, other), got 1"));
   EXPECT_THAT(Infer("add", Attrs({{"alpha", 2.0}}), {Shape({2}), Shape({2})}),

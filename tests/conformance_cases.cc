@@ -49,10 +49,18 @@ uint32_t Seed(const std::string& name) {
 // differs between libraries) and then rounded to the dtype; integers and
 // bools as ConformanceCase says. Every value is exact in float32 too.
 std::vector<double> RandomValues(const Shape& shape, DType dtype, float scale,
-                                 bool positive, std::mt19937& rng) {
+                                 bool positive, std::mt19937& rng,
+                                 const OperandValues* range = nullptr) {
   std::vector<double> values(shape.num_elements());
+  const bool ranged = range != nullptr && range->low < range->high &&
+                      !IsFloatingPoint(dtype) && dtype != DType::kBool;
   for (double& v : values) {
-    if (dtype == DType::kBool) {
+    if (ranged) {
+      const uint64_t span =
+          static_cast<uint64_t>(range->high - range->low) + 1;
+      v = static_cast<double>(range->low +
+                              static_cast<int64_t>(rng() % span));
+    } else if (dtype == DType::kBool) {
       v = rng() & 1;
     } else if (dtype == DType::kUInt8) {
       v = rng() % 256;
@@ -347,29 +355,52 @@ absl::StatusOr<OpResult> RunCase(const ConformanceCase& c, const Device& device,
   Graph graph;
   std::vector<ValueId> operands;
   std::vector<Tensor> inputs;
-  auto make = [&](const Shape& shape, bool positive) -> absl::StatusOr<Tensor> {
-    const std::vector<char> bytes =
-        ToBytes(RandomValues(shape, c.dtype, c.scale, positive, rng), dtype);
-    return Tensor::FromBytes(shape, dtype, bytes.data(), bytes.size(),
-                             *backend_device);
+  // Operand `index`'s dtype: its own when the case gives one, else the
+  // case's (or run_as).
+  auto dtype_of = [&](int index) {
+    auto it = c.operand_values.find(index);
+    return it != c.operand_values.end() ? it->second.dtype : dtype;
   };
+  auto make = [&](const Shape& shape, bool positive,
+                  int index) -> absl::StatusOr<Tensor> {
+    auto it = c.operand_values.find(index);
+    const OperandValues* own =
+        it != c.operand_values.end() ? &it->second : nullptr;
+    const DType values_dtype = own != nullptr ? own->dtype : c.dtype;
+    const std::vector<char> bytes = ToBytes(
+        RandomValues(shape, values_dtype, c.scale, positive, rng, own),
+        dtype_of(index));
+    return Tensor::FromBytes(shape, dtype_of(index), bytes.data(),
+                             bytes.size(), *backend_device);
+  };
+  std::vector<TensorType> operand_types;
   for (size_t i = 0; i < c.inputs.size(); ++i) {
-    SY_ASSIGN_OR_RETURN(Tensor tensor, make(c.inputs[i], false));
-    operands.push_back(
-        graph.AddInput(absl::StrCat("input", i), c.inputs[i], device, dtype));
+    const int index = static_cast<int>(i);
+    SY_ASSIGN_OR_RETURN(Tensor tensor, make(c.inputs[i], false, index));
+    operands.push_back(graph.AddInput(absl::StrCat("input", i), c.inputs[i],
+                                      device, dtype_of(index)));
+    operand_types.push_back({c.inputs[i], dtype_of(index)});
     inputs.push_back(std::move(tensor));
   }
   for (size_t i = 0; i < c.params.size(); ++i) {
+    const int index = static_cast<int>(c.inputs.size() + i);
     const bool positive =
         std::find(c.positive_params.begin(), c.positive_params.end(),
                   static_cast<int>(i)) != c.positive_params.end();
-    SY_ASSIGN_OR_RETURN(Tensor tensor, make(c.params[i], positive));
+    SY_ASSIGN_OR_RETURN(Tensor tensor, make(c.params[i], positive, index));
     operands.push_back(graph.AddConstant(absl::StrCat("param", i), tensor));
+    operand_types.push_back({c.params[i], dtype_of(index)});
   }
   SY_ASSIGN_OR_RETURN(const OpDef* def, OpRegistry::Global().Find(c.op));
-  std::vector<ValueId> outs = graph.AddNodeWithOutputs(
-      c.op, c.name, operands, c.attrs,
-      static_cast<int>(def->schema().outputs.size()));
+  // As many outputs as shape inference gives (split: one per size); the
+  // schema's count when it fails, so that compiling reports the error.
+  absl::StatusOr<std::vector<TensorType>> types =
+      def->InferTypes(c.attrs, operand_types);
+  const int num_outputs = types.ok()
+                              ? static_cast<int>(types->size())
+                              : static_cast<int>(def->schema().outputs.size());
+  std::vector<ValueId> outs =
+      graph.AddNodeWithOutputs(c.op, c.name, operands, c.attrs, num_outputs);
   if (c.then_relu) {
     outs[0] = graph.AddNode("relu", c.name + "_relu", {outs[0]}, AttrMap());
   }
@@ -453,7 +484,8 @@ std::string CompareResults(const OpResult& got, const OpResult& want,
     const double allowed = tolerance.atol + tolerance.rtol * std::abs(w);
     const bool both_nan = std::isnan(g) && std::isnan(w);
     const double error = std::abs(g - w);
-    if (both_nan || error <= allowed) continue;  // NaN error fails this too
+    // g == w: equal infinities too, whose difference is NaN.
+    if (both_nan || g == w || error <= allowed) continue;  // NaN error fails
     ++bad;
     const double excess = std::isnan(error) ? INFINITY : error - allowed;
     if (worst < 0 || excess > worst_excess) {

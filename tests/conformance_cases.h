@@ -18,6 +18,8 @@
 //     ToleranceFor(c));
 //   }
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -40,10 +42,23 @@ struct Tolerance {
   double rtol = 0;
 };
 
+// An operand whose dtype differs from the case's (gather's indices, where's
+// x and y), and for an integer dtype the range of its values.
+struct OperandValues {
+  DType dtype = DType::kInt64;
+  // Integer dtypes: uniform in [low, high] when low < high (gather's
+  // indices: [-n, n - 1]), else as ConformanceCase says. Floating dtypes:
+  // as ConformanceCase says, ignoring these.
+  int64_t low = 0;
+  int64_t high = 0;
+};
+
 struct ConformanceCase {
   std::string name;            // unique, [a-z0-9_]: "conv2d_stride2_pad1"
   std::string op;              // an OpRegistry name
-  DType dtype = DType::kFloat32;  // of every operand
+  // Of every operand not in `operand_values`; the first operand's dtype is
+  // the kernel's key (where: bool, its condition's).
+  DType dtype = DType::kFloat32;
   std::vector<Shape> inputs;   // graph inputs, the first operands
   std::vector<Shape> params;   // constants after them (weight, bias)
   AttrMap attrs;
@@ -57,6 +72,9 @@ struct ConformanceCase {
   bool then_relu = false;
   // Overrides the per-op table in ToleranceFor (for the float32 case).
   std::optional<Tolerance> tolerance;
+  // Operands (by index: the inputs, then the params) of another dtype than
+  // `dtype`. They keep it when the reference runs the case in float32.
+  std::map<int, OperandValues> operand_values;
 };
 
 // A case with every operand of the case's dtype (float32 unless changed).
@@ -95,7 +113,8 @@ struct OpResult {
 
 // Builds the case's graph on `device` (inputs and params there), compiles
 // it with `registry` and the standard pipeline, runs it, and reads every
-// output back. The inputs depend only on the case, never on the device.
+// output back (as many as the op's shape inference gives: split has one
+// per size). The inputs depend only on the case, never on the device.
 // With `run_as`, the same values (all exact in both dtypes) run in that
 // dtype instead of the case's.
 absl::StatusOr<OpResult> RunCase(const ConformanceCase& c, const Device& device,

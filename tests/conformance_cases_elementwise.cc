@@ -1,13 +1,228 @@
-// The elementwise op family's conformance cases (see conformance_cases.h).
+// The elementwise op family's conformance cases (see conformance_cases.h):
+// add, sub, mul, div, pow with every broadcasting pattern (same shape,
+// scalar on either side, row, column, rank mismatch, both sides growing,
+// empty, and outputs large enough to be split across threads); the unary
+// ops, their attributes and integer forms; cast from every dtype to every
+// dtype.
+//
+// Tolerances: exact (0, 0) for ops with one correctly rounded result
+// (+ - * /, neg, abs, clip, leaky_relu, reciprocal, sqrt, cast); a few
+// float32 ulps for the transcendental ones (kUlps below).
 
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "core/dtype.h"
 #include "tests/conformance_cases.h"
 
 namespace switchyard {
 namespace conformance {
+namespace {
 
-std::vector<ConformanceCase> ElementwiseConformanceCases() { return {}; }
+constexpr Tolerance kExact = {0, 0};
+// float32 has a 2^-24 unit roundoff; Eigen's vectorised exp, tanh, logistic
+// and erf, glibc's powf and CUDA's expf/tanhf/erff/powf are within a few
+// ulps of the correctly rounded value. atol covers results near 0, where
+// an ulp of the argument is larger than one of the result.
+constexpr Tolerance kUlps = {1e-7, 8 * 0x1p-24};
+
+ConformanceCase With(ConformanceCase c, Tolerance t) {
+  c.tolerance = t;
+  return c;
+}
+
+// A case whose operands are all constants (params), each positive: pow's
+// base, sqrt's and reciprocal's input. (Graph inputs cannot be made
+// positive; constants can: ConformanceCase::positive_params.)
+ConformanceCase Positive(std::string name, std::string op,
+                         std::vector<Shape> operands,
+                         std::vector<int> positive) {
+  ConformanceCase c = Case(std::move(name), std::move(op), {}, std::move(operands));
+  c.positive_params = std::move(positive);
+  return c;
+}
+
+// The broadcasting patterns, as (suffix, input shape, other shape).
+struct Pattern {
+  const char* name;
+  Shape input, other;
+};
+const std::vector<Pattern>& Patterns() {
+  static const auto* patterns = new std::vector<Pattern>{
+      {"same_shape", Shape({2, 3, 4}), Shape({2, 3, 4})},
+      {"scalar_other", Shape({2, 3}), Shape()},
+      {"scalar_input", Shape(), Shape({5})},
+      {"row", Shape({3, 4, 5}), Shape({5})},
+      {"column", Shape({3, 4, 5}), Shape({4, 1})},
+      {"rank_mismatch", Shape({2, 3, 4, 5}), Shape({3, 1, 5})},
+      {"both_sides", Shape({2, 1, 4}), Shape({3, 1})},
+      {"leading_ones", Shape({1, 1, 6}), Shape({2, 3, 1})},
+      {"empty", Shape({0, 3}), Shape({3})},
+      // 2^16 outputs: split across the CPU's threads mid-row.
+      {"threaded_same_shape", Shape({64, 1024}), Shape({64, 1024})},
+      {"threaded_row", Shape({64, 1000}), Shape({1000})},
+      {"threaded_column", Shape({2, 300, 111}), Shape({300, 1})},
+  };
+  return *patterns;
+}
+
+void AddBinaryCases(std::vector<ConformanceCase>& cases) {
+  for (const char* op : {"add", "sub", "mul", "div"}) {
+    for (const Pattern& p : Patterns()) {
+      cases.push_back(
+          With(Case(absl::StrCat(op, "_", p.name), op, {p.input, p.other}), kExact));
+    }
+    // Other dtypes: same shape and a broadcast row. Integer division: the
+    // seeded divisors of these names hold no 0 (a 0 is a run-time error,
+    // tested in backends/cpu/kernels/elementwise_family_test.cc).
+    for (DType dtype : {DType::kFloat64, DType::kInt64, DType::kInt32,
+                        DType::kInt8, DType::kUInt8}) {
+      cases.push_back(With(InDType(Case(absl::StrCat(op, "_same_shape"), op,
+                                        {Shape({2, 3}), Shape({2, 3})}),
+                                   dtype),
+                           kExact));
+      cases.push_back(With(InDType(Case(absl::StrCat(op, "_row"), op,
+                                        {Shape({3, 4}), Shape({4})}),
+                                   dtype),
+                           kExact));
+    }
+  }
+  // pow: a positive base (constants), any exponent in [-2, 2).
+  for (const Pattern& p : Patterns()) {
+    ConformanceCase c =
+        Positive(absl::StrCat("pow_", p.name), "pow", {p.input, p.other}, {0});
+    c.scale = 2.0f;
+    cases.push_back(With(c, kUlps));
+  }
+  // A negative base: NaN for a fractional exponent, as in C (both NaN
+  // compare equal).
+  cases.push_back(With(Case("pow_negative_base", "pow",
+                            {Shape({3, 4}), Shape({4})}),
+                       kUlps));
+  ConformanceCase pow64 = Positive("pow_row", "pow", {Shape({3, 4}), Shape({4})}, {0});
+  cases.push_back(With(InDType(pow64, DType::kFloat64), kUlps));
+  // Integer powers of [-100, 100] wrap; 0 to a negative power (an error)
+  // is not among these names' seeded values.
+  for (DType dtype : {DType::kInt64, DType::kInt32}) {
+    cases.push_back(InDType(
+        Case("pow_ints", "pow", {Shape({2, 3}), Shape({3})}), dtype));
+  }
+}
+
+void AddUnaryCases(std::vector<ConformanceCase>& cases) {
+  const Shape shape({2, 3, 4, 5});
+  const Shape threaded({4, 128, 80});  // 40960 elements: split across threads
+  struct UnaryCase {
+    const char* op;
+    Tolerance tolerance;
+    float scale;
+    bool positive;
+  };
+  const std::vector<UnaryCase> unary = {
+      {"sigmoid", kUlps, 8.0f, false},  {"erf", kUlps, 3.0f, false},
+      {"sqrt", kExact, 10.0f, true},    {"exp", kUlps, 10.0f, false},
+      {"tanh", kUlps, 4.0f, false},     {"neg", kExact, 1.0f, false},
+      {"abs", kExact, 1.0f, false},     {"reciprocal", kExact, 3.0f, true},
+      {"hard_sigmoid", kUlps, 5.0f, false},
+      {"hard_swish", kUlps, 5.0f, false},
+      {"clip", kExact, 2.0f, false},    {"leaky_relu", kExact, 2.0f, false},
+  };
+  for (const UnaryCase& u : unary) {
+    for (const auto& [suffix, s] :
+         {std::pair<const char*, Shape>{"4d", shape}, {"threaded", threaded},
+          {"scalar", Shape()}, {"empty", Shape({0, 4})}}) {
+      ConformanceCase c =
+          u.positive ? Positive(absl::StrCat(u.op, "_", suffix), u.op, {s}, {0})
+                     : Case(absl::StrCat(u.op, "_", suffix), u.op, {s});
+      c.scale = u.scale;
+      cases.push_back(With(c, u.tolerance));
+    }
+    ConformanceCase f64 = u.positive
+                              ? Positive(u.op, u.op, {Shape({3, 7})}, {0})
+                              : Case(u.op, u.op, {Shape({3, 7})});
+    f64.scale = u.scale;
+    cases.push_back(With(InDType(f64, DType::kFloat64), u.tolerance));
+  }
+  // Negative inputs: NaN from sqrt, as in C; reciprocal of either sign.
+  cases.push_back(With(Case("sqrt_any_sign", "sqrt", {Shape({4, 5})}), kExact));
+  cases.push_back(
+      With(Case("reciprocal_any_sign", "reciprocal", {Shape({4, 5})}), kExact));
+
+  // Attributes.
+  using Attrs = std::vector<std::pair<std::string, AttrValue>>;
+  const auto attr_case = [&](std::string name, std::string op, Attrs attrs,
+                             float scale, Tolerance t) {
+    ConformanceCase c = Case(std::move(name), std::move(op), {Shape({3, 4, 5})},
+                             {}, std::move(attrs));
+    c.scale = scale;
+    cases.push_back(With(c, t));
+  };
+  attr_case("hard_sigmoid_onnx_example", "hard_sigmoid",
+            {{"alpha", 0.5}, {"beta", 0.6}}, 3.0f, kUlps);
+  attr_case("hard_sigmoid_negative_slope", "hard_sigmoid",
+            {{"alpha", -0.25}, {"beta", 0.0}}, 6.0f, kUlps);
+  attr_case("clip_relu6", "clip", {{"min", 0.0}, {"max", 6.0}}, 10.0f, kExact);
+  attr_case("clip_min_only", "clip", {{"min", -0.3}}, 1.0f, kExact);
+  attr_case("clip_max_only", "clip", {{"max", 0.1}}, 1.0f, kExact);
+  attr_case("clip_min_above_max", "clip", {{"min", 0.5}, {"max", -0.5}}, 1.0f,
+            kExact);
+  attr_case("leaky_relu_alpha_0_1", "leaky_relu", {{"alpha", 0.1}}, 1.0f, kExact);
+  attr_case("leaky_relu_alpha_2", "leaky_relu", {{"alpha", 2.0}}, 1.0f, kExact);
+
+  // Integer forms: values in [-100, 100] (uint8: [0, 255]).
+  for (DType dtype : {DType::kInt64, DType::kInt32, DType::kInt8}) {
+    cases.push_back(InDType(Case("neg", "neg", {Shape({3, 7})}), dtype));
+  }
+  for (DType dtype : {DType::kInt64, DType::kInt32, DType::kInt8, DType::kUInt8}) {
+    cases.push_back(InDType(Case("abs", "abs", {Shape({3, 7})}), dtype));
+    cases.push_back(InDType(Case("clip_integer", "clip", {Shape({3, 7})}, {},
+                                 {{"min", -20.5}, {"max", 40.5}}),
+                            dtype));
+    cases.push_back(
+        InDType(Case("clip_integer_unbounded", "clip", {Shape({3, 7})}), dtype));
+  }
+}
+
+void AddCastCases(std::vector<ConformanceCase>& cases) {
+  // From every dtype to every dtype, "cast_<scale>_to_<to>_from_<from>":
+  // floating values within [-1, 1) (most truncate to 0 in integers), and
+  // wide ones that saturate every integer type but int64 (below float16's
+  // largest finite value where float16 is involved: an infinity never
+  // compares equal here). Integers are in [-100, 100] (uint8 [0, 255]):
+  // int8 wraps from uint8.
+  for (DType from : AllDTypes()) {
+    for (DType to : AllDTypes()) {
+      const bool half = from == DType::kFloat16 || to == DType::kFloat16;
+      for (const auto& [suffix, scale] :
+           {std::pair<const char*, float>{"unit", 1.0f},
+            {"wide", half ? 6.0e4f : 3.0e9f}}) {
+        if (!IsFloatingPoint(from) && std::string(suffix) == "wide") continue;
+        ConformanceCase c =
+            Case(absl::StrCat("cast_", suffix, "_to_", DTypeName(to), "_from"),
+                 "cast", {Shape({4, 9})}, {}, {{"to", DTypeName(to)}});
+        c.scale = scale;
+        cases.push_back(With(InDType(c, from), kExact));
+      }
+    }
+  }
+  // Large: split across threads.
+  ConformanceCase big = Case("cast_to_int32_threaded", "cast", {Shape({300, 200})},
+                             {}, {{"to", std::string("int32")}});
+  big.scale = 100.0f;
+  cases.push_back(With(big, kExact));
+}
+
+}  // namespace
+
+std::vector<ConformanceCase> ElementwiseConformanceCases() {
+  std::vector<ConformanceCase> cases;
+  AddBinaryCases(cases);
+  AddUnaryCases(cases);
+  AddCastCases(cases);
+  return cases;
+}
 
 }  // namespace conformance
 }  // namespace switchyard

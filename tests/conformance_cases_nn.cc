@@ -1,13 +1,247 @@
-// The nn op family's conformance cases (see conformance_cases.h).
+// The nn op family's conformance cases (see conformance_cases.h):
+// avg_pool2d, reduce_mean/sum/max/min, gemm, matmul, layer_norm and
+// log_softmax, with the attribute combinations the ONNX importer sends.
 
+#include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "tests/conformance_cases.h"
 
 namespace switchyard {
 namespace conformance {
+namespace {
 
-std::vector<ConformanceCase> NnConformanceCases() { return {}; }
+using Ints = std::vector<int64_t>;
+
+// Exact: max and min pick one of their inputs.
+constexpr Tolerance kExact = {0, 0};
+
+std::string Join(const Ints& values) {
+  std::string s;
+  for (int64_t v : values)
+    absl::StrAppend(&s, v < 0 ? "m" : "", v < 0 ? -v : v);
+  return s.empty() ? "all" : s;
+}
+
+void AddAvgPoolCases(std::vector<ConformanceCase>& cases) {
+  const auto pool = [](std::string name, Shape input, Ints kernel, Ints stride,
+                       Ints padding, bool ceil_mode, bool count_include_pad) {
+    return Case(std::move(name), "avg_pool2d", {std::move(input)}, {},
+                {{"kernel_size", kernel},
+                 {"stride", stride},
+                 {"padding", padding},
+                 {"ceil_mode", ceil_mode},
+                 {"count_include_pad", count_include_pad}});
+  };
+  cases.push_back(pool("avg_pool2d_2x2", Shape({2, 3, 8, 8}), {2, 2}, {2, 2},
+                       {0, 0, 0, 0}, false, false));
+  cases.push_back(pool("avg_pool2d_3x3_stride1_pad1_exclude_pad",
+                       Shape({1, 2, 6, 7}), {3, 3}, {1, 1}, {1, 1, 1, 1}, false,
+                       false));
+  cases.push_back(pool("avg_pool2d_3x3_stride1_pad1_include_pad",
+                       Shape({1, 2, 6, 7}), {3, 3}, {1, 1}, {1, 1, 1, 1}, false,
+                       true));
+  // More than half a kernel of padding (ONNX test_averagepool_2d_pads).
+  cases.push_back(pool("avg_pool2d_pad2_kernel3_include_pad",
+                       Shape({1, 2, 7, 7}), {3, 3}, {1, 1}, {2, 2, 2, 2}, false,
+                       true));
+  cases.push_back(pool("avg_pool2d_pad2_kernel3_exclude_pad",
+                       Shape({1, 2, 7, 7}), {3, 3}, {1, 1}, {2, 2, 2, 2}, false,
+                       false));
+  // ceil_mode: the last window hangs past the input (and past the end
+  // padding, which count_include_pad must not count).
+  for (bool include : {false, true}) {
+    const std::string suffix = include ? "_include_pad" : "_exclude_pad";
+    cases.push_back(pool("avg_pool2d_ceil" + suffix, Shape({1, 2, 4, 4}),
+                         {3, 3}, {2, 2}, {0, 0, 0, 0}, true, include));
+    cases.push_back(pool("avg_pool2d_ceil_pad1" + suffix, Shape({2, 1, 6, 7}),
+                         {3, 3}, {2, 2}, {1, 1, 1, 1}, true, include));
+    // Asymmetric pads, as SAME_UPPER / SAME_LOWER give, with ceil_mode.
+    cases.push_back(pool("avg_pool2d_ceil_asymmetric" + suffix,
+                         Shape({1, 3, 7, 5}), {3, 2}, {2, 3}, {0, 1, 1, 0},
+                         true, include));
+    cases.push_back(pool("avg_pool2d_same_upper" + suffix, Shape({1, 2, 6, 6}),
+                         {2, 2}, {1, 1}, {0, 0, 1, 1}, false, include));
+    cases.push_back(pool("avg_pool2d_same_lower" + suffix, Shape({1, 2, 6, 6}),
+                         {2, 2}, {1, 1}, {1, 1, 0, 0}, false, include));
+    // A ceil window that would start in the end padding alone is dropped.
+    cases.push_back(pool("avg_pool2d_ceil_drop_last" + suffix,
+                         Shape({1, 1, 5, 5}), {2, 2}, {2, 2}, {1, 1, 1, 1},
+                         true, include));
+  }
+  cases.push_back(pool("avg_pool2d_rectangular_strides", Shape({2, 2, 9, 11}),
+                       {2, 4}, {3, 2}, {1, 0, 0, 3}, false, true));
+  cases.push_back(pool("avg_pool2d_global_7x7", Shape({1, 4, 7, 7}), {7, 7},
+                       {1, 1}, {0, 0, 0, 0}, false, false));
+}
+
+void AddReduceCases(std::vector<ConformanceCase>& cases) {
+  const std::vector<std::pair<Shape, Ints>> shapes_axes = {
+      {Shape({3, 2, 2}), {}},   // every axis
+      {Shape({3, 2, 2}), {1}},  // ONNX's examples
+      {Shape({3, 2, 2}), {-2}},
+      {Shape({2, 3, 4, 5}), {-1}},       // contiguous rows
+      {Shape({2, 3, 4, 5}), {1, 2}},     // a middle block
+      {Shape({2, 3, 4, 5}), {0, 2}},     // two passes
+      {Shape({2, 3, 4, 5}), {3, 0, 1}},  // unordered, non-adjacent
+      {Shape({4, 1, 6}), {1}},           // a length-1 axis: a copy
+      {Shape({3, 70, 40}), {1}},         // long enough to split over threads
+      {Shape({64, 600}), {-1}},
+  };
+  for (const char* op :
+       {"reduce_mean", "reduce_sum", "reduce_max", "reduce_min"}) {
+    for (const auto& [shape, axes] : shapes_axes) {
+      for (bool keepdims : {true, false}) {
+        std::string name =
+            absl::StrCat(op, "_", absl::StrJoin(shape.dims(), "x"), "_axes_",
+                         Join(axes), keepdims ? "_keepdims" : "");
+        ConformanceCase c = Case(std::move(name), op, {shape}, {},
+                                 {{"axes", axes}, {"keepdims", keepdims}});
+        if (std::string(op) == "reduce_max" ||
+            std::string(op) == "reduce_min") {
+          c.tolerance = kExact;
+        }
+        cases.push_back(std::move(c));
+      }
+    }
+  }
+  // A reduction over an empty axis: sum 0, mean NaN, max -inf, min +inf.
+  for (const char* op :
+       {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min"}) {
+    ConformanceCase c =
+        Case(absl::StrCat(op, "_empty_axis"), op, {Shape({3, 0, 2})}, {},
+             {{"axes", Ints{1}}, {"keepdims", false}});
+    c.tolerance = kExact;
+    cases.push_back(std::move(c));
+  }
+}
+
+void AddGemmCases(std::vector<ConformanceCase>& cases) {
+  const int64_t m = 5, k = 7, n = 4;
+  const std::vector<std::pair<std::string, Shape>> biases = {
+      {"c_n", Shape({n})},   {"c_mn", Shape({m, n})},  {"c_1x1", Shape({1, 1})},
+      {"c_scalar", Shape()}, {"c_1xn", Shape({1, n})}, {"c_mx1", Shape({m, 1})},
+  };
+  for (bool trans_a : {false, true}) {
+    for (bool trans_b : {false, true}) {
+      const Shape a = trans_a ? Shape({k, m}) : Shape({m, k});
+      const Shape b = trans_b ? Shape({n, k}) : Shape({k, n});
+      const std::string ab =
+          absl::StrCat(trans_a ? "_ta" : "", trans_b ? "_tb" : "");
+      // Every trans combination with each (alpha, beta) and each c shape.
+      for (const auto& [alpha, beta] : std::vector<std::pair<double, double>>{
+               {1.0, 1.0}, {0.25, 0.35}, {-2.0, 0.0}}) {
+        const std::string ab_ = absl::StrCat(
+            ab, alpha == 1.0 ? "" : (alpha < 0 ? "_alpha_neg" : "_alpha"),
+            beta == 1.0 ? "" : (beta == 0.0 ? "_beta0" : "_beta"));
+        for (const auto& [c_name, c_shape] : biases) {
+          cases.push_back(Case(absl::StrCat("gemm", ab_, "_", c_name), "gemm",
+                               {a, b}, {c_shape},
+                               {{"trans_a", trans_a},
+                                {"trans_b", trans_b},
+                                {"alpha", alpha},
+                                {"beta", beta}}));
+        }
+        cases.push_back(Case(absl::StrCat("gemm", ab_, "_no_c"), "gemm", {a, b},
+                             {},
+                             {{"trans_a", trans_a},
+                              {"trans_b", trans_b},
+                              {"alpha", alpha},
+                              {"beta", beta}}));
+      }
+    }
+  }
+  // Large enough to split over threads, both ways (tall and wide).
+  cases.push_back(Case("gemm_tall_threads", "gemm",
+                       {Shape({96, 64}), Shape({64, 40})}, {Shape({40})},
+                       {{"trans_b", false}, {"alpha", 0.5}, {"beta", 2.0}}));
+  cases.push_back(Case("gemm_wide_threads_ta_tb", "gemm",
+                       {Shape({64, 24}), Shape({200, 64})}, {Shape({24, 200})},
+                       {{"trans_a", true}, {"trans_b", true}}));
+}
+
+void AddMatmulCases(std::vector<ConformanceCase>& cases) {
+  const std::vector<std::pair<std::string, std::pair<Shape, Shape>>> shapes = {
+      {"2d", {Shape({3, 4}), Shape({4, 3})}},
+      {"3d", {Shape({2, 3, 4}), Shape({2, 4, 3})}},
+      {"4d", {Shape({1, 2, 3, 4}), Shape({1, 2, 4, 3})}},
+      {"1d_1d", {Shape({6}), Shape({6})}},
+      {"1d_2d", {Shape({5}), Shape({5, 3})}},
+      {"2d_1d", {Shape({3, 5}), Shape({5})}},
+      {"1d_3d", {Shape({4}), Shape({2, 4, 3})}},
+      {"3d_1d", {Shape({2, 3, 4}), Shape({4})}},
+      {"3d_2d_shared_b", {Shape({2, 3, 4}), Shape({4, 5})}},
+      {"2d_3d_shared_a", {Shape({3, 4}), Shape({2, 4, 5})}},
+      {"broadcast_batch", {Shape({2, 1, 3, 4}), Shape({3, 4, 2})}},
+      {"broadcast_both", {Shape({3, 1, 2, 5}), Shape({1, 4, 5, 3})}},
+      {"attention_heads", {Shape({2, 4, 16, 8}), Shape({2, 4, 8, 16})}},
+      {"threads_tall", {Shape({300, 64}), Shape({64, 48})}},
+      {"threads_batched_b_shared", {Shape({4, 50, 32}), Shape({1, 32, 40})}},
+  };
+  for (const auto& [name, ab] : shapes) {
+    cases.push_back(Case("matmul_" + name, "matmul", {ab.first, ab.second}));
+  }
+}
+
+void AddLayerNormCases(std::vector<ConformanceCase>& cases) {
+  cases.push_back(Case("layer_norm_last_axis", "layer_norm", {Shape({2, 3, 8})},
+                       {Shape({8}), Shape({8})},
+                       {{"axis", int64_t{-1}}, {"epsilon", 1e-5}}));
+  cases.push_back(Case("layer_norm_axis_m2", "layer_norm",
+                       {Shape({2, 3, 4, 5})}, {Shape({4, 5}), Shape({4, 5})},
+                       {{"axis", int64_t{-2}}, {"epsilon", 1e-5}}));
+  cases.push_back(Case("layer_norm_axis0", "layer_norm", {Shape({3, 4})},
+                       {Shape({3, 4}), Shape({3, 4})},
+                       {{"axis", int64_t{0}}, {"epsilon", 1e-5}}));
+  cases.push_back(Case("layer_norm_no_bias_epsilon", "layer_norm",
+                       {Shape({4, 6})}, {Shape({6})},
+                       {{"axis", int64_t{1}}, {"epsilon", 0.1}}));
+  cases.push_back(Case("layer_norm_transformer_rows", "layer_norm",
+                       {Shape({2, 64, 96})}, {Shape({96}), Shape({96})},
+                       {{"axis", int64_t{-1}}, {"epsilon", 1e-5}}));
+  // A large mean: a one-pass variance would cancel.
+  ConformanceCase shifted = Case("layer_norm_wide_values", "layer_norm",
+                                 {Shape({3, 16})}, {Shape({16}), Shape({16})},
+                                 {{"axis", int64_t{-1}}, {"epsilon", 1e-5}});
+  shifted.scale = 100.0f;
+  cases.push_back(std::move(shifted));
+}
+
+void AddLogSoftmaxCases(std::vector<ConformanceCase>& cases) {
+  cases.push_back(Case("log_softmax_last_dim", "log_softmax",
+                       {Shape({3, 4, 5})}, {}, {{"dim", int64_t{-1}}}));
+  cases.push_back(Case("log_softmax_middle_dim", "log_softmax",
+                       {Shape({3, 4, 5})}, {}, {{"dim", int64_t{1}}}));
+  cases.push_back(Case("log_softmax_first_dim", "log_softmax",
+                       {Shape({3, 4, 5})}, {}, {{"dim", int64_t{0}}}));
+  cases.push_back(Case("log_softmax_1d", "log_softmax", {Shape({7})}, {},
+                       {{"dim", int64_t{0}}}));
+  cases.push_back(Case("log_softmax_long_rows", "log_softmax",
+                       {Shape({40, 1000})}, {}, {{"dim", int64_t{-1}}}));
+  // exp(200) overflows float: only the shifted form gets this right.
+  ConformanceCase huge = Case("log_softmax_huge_values", "log_softmax",
+                              {Shape({2, 6})}, {}, {{"dim", int64_t{-1}}});
+  huge.scale = 200.0f;
+  huge.tolerance = Tolerance{1e-4, 1e-5};
+  cases.push_back(std::move(huge));
+}
+
+}  // namespace
+
+std::vector<ConformanceCase> NnConformanceCases() {
+  std::vector<ConformanceCase> cases;
+  AddAvgPoolCases(cases);
+  AddReduceCases(cases);
+  AddGemmCases(cases);
+  AddMatmulCases(cases);
+  AddLayerNormCases(cases);
+  AddLogSoftmaxCases(cases);
+  return cases;
+}
 
 }  // namespace conformance
 }  // namespace switchyard

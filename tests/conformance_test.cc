@@ -181,13 +181,21 @@ TEST(ConformanceSuiteTest, CoversEveryRegisteredKernel) {
   }
 }
 
+// The dtype the probes below key an op's kernel by: float32, or the first
+// of its schema's dtypes when it takes no float32 first operand (where: a
+// bool condition).
+DType ProbeDType(const std::string& op) {
+  if (OpTakes(op, DType::kFloat32)) return DType::kFloat32;
+  return (*OpRegistry::Global().Find(op))->schema().dtypes.front();
+}
+
 // The oracle has every op in float32 (other dtypes it lacks are compared
 // with its float32 result rounded to the dtype).
 TEST(ConformanceSuiteTest, TheReferenceRunsEveryOpInFloat32) {
   const KernelKeys keys = reference::ReferenceKernelKeys();
   for (const std::string& op : OpRegistry::Global().Names()) {
     if (op == "copy") continue;
-    EXPECT_TRUE(Has(keys, op, DType::kFloat32)) << op;
+    EXPECT_TRUE(Has(keys, op, ProbeDType(op))) << op;
   }
 }
 
@@ -202,6 +210,10 @@ TEST(ConformanceSuiteTest, CpuAndReferenceSupportEveryOp) {
       Node node;
       node.name = "probe/" + op;
       node.op = op;
+      if (ProbeDType(op) != DType::kFloat32) {  // the kernel's key operand
+        node.inputs.push_back(graph.AddInput("probe", Shape({1}),
+                                             Device::Cpu(), ProbeDType(op)));
+      }
       EXPECT_TRUE(device->Supports(node, graph).ok())
           << name << ": " << device->Supports(node, graph);
     }

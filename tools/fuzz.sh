@@ -13,7 +13,8 @@
 # (Device::Parse), graph (random layer specifications through shape
 # inference, strict placement, lowering and the CPU kernels), nms (random
 # boxes, scores and attributes through non_max_suppression on the CPU
-# against the reference backend).
+# against the reference backend), image (any bytes through the JPEG and PNG
+# decoders, data/, and the transforms after them).
 #
 # Why a script and not Bazel: libFuzzer needs clang, and Bazel 4's
 # auto-configured C++ toolchain is the one compiler of its output base (GCC
@@ -41,7 +42,7 @@ cd "$(dirname "$0")/.."
 # One default folder per checkout, so two checkouts never share objects.
 FUZZ_OUT=${FUZZ_OUT:-${TMPDIR:-/tmp}/switchyard-fuzz-$(pwd | cksum | cut -d' ' -f1)}
 CXX=${FUZZ_CXX:-clang++}
-TARGETS=(safetensors npy device graph nms)
+TARGETS=(safetensors npy device graph nms image)
 JOBS=${FUZZ_JOBS:-2}
 
 CXXFLAGS=(
@@ -69,8 +70,16 @@ sources_for() {
       non_test_sources core core/passes ops backends/cpu backends/cpu/kernels \
         backends/reference backends/reference/kernels |
         grep -v -E '^backends/reference/plugin\.cc$' ;;
+    image) non_test_sources data | grep -v -E '/loader_profile\.cc$' ;;
     *) echo "tools/fuzz.sh: unknown target '$1' (targets: ${TARGETS[*]})" >&2
        return 1 ;;
+  esac
+}
+
+# System libraries a target links besides Abseil.
+libs_for() {
+  case "$1" in
+    image) echo -ljpeg -lpng16 ;;
   esac
 }
 
@@ -104,7 +113,7 @@ build() {
   mkdir -p "$FUZZ_OUT/bin" "$FUZZ_OUT/obj"
   # Any header newer than the stamp rebuilds every object.
   local newest
-  newest=$(find core ops models backends/cpu backends/reference tests/fuzz -name '*.h' -newer \
+  newest=$(find core ops models backends/cpu backends/reference data tests/fuzz -name '*.h' -newer \
              "$FUZZ_OUT/.headers" 2>/dev/null | head -1 || true)
   if [[ ! -f "$FUZZ_OUT/.headers" || -n "$newest" ]]; then
     rm -rf "$FUZZ_OUT/obj"
@@ -133,7 +142,7 @@ build() {
       < <(sources_for "$t")
     echo "  LINK $FUZZ_OUT/bin/${t}_fuzzer" >&2
     # shellcheck disable=SC2086
-    "$CXX" "${objs[@]}" "${LDFLAGS[@]}" $libs -o "$FUZZ_OUT/bin/${t}_fuzzer"
+    "$CXX" "${objs[@]}" "${LDFLAGS[@]}" $libs $(libs_for "$t") -o "$FUZZ_OUT/bin/${t}_fuzzer"
   done
 }
 

@@ -307,7 +307,12 @@ TEST_F(CpuBackendTest, KernelsAreKeyedByOpAndDType) {
   EXPECT_EQ(kernels.DTypesOf("dropout"),
             (std::vector<DType>{DType::kFloat32, DType::kFloat16,
                                 DType::kBFloat16, DType::kFloat64}));
-  for (const char* op : {"adaptive_avg_pool2d", "add", "batch_norm", "conv2d",
+  // The elementwise family also runs float64 and integers.
+  EXPECT_EQ(kernels.DTypesOf("add"),
+            (std::vector<DType>{DType::kFloat32, DType::kFloat64, DType::kInt64,
+                                DType::kInt32, DType::kInt8, DType::kUInt8}));
+  EXPECT_EQ(kernels.DTypesOf("cast"), AllDTypes());
+  for (const char* op : {"adaptive_avg_pool2d", "batch_norm", "conv2d",
                          "linear", "max_pool2d", "relu", "softmax"}) {
     EXPECT_EQ(kernels.DTypesOf(op), std::vector<DType>{DType::kFloat32}) << op;
   }

@@ -215,7 +215,14 @@ TEST(ReferenceBackendTest, EveryOpHasAFloat32Kernel) {
   };
   for (const std::string& op : OpRegistry::Global().Names()) {
     if (op == "copy") continue;  // core's own: no backend implements it
-    EXPECT_TRUE(has(op, DType::kFloat32)) << op;
+    // An op whose first operand is never float32 (where: a bool condition)
+    // has its kernels under the first dtype its schema takes.
+    const std::vector<DType>& takes =
+        (*OpRegistry::Global().Find(op))->schema().dtypes;
+    const bool float32 =
+        takes.empty() ||
+        std::find(takes.begin(), takes.end(), DType::kFloat32) != takes.end();
+    EXPECT_TRUE(has(op, float32 ? DType::kFloat32 : takes.front())) << op;
   }
   for (const char* op :
        {"adaptive_avg_pool2d", "add", "batch_norm", "conv2d", "dropout",
@@ -240,7 +247,9 @@ TEST(ReferenceBackendTest, DataMovementInEveryDTypeArithmeticInFloat64Too) {
   EXPECT_EQ(dtypes_of("relu"),
             (std::vector<DType>{DType::kFloat32, DType::kFloat64}));
   EXPECT_EQ(dtypes_of("add"),
-            (std::vector<DType>{DType::kFloat32, DType::kFloat64}));
+            (std::vector<DType>{DType::kFloat32, DType::kFloat64, DType::kInt64,
+                                DType::kInt32, DType::kInt8, DType::kUInt8}));
+  EXPECT_EQ(dtypes_of("cast"), AllDTypes());
   EXPECT_EQ(dtypes_of("conv2d"), std::vector<DType>{DType::kFloat32});
 }
 

@@ -139,7 +139,8 @@ std::string Columns(const std::vector<std::vector<std::string>>& rows) {
 
 }  // namespace
 
-BenchModel ZooModel(const std::string& name, uint64_t seed) {
+BenchModel ZooModel(const std::string& name, uint64_t seed,
+                    std::optional<Shape> input_shape) {
   BenchModel model;
   model.name = name;
   model.create = [name, seed](const Device& device, BackendRegistry& registry)
@@ -149,7 +150,15 @@ BenchModel ZooModel(const std::string& name, uint64_t seed) {
     SY_RETURN_IF_ERROR(InitializeModel(*m, seed));
     return m;
   };
-  model.input_shape = [name](int64_t batch) { return ModelInputShape(name, batch); };
+  model.input_shape = [name, input_shape](int64_t batch) -> absl::StatusOr<Shape> {
+    std::optional<Shape> shape = input_shape;
+    if (shape.has_value() && shape->rank() > 0) {
+      std::vector<int64_t> dims = shape->dims();
+      dims[0] = batch;
+      shape = Shape(dims);
+    }
+    return ModelInputShape(name, batch, shape);
+  };
   return model;
 }
 

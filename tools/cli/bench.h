@@ -31,7 +31,10 @@ struct BenchModel {
 };
 
 // A model of the zoo (models/model_zoo.h) with its seeded initialisation.
-BenchModel ZooModel(const std::string& name, uint64_t seed);
+// `input_shape` (--input_shape) replaces the model's own, with dimension 0
+// set to each batch size.
+BenchModel ZooModel(const std::string& name, uint64_t seed,
+                    std::optional<Shape> input_shape = std::nullopt);
 
 struct BenchOptions {
   // Device names ("cpu", "cuda:1"); empty: every device the registry knows

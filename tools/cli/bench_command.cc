@@ -75,9 +75,9 @@ absl::Status BenchCommand(BackendRegistry& registry) {
   const nlohmann::json machine_before = MachineJson();
   const std::string devices = absl::GetFlag(FLAGS_devices);
   options.devices = absl::StrSplit(devices, ',', absl::SkipEmpty());
-  const std::string model_name = absl::GetFlag(FLAGS_model);
-
-  BenchModel model = ZooModel(model_name, absl::GetFlag(FLAGS_seed));
+  const std::string model_name = ModelFlag();
+  SY_ASSIGN_OR_RETURN(std::optional<Shape> input_shape, InputShapeFlag());
+  BenchModel model = ZooModel(model_name, absl::GetFlag(FLAGS_seed), input_shape);
   SY_ASSIGN_OR_RETURN(
       BenchReport report,
       RunBench(model, options, registry, [](const std::string& line) {

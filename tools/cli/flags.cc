@@ -17,7 +17,11 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
-ABSL_FLAG(std::string, model, "vgg11", "model name (vgg11, vgg13, vgg16, vgg19)");
+ABSL_FLAG(std::string, model, "vgg11",
+          "model name (vgg11, vgg13, vgg16, vgg19) or a path to an .onnx file");
+ABSL_FLAG(std::string, input_shape, "",
+          "the model's input shape, e.g. 1x3x224x224 (for .onnx models with "
+          "symbolic dimensions or other sizes; replaces --batch)");
 ABSL_FLAG(std::string, weights, "",
           ".safetensors file with the model's parameters (torchvision names); "
           "empty: seeded initialisation (see --seed)");
@@ -104,6 +108,36 @@ absl::StatusOr<std::vector<int64_t>> BatchListFlag() {
     sizes.push_back(size);
   }
   return sizes;
+}
+
+std::string ModelFlag() {
+  const std::string model = absl::GetFlag(FLAGS_model);
+  // A file, not a built-in name: relative to where the user ran the command.
+  if (absl::StrContains(model, '/') || absl::StrContains(model, '.')) {
+    return ResolveUserPath(model);
+  }
+  return model;
+}
+
+absl::StatusOr<std::optional<Shape>> InputShapeFlag() {
+  const std::string text = absl::GetFlag(FLAGS_input_shape);
+  if (text.empty()) return std::optional<Shape>();
+  std::vector<int64_t> dims;
+  for (absl::string_view part : absl::StrSplit(text, 'x')) {
+    int64_t d = 0;
+    if (!absl::SimpleAtoi(part, &d) || d < 1 || d > (int64_t{1} << 31)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--input_shape wants dimensions >= 1 joined by 'x', e.g. "
+          "1x3x224x224; got '", text, "'"));
+    }
+    dims.push_back(d);
+  }
+  absl::StatusOr<Shape> shape = Shape::Create(dims);
+  if (!shape.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--input_shape=", text, ": ", shape.status().message()));
+  }
+  return std::optional<Shape>(*shape);
 }
 
 absl::StatusOr<int64_t> BatchFlag() {
@@ -237,6 +271,7 @@ const std::vector<FlagUse>& FlagUses() {
       {"weights", kGroups[0], {"run"}},
       {"input", kGroups[0], {"run"}},
       {"batch", kGroups[0], {"run", "graph", "bench"}},
+      {"input_shape", kGroups[0], {"run", "graph", "bench"}},
       {"seed", kGroups[0], {"run", "bench"}},
       {"device", kGroups[1], {"run", "graph"}},
       {"devices", kGroups[1], {"bench"}},
@@ -258,6 +293,11 @@ const std::vector<FlagUse>& FlagUses() {
       {"prefetch", kGroups[5], {"run"}},
       {"loader_cost_ms", kGroups[5], {"run"}},
       {"loader_work", kGroups[5], {"run"}},
+      {"images", kGroups[5], {"run"}},
+      {"bad_images", kGroups[5], {"run"}},
+      {"image_size", kGroups[5], {"run"}},
+      {"resize", kGroups[5], {"run"}},
+      {"augment", kGroups[5], {"run"}},
       {"threads", kGroups[6], {"run", "graph", "bench", "devices"}},
       {"backend_option", kGroups[6], {"run", "graph", "bench", "devices"}},
       {"plugin", kGroups[6], {"run", "graph", "bench", "devices"}},

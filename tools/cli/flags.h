@@ -2,6 +2,7 @@
 #define SWITCHYARD_TOOLS_CLI_FLAGS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,8 @@
 #include "core/shape.h"
 
 // The command line's flags, shared by the subcommands (see main.cc).
-ABSL_DECLARE_FLAG(std::string, model);
+ABSL_DECLARE_FLAG(std::string, model);  // use ModelFlag
+ABSL_DECLARE_FLAG(std::string, input_shape);  // use InputShapeFlag
 ABSL_DECLARE_FLAG(std::string, weights);
 ABSL_DECLARE_FLAG(std::string, input);
 ABSL_DECLARE_FLAG(std::string, output);
@@ -44,6 +46,12 @@ std::string ResolveUserPath(const std::string& path);
 // list `switchyard bench` takes ("1,8,32"). Values are checked by the
 // commands (ModelInputShape says "batch must be >= 1").
 absl::StatusOr<int64_t> BatchFlag();
+
+// --model: a built-in name as given, or a file path resolved like
+// ResolveUserPath.
+std::string ModelFlag();
+// --input_shape ("1x3x224x224"), or nullopt when not given.
+absl::StatusOr<std::optional<Shape>> InputShapeFlag();
 absl::StatusOr<std::vector<int64_t>> BatchListFlag();
 
 // Which flags the command line named, for commands whose defaults differ

@@ -20,14 +20,16 @@ absl::Status GraphCommand(BackendRegistry& registry) {
         "--format must be text or dot, got '", format, "'"));
   }
   SY_ASSIGN_OR_RETURN(Device device, Device::Parse(absl::GetFlag(FLAGS_device)));
-  const std::string model_name = absl::GetFlag(FLAGS_model);
+  const std::string model_name = ModelFlag();
   SY_ASSIGN_OR_RETURN(int64_t batch, BatchFlag());
-  SY_ASSIGN_OR_RETURN(Shape input_shape, ModelInputShape(model_name, batch));
+  SY_ASSIGN_OR_RETURN(std::optional<Shape> input_shape_flag, InputShapeFlag());
+  SY_ASSIGN_OR_RETURN(Shape input_shape,
+                      ModelInputShape(model_name, batch, input_shape_flag));
   SY_ASSIGN_OR_RETURN(std::unique_ptr<Module> model,
                       CreateModel(model_name, registry));
   SY_RETURN_IF_ERROR(model->To(device));
   // The graph's structure does not depend on the values: zeros are cheaper
-  // than the seeded initialisation.
+  // than the seeded initialisation (a model file has its own weights).
   SY_RETURN_IF_ERROR(ZeroModel(*model));
   const std::string input_flag = absl::GetFlag(FLAGS_input_device);
   SY_ASSIGN_OR_RETURN(Device input_device,

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "core/status_macros.h"
+#include "data/loader_profile.h"
 
 namespace switchyard {
 namespace cli {
@@ -30,6 +31,7 @@ struct Staged {
   int loader = -1;
   Clock::time_point load_start, load_end;
   double load_cpu_ms = -1, load_core_wait_ms = -1;
+  std::vector<data::StageSpan> spans;  // with PipelineOptions::load_batch
 };
 
 // A bounded blocking queue of staged batches that can be cancelled.
@@ -149,6 +151,17 @@ absl::StatusOr<PipelineResult> RunPipeline(ExecutablePlan& plan,
   const Clock::time_point origin = Clock::now();
   Profiler profiler(origin);
   std::atomic<int> next_batch{0};
+  // The first load_batch error; it stops the stream.
+  absl::Mutex error_mu;
+  absl::Status load_error;
+  auto fail = [&](absl::Status status) {
+    {
+      absl::MutexLock lock(&error_mu);
+      if (load_error.ok()) load_error = std::move(status);
+    }
+    ready.Cancel();
+    free_buffers.Cancel();
+  };
   std::vector<std::thread> loaders;
   for (int t = 0; t < options.loader_threads; ++t) {
     loaders.emplace_back([&, t] {
@@ -162,13 +175,24 @@ absl::StatusOr<PipelineResult> RunPipeline(ExecutablePlan& plan,
         const double cpu0 = ThreadCpuMs();
         const double wait0 = ThreadCoreWaitMs();
         s->load_start = Clock::now();
-        Fill(s->values, options.seed, index);
-        if (options.loader_work == PipelineOptions::LoaderWork::kBusy) {
-          BusyWork(s->values, options.loader_cost_ms);
+        s->spans.clear();
+        if (options.load_batch) {
+          // Real work: the images of the batch (run --images).
+          absl::Status status =
+              options.load_batch(index, t, absl::MakeSpan(s->values), &s->spans);
+          if (!status.ok()) {
+            fail(std::move(status));
+            return;
+          }
         } else {
-          std::this_thread::sleep_until(
-              s->load_start + std::chrono::duration<double, std::milli>(
-                                  options.loader_cost_ms));
+          Fill(s->values, options.seed, index);
+          if (options.loader_work == PipelineOptions::LoaderWork::kBusy) {
+            BusyWork(s->values, options.loader_cost_ms);
+          } else {
+            std::this_thread::sleep_until(
+                s->load_start + std::chrono::duration<double, std::milli>(
+                                    options.loader_cost_ms));
+          }
         }
         s->load_end = Clock::now();
         s->load_cpu_ms = ThreadCpuMs() - cpu0;
@@ -196,7 +220,11 @@ absl::StatusOr<PipelineResult> RunPipeline(ExecutablePlan& plan,
       const Clock::time_point wait_start = Clock::now();
       Staged* s = ready.Pop();
       const Clock::time_point wait_end = Clock::now();
-      if (s == nullptr) return absl::CancelledError("the input pipeline stopped");
+      if (s == nullptr) {
+        absl::MutexLock lock(&error_mu);
+        if (!load_error.ok()) return load_error;
+        return absl::CancelledError("the input pipeline stopped");
+      }
       waits.emplace_back(wait_start, wait_end);
       const size_t first_event = profiler.events().size();
       SY_RETURN_IF_ERROR(profiler.BeginIteration(s->index));
@@ -218,6 +246,7 @@ absl::StatusOr<PipelineResult> RunPipeline(ExecutablePlan& plan,
       load.iteration = s->index;
       load.start_us = profiler.ToUs(s->load_start);
       load.duration_us = profiler.ToUs(s->load_end) - load.start_us;
+      data::AddLoaderEvents(profiler, s->loader, s->index, s->spans);
       free_buffers.Push(s);  // uploaded: the loaders may reuse it
 
       SY_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, plan.Run({input}, run_options));

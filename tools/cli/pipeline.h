@@ -2,6 +2,7 @@
 #define SWITCHYARD_TOOLS_CLI_PIPELINE_H_
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -10,6 +11,7 @@
 #include "core/profiler.h"
 #include "core/tensor.h"
 #include "core/timeline.h"
+#include "data/loader_stages.h"
 
 namespace switchyard {
 namespace cli {
@@ -31,6 +33,15 @@ struct PipelineOptions {
   };
   LoaderWork loader_work = LoaderWork::kBusy;
   uint64_t seed = 0;  // of the batches' values
+  // When set, each batch is loaded by this instead of random values and
+  // loader_cost_ms: `run --images` (data/image_batch_loader.h). Called from
+  // every loader thread at once with the batch's index, the thread's number
+  // and its staged host buffer; it appends each sample's stage spans, which
+  // become loader events in the profile (data/loader_profile.h). An error
+  // stops the stream and is the run's error.
+  std::function<absl::Status(int index, int loader, absl::Span<float> batch,
+                             std::vector<data::StageSpan>* spans)>
+      load_batch;
 };
 
 // What a streamed run recorded: the timeline AnalyzeTimeline reads, and the
@@ -54,7 +65,9 @@ struct PipelineResult {
 // host clock. Copies are not overlapped with compute: BackendDevice has no
 // asynchronous copy or second stream yet, so on every backend a batch's
 // upload, forward and download run one after the other on the driver thread
-// (loading, on the loader threads, does overlap). Pinned host memory needs
+// (loading, on the loader threads, does overlap). With load_batch, each
+// sample's stages (read, decode, ..., batch) are host events on its loader's
+// lane. Pinned host memory needs
 // a backend allocation hook that does not exist yet either; staged buffers
 // are ordinary host memory.
 absl::StatusOr<PipelineResult> RunPipeline(ExecutablePlan& plan,

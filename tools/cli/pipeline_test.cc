@@ -4,6 +4,7 @@
 
 #include "tools/cli/pipeline.h"
 
+#include <chrono>
 #include <set>
 
 #include "core/backend_registry.h"
@@ -96,6 +97,51 @@ TEST_F(PipelineTest, SleepingLoaders) {
   absl::StatusOr<PipelineResult> result = RunPipeline(*plan_, input_, options, registry_);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->timeline.batches.size(), 3u);
+}
+
+// load_batch (run --images): its values reach the device, its stage spans
+// become "loader" events on the loader's lane, its error is the run's.
+TEST_F(PipelineTest, LoadBatchFillsAndRecordsStages) {
+  PipelineOptions options;
+  options.batches = 4;
+  options.loader_threads = 2;
+  options.load_batch = [](int index, int, absl::Span<float> values,
+                          std::vector<data::StageSpan>* spans) -> absl::Status {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (float& v : values) v = static_cast<float>(-index);  // relu: 0 but for batch 0
+    spans->push_back({data::LoaderStage::kDecode, t0, std::chrono::steady_clock::now()});
+    spans->push_back({data::LoaderStage::kBatch, t0, std::chrono::steady_clock::now()});
+    return absl::OkStatus();
+  };
+  absl::StatusOr<PipelineResult> result = RunPipeline(*plan_, input_, options, registry_);
+  ASSERT_TRUE(result.ok()) << result.status();
+  int decode = 0, batch = 0;
+  std::set<int> iterations;
+  for (const ProfileEvent& e : result->events) {
+    if (e.op != "loader") continue;
+    EXPECT_EQ(e.kind, ProfileEvent::Kind::kHost);
+    EXPECT_TRUE(e.lane == "loader 0" || e.lane == "loader 1") << e.lane;
+    decode += e.name == "decode";
+    batch += e.name == "batch";
+    iterations.insert(e.iteration);
+  }
+  EXPECT_EQ(decode, 4);
+  EXPECT_EQ(batch, 4);
+  EXPECT_EQ(iterations, (std::set<int>{0, 1, 2, 3}));
+}
+
+TEST_F(PipelineTest, LoadBatchErrorIsTheRunsError) {
+  PipelineOptions options;
+  options.batches = 6;
+  options.loader_threads = 2;
+  options.load_batch = [](int index, int, absl::Span<float>,
+                          std::vector<data::StageSpan>*) -> absl::Status {
+    if (index == 3) return absl::InvalidArgumentError("photo.jpg: corrupt JPEG");
+    return absl::OkStatus();
+  };
+  absl::StatusOr<PipelineResult> result = RunPipeline(*plan_, input_, options, registry_);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(result.status().message(), "photo.jpg: corrupt JPEG");
 }
 
 TEST_F(PipelineTest, BadOptions) {

@@ -26,6 +26,7 @@
 #include "nlohmann/json.hpp"
 #include "tools/cli/commands.h"
 #include "tools/cli/flags.h"
+#include "tools/cli/image_input.h"
 #include "tools/cli/profile_run.h"
 #include "tools/cli/utilization.h"
 
@@ -89,7 +90,22 @@ absl::Status CheckInputFile(absl::string_view flag, const std::string& path) {
 
 absl::StatusOr<HostArray> LoadOrMakeInput(const std::string& model_name) {
   const std::string path = ResolveUserPath(absl::GetFlag(FLAGS_input));
-  SY_ASSIGN_OR_RETURN(Shape expected, ModelInputShape(model_name, 1));
+  SY_ASSIGN_OR_RETURN(std::optional<Shape> input_shape, InputShapeFlag());
+  SY_ASSIGN_OR_RETURN(Shape expected, ModelInputShape(model_name, 1, input_shape));
+  if (ImagesRequested()) {
+    // The stream's batches come from the files; this is the device input
+    // they are copied into. The flags and the file list are checked now.
+    if (!path.empty()) {
+      return absl::InvalidArgumentError(
+          "--input and --images were both given: the images are the input; drop one");
+    }
+    SY_ASSIGN_OR_RETURN(ImageInput images, PrepareImageInput());
+    SY_ASSIGN_OR_RETURN(int64_t batch, BatchFlag());
+    SY_RETURN_IF_ERROR(CheckRange("--batch", batch, 1, int64_t{1} << 20));
+    const Shape shape = ImageBatchShape(images, batch);
+    SY_RETURN_IF_ERROR(CheckBatchFitsMemory(absl::StrCat("--batch=", batch), shape));
+    return HostArray(shape, std::vector<float>(shape.num_elements()));
+  }
   if (!path.empty()) {
     SY_ASSIGN_OR_RETURN(HostArray input, ReadNpy(path));
     if (input.dtype != DType::kFloat32) {
@@ -113,7 +129,7 @@ absl::StatusOr<HostArray> LoadOrMakeInput(const std::string& model_name) {
   }
   SY_ASSIGN_OR_RETURN(int64_t batch, BatchFlag());
   SY_RETURN_IF_ERROR(CheckRange("--batch", batch, 1, int64_t{1} << 20));
-  SY_ASSIGN_OR_RETURN(Shape shape, ModelInputShape(model_name, batch));
+  SY_ASSIGN_OR_RETURN(Shape shape, ModelInputShape(model_name, batch, input_shape));
   SY_RETURN_IF_ERROR(CheckBatchFitsMemory(absl::StrCat("--batch=", batch), shape));
   std::mt19937_64 rng(absl::GetFlag(FLAGS_seed) + 1);
   HostArray input(shape, std::vector<float>(shape.num_elements()));
@@ -174,7 +190,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
                       ParsePlacementPolicy(absl::GetFlag(FLAGS_placement)));
   SY_ASSIGN_OR_RETURN(Device input_device, InputDevice(device));
   SY_RETURN_IF_ERROR(registry.GetDevice(input_device).status());
-  const std::string model_name = absl::GetFlag(FLAGS_model);
+  const std::string model_name = ModelFlag();
   const std::string input_path = ResolveUserPath(absl::GetFlag(FLAGS_input));
   if (!input_path.empty() && FlagGiven("batch")) {
     return absl::InvalidArgumentError(

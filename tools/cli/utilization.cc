@@ -9,8 +9,11 @@
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "core/timeline_analysis.h"
+#include "data/image_batch_loader.h"
+#include "data/loader_profile.h"
 #include "nlohmann/json.hpp"
 #include "tools/cli/flags.h"
+#include "tools/cli/image_input.h"
 #include "tools/cli/pipeline.h"
 #include "tools/cli/profile_run.h"
 
@@ -89,20 +92,40 @@ nlohmann::json ReportJson(const UtilizationReport& r, const PipelineOptions& o,
 
 }  // namespace
 
-bool PipelineRequested() { return absl::GetFlag(FLAGS_batches) > 0; }
+bool PipelineRequested() { return absl::GetFlag(FLAGS_batches) > 0 || ImagesRequested(); }
 
 absl::Status CheckPipelineFlags() {
   const int batches = absl::GetFlag(FLAGS_batches);
   SY_RETURN_IF_ERROR(CheckRange("--batches", batches, 0, 1000000,
                                 "0 runs the usual timed iterations"));
-  if (batches == 0) {
+  if (!ImagesRequested()) {
+    for (const char* flag : {"bad_images", "image_size", "resize", "augment"}) {
+      if (FlagGiven(flag)) {
+        std::string name = flag;
+        std::replace(name.begin(), name.end(), '_', '-');
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--", name, " applies to an image stream: give --images=DIR_OR_GLOB as well"));
+      }
+    }
+  } else {
+    for (const char* flag : {"loader_cost_ms", "loader_work"}) {
+      if (FlagGiven(flag)) {
+        std::string name = flag;
+        std::replace(name.begin(), name.end(), '_', '-');
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--", name, " sets the synthetic loader's cost; with --images the "
+            "loaders decode real images: drop --", name));
+      }
+    }
+  }
+  if (batches == 0 && !ImagesRequested()) {
     for (const char* flag : {"loader_threads", "prefetch", "loader_cost_ms",
                              "loader_work"}) {
       if (FlagGiven(flag)) {
         std::string name = flag;
         std::replace(name.begin(), name.end(), '_', '-');
         return absl::InvalidArgumentError(absl::StrCat(
-            "--", name, " applies to a stream: give --batches=N as well"));
+            "--", name, " applies to a stream: give --batches=N or --images as well"));
       }
     }
     return absl::OkStatus();
@@ -152,16 +175,81 @@ absl::Status RunPipelineCommand(ExecutablePlan& plan, const Tensor& input,
   }
   for (int i = 0; i < warmup; ++i) SY_RETURN_IF_ERROR(plan.Run({input}).status());
 
-  std::printf("streaming %d batches of %s: %d loader thread%s (%s, %.1f ms per "
-              "batch), prefetch %d, after %d warm-up forward%s\n",
-              options.batches, input.shape().ToString().c_str(),
-              options.loader_threads, options.loader_threads == 1 ? "" : "s",
-              work.c_str(), options.loader_cost_ms, options.prefetch, warmup,
-              warmup == 1 ? "" : "s");
+  // --images: the image pipeline fills the batches (data/).
+  std::unique_ptr<data::ImageBatchLoader> images;
+  ImageInput image_input;
+  if (ImagesRequested()) {
+    SY_ASSIGN_OR_RETURN(image_input, PrepareImageInput());
+    const int64_t batch = input.shape().dim(0);
+    images = std::make_unique<data::ImageBatchLoader>(image_input.files,
+                                                      static_cast<int>(batch),
+                                                      image_input.options);
+    if (images->batch_elements() != input.num_elements()) {
+      return absl::InternalError(absl::StrCat(
+          "--images: the model input is ", input.shape().ToString(), " but a batch is ",
+          ImageBatchShape(image_input, batch).ToString()));
+    }
+    if (absl::GetFlag(FLAGS_batches) == 0) {
+      options.batches = static_cast<int>(images->batches_per_epoch());
+    }
+    data::ImageBatchLoader* loader = images.get();
+    options.load_batch = [loader](int index, int, absl::Span<float> values,
+                                  std::vector<data::StageSpan>* spans) -> absl::Status {
+      absl::Status status = loader->LoadBatch(index, values, spans);
+      if (status.ok()) return status;
+      return absl::Status(status.code(),
+                          absl::StrCat("--images: ", status.message(),
+                                       status.code() == absl::StatusCode::kFailedPrecondition
+                                           ? ""
+                                           : " (--bad-images=skip skips such files)"));
+    };
+    std::printf("streaming %d batches of %s from %zu files in %s (%s), %d loader "
+                "thread%s, prefetch %d, after %d warm-up forward%s\n",
+                options.batches, input.shape().ToString().c_str(), image_input.files.size(),
+                image_input.source.c_str(), image_input.description.c_str(),
+                options.loader_threads, options.loader_threads == 1 ? "" : "s",
+                options.prefetch, warmup, warmup == 1 ? "" : "s");
+  } else {
+    std::printf("streaming %d batches of %s: %d loader thread%s (%s, %.1f ms per "
+                "batch), prefetch %d, after %d warm-up forward%s\n",
+                options.batches, input.shape().ToString().c_str(),
+                options.loader_threads, options.loader_threads == 1 ? "" : "s",
+                work.c_str(), options.loader_cost_ms, options.prefetch, warmup,
+                warmup == 1 ? "" : "s");
+  }
   SY_ASSIGN_OR_RETURN(PipelineResult result,
                       RunPipeline(plan, input, options, registry));
   SY_ASSIGN_OR_RETURN(UtilizationReport report, AnalyzeTimeline(result.timeline));
   std::printf("%s", FormatUtilizationReport(report, result.timeline).c_str());
+  nlohmann::json images_json;
+  if (images != nullptr) {
+    const std::vector<data::ImageBatchLoader::BadImage> bad = images->bad_images();
+    const int64_t samples = int64_t{options.batches} * input.shape().dim(0);
+    std::printf("images: %lld samples from %zu files; %zu bad file%s skipped (%lld "
+                "skip%s in all)\n",
+                static_cast<long long>(samples), image_input.files.size(), bad.size(),
+                bad.size() == 1 ? "" : "s", static_cast<long long>(images->skipped()),
+                images->skipped() == 1 ? "" : "s");
+    const data::LoaderSummary loader = data::SummarizeLoader(result.events, samples);
+    if (GetProfileFlags().summary) {
+      std::printf("\n%s", data::FormatLoaderSummary(loader).c_str());
+    }
+    nlohmann::json stages = nlohmann::json::object();
+    for (const data::LoaderStageRow& row : loader.stages) {
+      stages[row.stage] = {{"ms_per_sample", row.ms_per_sample}, {"share", row.share}};
+    }
+    nlohmann::json bad_json = nlohmann::json::array();
+    for (const auto& b : bad) bad_json.push_back({{"path", b.path}, {"error", b.error}});
+    images_json = {{"source", image_input.source},
+                   {"files", image_input.files.size()},
+                   {"samples", samples},
+                   {"transform", image_input.description},
+                   {"bad_files", bad_json},
+                   {"skipped_slots", images->skipped()},
+                   {"loader_ms_per_sample", loader.ms_per_sample},
+                   {"copy_ms_per_sample", loader.copy.ms_per_sample},
+                   {"stages", stages}};
+  }
 
   const ProfileFlags profile = GetProfileFlags();
   SY_RETURN_IF_ERROR(WriteProfileOutputs(
@@ -170,6 +258,7 @@ absl::Status RunPipelineCommand(ExecutablePlan& plan, const Tensor& input,
   const std::string report_path = ResolveUserPath(absl::GetFlag(FLAGS_report));
   if (!report_path.empty()) {
     nlohmann::json json = ReportJson(report, options, result.timeline);
+    if (!images_json.is_null()) json["images"] = images_json;
     for (const auto& [key, value] : extra.items()) json[key] = value;
     SY_RETURN_IF_ERROR(files.Stage(report_path, json.dump(2) + "\n"));
   }

@@ -1,0 +1,63 @@
+// Concat: each operand copied into its stretch of the output along the
+// axis, as one strided copy (rows of contiguous runs, strided_copy.h).
+
+#include <memory>
+#include <vector>
+
+#include "backends/cpu/kernels/shape_kernels.h"
+#include "backends/cpu/kernels/strided_copy.h"
+#include "core/status_macros.h"
+#include "core/tensor.h"
+#include "ops/shape_attrs.h"
+
+namespace switchyard {
+namespace cpu {
+namespace {
+
+class ConcatKernel : public Kernel {
+ public:
+  ConcatKernel(int64_t axis, std::shared_ptr<const CpuContext> context)
+      : axis_(axis), context_(std::move(context)) {}
+
+  absl::Status Run(absl::Span<const Tensor* const> inputs,
+                   absl::Span<Tensor* const> outputs) override {
+    Tensor& out = *outputs[0];
+    if (out.num_elements() == 0) return absl::OkStatus();
+    const int rank = out.shape().rank();
+    const int axis = static_cast<int>(axis_ < 0 ? axis_ + rank : axis_);
+    const size_t element = DTypeSize(out.dtype());
+    const std::vector<int64_t> out_strides =
+        ContiguousStrides(out.shape().dims());
+    int64_t offset = 0;  // along the axis
+    for (const Tensor* in : inputs) {
+      if (in->num_elements() > 0) {
+        StridedCopy copy;
+        copy.dims = in->shape().dims();
+        copy.dst_strides = out_strides;
+        copy.src_strides = ContiguousStrides(copy.dims);
+        RunStridedCopy(*context_,
+                       out.data<char>() + offset * out_strides[axis] * element,
+                       in->data<char>(), element, copy);
+      }
+      offset += in->shape().dim(axis);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  int64_t axis_;
+  std::shared_ptr<const CpuContext> context_;
+};
+
+[[maybe_unused]] const bool kRegistered = RegisterEveryDType(
+    "concat",
+    [](const Node& node, const Graph&,
+       CpuDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+      SY_ASSIGN_OR_RETURN(ConcatAttrs attrs,
+                          ConcatAttrs::FromAttrMap(node.attrs));
+      return std::make_unique<ConcatKernel>(attrs.axis, device.context());
+    });
+
+}  // namespace
+}  // namespace cpu
+}  // namespace switchyard

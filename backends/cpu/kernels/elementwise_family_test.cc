@@ -1,0 +1,223 @@
+// The CPU elementwise family on hand-picked values the conformance suite's
+// random inputs do not reach: broadcasting values, integer wrap-around and
+// division by zero, NaN through every bound, and cast's rules for NaN,
+// out-of-range floats, narrowing integers and bool.
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/backend_registry.h"
+#include "core/compile.h"
+#include "core/graph.h"
+#include "core/tensor.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace switchyard {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+BackendDevice& Cpu() { return **BackendRegistry::Global().GetDevice(Device::Cpu()); }
+
+template <typename T>
+Tensor Make(const Shape& shape, std::vector<T> values) {
+  absl::StatusOr<Tensor> t =
+      Tensor::FromValues<T>(shape, absl::MakeConstSpan(values), Cpu());
+  EXPECT_TRUE(t.ok()) << t.status();
+  return *t;
+}
+
+// One node of `op` over `operands` on the CPU, compiled as any graph is.
+absl::StatusOr<Tensor> RunOp(const std::string& op, const AttrMap& attrs,
+                             const std::vector<Tensor>& operands) {
+  Graph graph;
+  std::vector<ValueId> ids;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    ids.push_back(graph.AddInput("x" + std::to_string(i), operands[i].shape(),
+                                 Device::Cpu(), operands[i].dtype()));
+  }
+  graph.AddOutput(graph.AddNode(op, op, ids, attrs));
+  CompileOptions options;
+  options.backends = &BackendRegistry::Global();
+  absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan =
+      Compile(std::move(graph), options);
+  if (!plan.ok()) return plan.status();
+  absl::StatusOr<std::vector<Tensor>> out = (*plan)->Run(operands);
+  if (!out.ok()) return out.status();
+  return (*out)[0];
+}
+
+template <typename T>
+std::vector<T> Values(const absl::StatusOr<Tensor>& t) {
+  EXPECT_TRUE(t.ok()) << t.status();
+  if (!t.ok()) return {};
+  absl::StatusOr<std::vector<T>> v = t->ToHost<T>();
+  EXPECT_TRUE(v.ok()) << v.status();
+  return v.ok() ? *v : std::vector<T>{};
+}
+
+// A bool tensor's bytes (0 or 1 each).
+std::vector<int> Bools(const absl::StatusOr<Tensor>& t) {
+  EXPECT_TRUE(t.ok()) << t.status();
+  if (!t.ok()) return {};
+  EXPECT_EQ(t->dtype(), DType::kBool);
+  absl::StatusOr<std::vector<char>> bytes = t->ToBytes();
+  EXPECT_TRUE(bytes.ok());
+  return std::vector<int>(bytes->begin(), bytes->end());
+}
+
+AttrMap To(const std::string& dtype) {
+  AttrMap a;
+  a.Set("to", dtype);
+  return a;
+}
+
+TEST(ElementwiseFamilyTest, BroadcastsBothWays) {
+  // [2, 1] - [3]: rows minus the row.
+  const Tensor col = Make<float>(Shape({2, 1}), {10, 20});
+  const Tensor row = Make<float>(Shape({3}), {1, 2, 3});
+  EXPECT_THAT(Values<float>(RunOp("sub", {}, {col, row})),
+              ElementsAre(9, 8, 7, 19, 18, 17));
+  EXPECT_THAT(Values<float>(RunOp("div", {}, {row, Make<float>(Shape(), {2})})),
+              ElementsAre(0.5f, 1, 1.5f));
+  EXPECT_THAT(Values<float>(RunOp("pow", {}, {row, Make<float>(Shape({1}), {2})})),
+              ElementsAre(1, 4, 9));
+  const Tensor a = Make<int64_t>(Shape({2, 2}), {7, -7, 9, 100});
+  EXPECT_THAT(Values<int64_t>(RunOp("div", {}, {a, Make<int64_t>(Shape({2}), {2, 2})})),
+              ElementsAre(3, -3, 4, 50));  // truncation toward zero
+}
+
+TEST(ElementwiseFamilyTest, IntegersWrapAndDivisionByZeroIsAnError) {
+  const int32_t max = std::numeric_limits<int32_t>::max();
+  const int32_t min = std::numeric_limits<int32_t>::min();
+  const Tensor a = Make<int32_t>(Shape({3}), {max, min, min});
+  const Tensor b = Make<int32_t>(Shape({3}), {1, -1, -1});
+  EXPECT_THAT(Values<int32_t>(RunOp("add", {}, {a, b})),
+              ElementsAre(min, max, max));
+  EXPECT_THAT(Values<int32_t>(RunOp("div", {}, {a, b})),
+              ElementsAre(max, min, min));  // min / -1 wraps to min
+  EXPECT_THAT(Values<int32_t>(RunOp("neg", {}, {a})), ElementsAre(-max, min, min));
+  EXPECT_THAT(Values<uint8_t>(RunOp("mul", {},
+                                    {Make<uint8_t>(Shape({2}), {200, 16}),
+                                     Make<uint8_t>(Shape({2}), {2, 16})})),
+              ElementsAre(144, 0));
+  EXPECT_THAT(Values<int64_t>(RunOp("pow", {},
+                                    {Make<int64_t>(Shape({4}), {2, -1, 3, 5}),
+                                     Make<int64_t>(Shape({4}), {10, 3, 0, -1})})),
+              ElementsAre(1024, -1, 1, 0));
+
+  absl::StatusOr<Tensor> zero = RunOp(
+      "div", {}, {Make<int64_t>(Shape({2}), {1, 2}), Make<int64_t>(Shape(), {0})});
+  EXPECT_EQ(zero.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(zero.status().message(),
+              HasSubstr("div (int64): integer division by zero"));
+  absl::StatusOr<Tensor> zero_pow = RunOp(
+      "pow", {}, {Make<int32_t>(Shape({1}), {0}), Make<int32_t>(Shape({1}), {-2})});
+  EXPECT_EQ(zero_pow.status().code(), absl::StatusCode::kInvalidArgument);
+  // Floats divide by zero into infinities.
+  EXPECT_THAT(Values<float>(RunOp("div", {}, {Make<float>(Shape({2}), {1, -1}),
+                                              Make<float>(Shape({2}), {0, 0})})),
+              ElementsAre(kInf, -kInf));
+}
+
+TEST(ElementwiseFamilyTest, UnaryValuesAndNaN) {
+  const Tensor x = Make<float>(Shape({5}), {-4, -1, 0, 2, kNaN});
+  auto values = [&](const std::string& op, AttrMap attrs = {}) {
+    return Values<float>(RunOp(op, attrs, {x}));
+  };
+  AttrMap relu6;
+  relu6.Set("min", 0.0);
+  relu6.Set("max", 6.0);
+  std::vector<float> clip = values("clip", relu6);
+  EXPECT_THAT(std::vector<float>(clip.begin(), clip.end() - 1),
+              ElementsAre(0, 0, 0, 2));
+  EXPECT_TRUE(std::isnan(clip.back()));
+  AttrMap crossed;  // min > max: max wins
+  crossed.Set("min", 1.0);
+  crossed.Set("max", -1.0);
+  EXPECT_THAT(Values<float>(RunOp("clip", crossed, {Make<float>(Shape({2}), {-5, 5})})),
+              ElementsAre(-1, -1));
+  std::vector<float> leaky = values("leaky_relu");
+  EXPECT_THAT(std::vector<float>(leaky.begin(), leaky.end() - 1),
+              ElementsAre(-4 * 0.01f, -0.01f, 0, 2));
+  EXPECT_TRUE(std::isnan(leaky.back()));
+  std::vector<float> hs = values("hard_sigmoid");  // 0.2 x + 0.5
+  EXPECT_FLOAT_EQ(hs[0], 0);
+  EXPECT_FLOAT_EQ(hs[1], 0.3f);
+  EXPECT_FLOAT_EQ(hs[2], 0.5f);
+  EXPECT_FLOAT_EQ(hs[3], 0.9f);
+  EXPECT_TRUE(std::isnan(hs[4]));
+  std::vector<float> swish = values("hard_swish");  // x * clamp(x / 6 + 0.5)
+  EXPECT_FLOAT_EQ(swish[0], 0);
+  EXPECT_FLOAT_EQ(swish[1], -1 * (0.5f - 1 / 6.0f));
+  EXPECT_FLOAT_EQ(swish[3], 2 * (0.5f + 2 / 6.0f));
+  EXPECT_TRUE(std::isnan(swish[4]));
+  for (const char* op : {"sigmoid", "erf", "exp", "tanh", "neg", "abs",
+                         "reciprocal", "sqrt"}) {
+    EXPECT_TRUE(std::isnan(values(op)[4])) << op;
+  }
+  EXPECT_FLOAT_EQ(values("sigmoid")[2], 0.5f);
+  EXPECT_FLOAT_EQ(values("erf")[3], std::erf(2.0f));
+  EXPECT_FLOAT_EQ(values("tanh")[1], std::tanh(-1.0f));
+  EXPECT_EQ(values("reciprocal")[2], kInf);
+
+  AttrMap bounds;  // integer bounds round inward: [-2.5, 3.5] -> [-2, 3]
+  bounds.Set("min", -2.5);
+  bounds.Set("max", 3.5);
+  EXPECT_THAT(Values<int8_t>(RunOp("clip", bounds,
+                                   {Make<int8_t>(Shape({4}), {-128, -2, 3, 127})})),
+              ElementsAre(-2, -2, 3, 3));
+  EXPECT_THAT(Values<int8_t>(RunOp("abs", {}, {Make<int8_t>(Shape({2}), {-128, -5})})),
+              ElementsAre(-128, 5));  // wraps
+}
+
+TEST(ElementwiseFamilyTest, CastRules) {
+  const Tensor f = Make<float>(Shape({7}), {2.9f, -2.9f, kNaN, 1e10f, -1e10f, kInf, 0.0f});
+  EXPECT_THAT(Values<int32_t>(RunOp("cast", To("int32"), {f})),
+              ElementsAre(2, -2, 0, std::numeric_limits<int32_t>::max(),
+                          std::numeric_limits<int32_t>::min(),
+                          std::numeric_limits<int32_t>::max(), 0));
+  EXPECT_THAT(Values<uint8_t>(RunOp("cast", To("uint8"), {f})),
+              ElementsAre(2, 0, 0, 255, 0, 255, 0));
+  // bool: nonzero (NaN too) is true.
+  EXPECT_THAT(Bools(RunOp("cast", To("bool"), {f})),
+              ElementsAre(1, 1, 1, 1, 1, 1, 0));
+  // Integer narrowing wraps, as numpy.
+  const Tensor i = Make<int64_t>(Shape({4}), {300, -1, 128, int64_t{1} << 40});
+  EXPECT_THAT(Values<int8_t>(RunOp("cast", To("int8"), {i})),
+              ElementsAre(44, -1, -128, 0));
+  EXPECT_THAT(Values<uint8_t>(RunOp("cast", To("uint8"), {i})),
+              ElementsAre(44, 255, 128, 0));
+  EXPECT_THAT(Values<float>(RunOp("cast", To("float32"), {i})),
+              ElementsAre(300, -1, 128, 1099511627776.0f));
+  // float32 -> float16 rounds to nearest even and overflows to inf.
+  absl::StatusOr<Tensor> half = RunOp(
+      "cast", To("float16"), {Make<float>(Shape({3}), {1.0f + 0x1p-11f, 70000, 0.1f})});
+  ASSERT_TRUE(half.ok()) << half.status();
+  absl::StatusOr<std::vector<float>> back = half->ToVector();
+  ASSERT_TRUE(back.ok());
+  EXPECT_THAT(*back, ElementsAre(1.0f, kInf, HalfToFloat(FloatToHalf(0.1f))));
+  // float64 beyond float32's range: inf, not undefined behaviour.
+  EXPECT_THAT(Values<float>(RunOp("cast", To("float32"),
+                                  {Make<double>(Shape({2}), {1e300, -1e300})})),
+              ElementsAre(kInf, -kInf));
+  const char flags[] = {1, 0};
+  absl::StatusOr<Tensor> b =
+      Tensor::FromBytes(Shape({2}), DType::kBool, flags, sizeof(flags), Cpu());
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_THAT(Values<double>(RunOp("cast", To("float64"), {*b})),
+              ElementsAre(1.0, 0.0));
+}
+
+}  // namespace
+}  // namespace switchyard

@@ -1,0 +1,103 @@
+// add, sub, mul, div, pow in float32 with numpy broadcasting
+// (kernels/elementwise_family.cu). The operands' layout is merged once, when
+// the kernel is made (ops/broadcast.h); a layout of more than
+// kMaxBroadcastRank merged dimensions is refused by `supports`, so such a
+// node falls back to the CPU under --placement=auto.
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cuda/kernels/elementwise_family_launch.h"
+#include "backends/cuda/kernels/simple_kernel.h"
+#include "ops/broadcast.h"
+
+namespace switchyard {
+namespace cuda {
+namespace {
+
+using kernels::BinaryOp;
+using kernels::BroadcastIndexing;
+using kernels::kMaxBroadcastRank;
+
+absl::StatusOr<BroadcastLayout> LayoutOf(const Node& node, const Graph& graph) {
+  const std::optional<Shape>& a = graph.value(node.inputs[0]).shape;
+  const std::optional<Shape>& b = graph.value(node.inputs[1]).shape;
+  const std::optional<Shape>& out = graph.value(node.outputs[0]).shape;
+  if (!a || !b || !out) {
+    return absl::InternalError(absl::StrCat(
+        "node '", node.name, "': operand or output shape unknown; shape "
+        "inference must run before lowering"));
+  }
+  return BroadcastLayout::Make({*a, *b}, *out);
+}
+
+absl::Status Supports(const Node& node, const Graph& graph) {
+  SY_ASSIGN_OR_RETURN(BroadcastLayout layout, LayoutOf(node, graph));
+  if (layout.rank() > kMaxBroadcastRank) {
+    return absl::UnimplementedError(absl::StrCat(
+        "the broadcast needs ", layout.rank(),
+        " dimensions after merging; the CUDA kernel takes at most ",
+        kMaxBroadcastRank));
+  }
+  return absl::OkStatus();
+}
+
+class BinaryKernel : public Kernel {
+ public:
+  BinaryKernel(CudaDevice& device, BinaryOp op,
+               std::optional<BroadcastIndexing> broadcast)
+      : device_(device), op_(op), broadcast_(broadcast) {}
+  absl::Status Run(absl::Span<const Tensor* const> inputs,
+                   absl::Span<Tensor* const> outputs) override {
+    SY_RETURN_IF_ERROR(device_.Activate());
+    SY_CUDA_RETURN_IF_ERROR(
+        kernels::LaunchBinary(op_, inputs[0]->data<float>(),
+                              inputs[1]->data<float>(), outputs[0]->data<float>(),
+                              outputs[0]->num_elements(),
+                              broadcast_ ? &*broadcast_ : nullptr,
+                              device_.stream()),
+        device_.name());
+    return absl::OkStatus();
+  }
+
+ private:
+  CudaDevice& device_;
+  BinaryOp op_;
+  std::optional<BroadcastIndexing> broadcast_;  // none: one shape
+};
+
+template <BinaryOp kOp>
+absl::StatusOr<std::unique_ptr<Kernel>> MakeBinary(const Node& node,
+                                                   const Graph& graph,
+                                                   CudaDevice& device) {
+  SY_RETURN_IF_ERROR(Supports(node, graph));
+  SY_ASSIGN_OR_RETURN(BroadcastLayout layout, LayoutOf(node, graph));
+  std::optional<BroadcastIndexing> broadcast;
+  if (!layout.SameShape()) {
+    BroadcastIndexing b;
+    b.rank = layout.rank();
+    for (int d = 0; d < layout.rank(); ++d) {
+      b.dims[d] = layout.dims[d];
+      b.strides_a[d] = layout.strides[0][d];
+      b.strides_b[d] = layout.strides[1][d];
+    }
+    broadcast = b;
+  }
+  return std::make_unique<BinaryKernel>(device, kOp, broadcast);
+}
+
+SY_REGISTER_KERNEL(CudaKernels(), "add", DType::kFloat32, &Supports,
+                   &MakeBinary<BinaryOp::kAdd>);
+SY_REGISTER_KERNEL(CudaKernels(), "sub", DType::kFloat32, &Supports,
+                   &MakeBinary<BinaryOp::kSub>);
+SY_REGISTER_KERNEL(CudaKernels(), "mul", DType::kFloat32, &Supports,
+                   &MakeBinary<BinaryOp::kMul>);
+SY_REGISTER_KERNEL(CudaKernels(), "div", DType::kFloat32, &Supports,
+                   &MakeBinary<BinaryOp::kDiv>);
+SY_REGISTER_KERNEL(CudaKernels(), "pow", DType::kFloat32, &Supports,
+                   &MakeBinary<BinaryOp::kPow>);
+
+}  // namespace
+}  // namespace cuda
+}  // namespace switchyard

@@ -1,0 +1,52 @@
+// LogSoftmax along one dimension (kernels/log_softmax.cu).
+
+#include "backends/cuda/kernels/nn_family_launch.h"
+#include "backends/cuda/kernels/simple_kernel.h"
+#include "ops/tensor_attrs.h"
+
+namespace switchyard {
+namespace cuda {
+namespace {
+
+class LogSoftmaxKernel : public Kernel {
+ public:
+  LogSoftmaxKernel(CudaDevice& device, int64_t outer, int64_t n, int64_t inner)
+      : device_(device), outer_(outer), n_(n), inner_(inner) {}
+  absl::Status Run(absl::Span<const Tensor* const> inputs,
+                   absl::Span<Tensor* const> outputs) override {
+    SY_RETURN_IF_ERROR(device_.Activate());
+    SY_CUDA_RETURN_IF_ERROR(
+        kernels::LaunchLogSoftmax(inputs[0]->data<float>(),
+                                  outputs[0]->data<float>(), outer_, n_, inner_,
+                                  device_.stream()),
+        device_.name());
+    return absl::OkStatus();
+  }
+
+ private:
+  CudaDevice& device_;
+  int64_t outer_, n_, inner_;
+};
+
+absl::StatusOr<std::unique_ptr<Kernel>> MakeLogSoftmax(const Node& node,
+                                                       const Graph& graph,
+                                                       CudaDevice& device) {
+  SY_ASSIGN_OR_RETURN(SoftmaxAttrs attrs,
+                      SoftmaxAttrs::FromAttrMap(node.attrs));
+  const Shape& shape = *graph.value(node.inputs[0]).shape;
+  const int rank = shape.rank();
+  const int dim =
+      static_cast<int>(attrs.dim < 0 ? attrs.dim + rank : attrs.dim);
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < dim; ++d) outer *= shape.dim(d);
+  for (int d = dim + 1; d < rank; ++d) inner *= shape.dim(d);
+  return std::make_unique<LogSoftmaxKernel>(device, outer, shape.dim(dim),
+                                            inner);
+}
+
+SY_REGISTER_KERNEL(CudaKernels(), "log_softmax", DType::kFloat32,
+                   &MakeLogSoftmax);
+
+}  // namespace
+}  // namespace cuda
+}  // namespace switchyard

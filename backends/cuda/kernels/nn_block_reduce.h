@@ -1,0 +1,64 @@
+#ifndef SWITCHYARD_BACKENDS_CUDA_KERNELS_NN_BLOCK_REDUCE_H_
+#define SWITCHYARD_BACKENDS_CUDA_KERNELS_NN_BLOCK_REDUCE_H_
+
+// Block-wide reductions for the nn family's .cu files (reduce.cu,
+// layer_norm.cu, log_softmax.cu): warp shuffles, then one value per warp
+// through shared memory. Device code; include only from .cu files.
+//
+//   __shared__ float scratch[kNnBlockThreads / 32];
+//   const float total = NnBlockReduce(partial, NnSum(), 0.0f, scratch);
+
+#include <cmath>
+
+namespace switchyard {
+namespace cuda {
+namespace kernels {
+
+// Threads per block of the row kernels (a multiple of 32).
+constexpr int kNnBlockThreads = 256;
+
+struct NnSum {
+  __device__ float operator()(float a, float b) const { return a + b; }
+};
+// NaN propagates: it wins against anything.
+struct NnMax {
+  __device__ float operator()(float a, float b) const {
+    return (a > b || isnan(a)) ? a : b;  // b NaN: a > b is false
+  }
+};
+struct NnMin {
+  __device__ float operator()(float a, float b) const {
+    return (a < b || isnan(a)) ? a : b;
+  }
+};
+
+// Every thread of the block (blockDim.x == kNnBlockThreads) passes one
+// value and gets op over all of them; `identity` fills the empty lanes.
+// `scratch` holds kNnBlockThreads / 32 floats; it is free again on return.
+template <typename Op>
+__device__ float NnBlockReduce(float value, Op op, float identity,
+                               float* scratch) {
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  for (int offset = 16; offset > 0; offset /= 2) {
+    value = op(value, __shfl_down_sync(0xffffffffu, value, offset));
+  }
+  if (lane == 0) scratch[warp] = value;
+  __syncthreads();
+  if (warp == 0) {
+    value = lane < kNnBlockThreads / 32 ? scratch[lane] : identity;
+    for (int offset = 16; offset > 0; offset /= 2) {
+      value = op(value, __shfl_down_sync(0xffffffffu, value, offset));
+    }
+    if (lane == 0) scratch[0] = value;
+  }
+  __syncthreads();
+  const float result = scratch[0];
+  __syncthreads();
+  return result;
+}
+
+}  // namespace kernels
+}  // namespace cuda
+}  // namespace switchyard
+
+#endif  // SWITCHYARD_BACKENDS_CUDA_KERNELS_NN_BLOCK_REDUCE_H_

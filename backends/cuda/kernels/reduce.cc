@@ -1,0 +1,103 @@
+// reduce_sum, reduce_mean, reduce_max, reduce_min (kernels/reduce.cu): the
+// passes of ops/reduce_geometry.h, each a launch; the intermediate results
+// go to scratch the kernel allocates once (two buffers, ping-pong). The
+// mean divides on its last pass. Nothing to reduce: a device-to-device copy.
+
+#include <algorithm>
+#include <vector>
+
+#include "backends/cuda/kernels/nn_family_launch.h"
+#include "backends/cuda/kernels/simple_kernel.h"
+#include "ops/reduce_attrs.h"
+#include "ops/reduce_geometry.h"
+
+namespace switchyard {
+namespace cuda {
+namespace {
+
+class ReduceKernel : public Kernel {
+ public:
+  ReduceKernel(CudaDevice& device, kernels::ReduceKind kind, float divisor,
+               std::vector<ReducePass> passes,
+               std::shared_ptr<Buffer> scratch[2])
+      : device_(device),
+        kind_(kind),
+        divisor_(divisor),
+        passes_(std::move(passes)),
+        scratch_{scratch[0], scratch[1]} {}
+
+  absl::Status Run(absl::Span<const Tensor* const> inputs,
+                   absl::Span<Tensor* const> outputs) override {
+    SY_RETURN_IF_ERROR(device_.Activate());
+    const float* src = inputs[0]->data<float>();
+    float* dst = outputs[0]->data<float>();
+    if (passes_.empty()) {
+      const size_t bytes = outputs[0]->size_bytes();
+      if (bytes == 0) return absl::OkStatus();
+      SY_CUDA_RETURN_IF_ERROR(
+          cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
+                          device_.stream()),
+          device_.name());
+      return absl::OkStatus();
+    }
+    for (size_t i = 0; i < passes_.size(); ++i) {
+      const ReducePass& p = passes_[i];
+      const bool last = i + 1 == passes_.size();
+      float* to = last ? dst : static_cast<float*>(scratch_[i % 2]->data());
+      SY_CUDA_RETURN_IF_ERROR(
+          kernels::LaunchReducePass(kind_, src, to, p.outer, p.n, p.inner,
+                                    last ? divisor_ : 1.0f, device_.stream()),
+          device_.name());
+      src = to;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  CudaDevice& device_;
+  kernels::ReduceKind kind_;
+  float divisor_;
+  std::vector<ReducePass> passes_;
+  std::shared_ptr<Buffer> scratch_[2];
+};
+
+template <kernels::ReduceKind kKind, bool kMean>
+absl::StatusOr<std::unique_ptr<Kernel>> MakeReduce(const Node& node,
+                                                   const Graph& graph,
+                                                   CudaDevice& device) {
+  SY_ASSIGN_OR_RETURN(ReduceAttrs attrs,
+                      ReduceAttrs::FromAttrMap(node.attrs, node.op));
+  const Shape& in = *graph.value(node.inputs[0]).shape;
+  SY_ASSIGN_OR_RETURN(std::vector<bool> reduced, ReducedAxes(attrs.axes, in));
+  std::vector<ReducePass> passes = ReducePasses(in, reduced);
+  // Scratch for every pass but the last, alternating between two buffers.
+  size_t bytes[2] = {0, 0};
+  for (size_t i = 0; i + 1 < passes.size(); ++i) {
+    bytes[i % 2] = std::max(
+        bytes[i % 2],
+        static_cast<size_t>(passes[i].outer * passes[i].inner) * sizeof(float));
+  }
+  std::shared_ptr<Buffer> scratch[2];
+  for (int i = 0; i < 2; ++i) {
+    if (bytes[i] > 0) {
+      SY_ASSIGN_OR_RETURN(scratch[i], device.Allocate(bytes[i]));
+    }
+  }
+  const float divisor =
+      kMean ? static_cast<float>(ReducedCount(in, reduced)) : 1.0f;
+  return std::make_unique<ReduceKernel>(device, kKind, divisor,
+                                        std::move(passes), scratch);
+}
+
+SY_REGISTER_KERNEL(CudaKernels(), "reduce_sum", DType::kFloat32,
+                   &MakeReduce<kernels::ReduceKind::kSum, false>);
+SY_REGISTER_KERNEL(CudaKernels(), "reduce_mean", DType::kFloat32,
+                   &MakeReduce<kernels::ReduceKind::kSum, true>);
+SY_REGISTER_KERNEL(CudaKernels(), "reduce_max", DType::kFloat32,
+                   &MakeReduce<kernels::ReduceKind::kMax, false>);
+SY_REGISTER_KERNEL(CudaKernels(), "reduce_min", DType::kFloat32,
+                   &MakeReduce<kernels::ReduceKind::kMin, false>);
+
+}  // namespace
+}  // namespace cuda
+}  // namespace switchyard

@@ -1,0 +1,14 @@
+// Reshape: row-major data is unchanged, only the shape differs; a byte
+// copy, so every dtype.
+
+#include "backends/cuda/kernels/simple_kernel.h"
+
+namespace switchyard {
+namespace cuda {
+namespace {
+
+[[maybe_unused]] const bool kRegistered = RegisterIdentity("reshape", AllDTypes());
+
+}  // namespace
+}  // namespace cuda
+}  // namespace switchyard

@@ -1,0 +1,60 @@
+// Slice: one strided copy (shape_ops.cu) from the first selected element
+// with stride * step per dim (ops/shape_geometry.h SliceGeometry).
+
+#include <memory>
+#include <vector>
+
+#include "backends/cuda/kernels/strided_copy_kernel.h"
+#include "ops/shape_attrs.h"
+#include "ops/shape_geometry.h"
+
+namespace switchyard {
+namespace cuda {
+namespace {
+
+class SliceKernel : public Kernel {
+ public:
+  SliceKernel(CudaDevice& device, SliceAttrs attrs)
+      : device_(device), attrs_(std::move(attrs)) {}
+
+  absl::Status Run(absl::Span<const Tensor* const> inputs,
+                   absl::Span<Tensor* const> outputs) override {
+    const Tensor& in = *inputs[0];
+    Tensor& out = *outputs[0];
+    if (out.num_elements() == 0) return absl::OkStatus();
+    SY_ASSIGN_OR_RETURN(std::vector<SliceDim> dims,
+                        SliceGeometry(attrs_, in.shape()));
+    const std::vector<int64_t> in_strides =
+        kernels::ContiguousStrides(in.shape().dims());
+    std::vector<int64_t> src_strides;
+    int64_t first = 0;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      first += dims[d].start * in_strides[d];
+      src_strides.push_back(dims[d].count > 1 ? dims[d].step * in_strides[d]
+                                              : 0);
+    }
+    const size_t element = DTypeSize(in.dtype());
+    SY_RETURN_IF_ERROR(device_.Activate());
+    return RunStridedCopy(
+        device_, "slice", out.data<void>(),
+        in.data<char>() + first * static_cast<int64_t>(element), element,
+        out.shape().dims(), kernels::ContiguousStrides(out.shape().dims()),
+        src_strides);
+  }
+
+ private:
+  CudaDevice& device_;
+  SliceAttrs attrs_;
+};
+
+[[maybe_unused]] const bool kRegistered = RegisterEveryDType(
+    "slice",
+    [](const Node& node, const Graph&,
+       CudaDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+      SY_ASSIGN_OR_RETURN(SliceAttrs attrs, SliceAttrs::FromAttrMap(node.attrs));
+      return std::make_unique<SliceKernel>(device, std::move(attrs));
+    });
+
+}  // namespace
+}  // namespace cuda
+}  // namespace switchyard

@@ -1,0 +1,16 @@
+// reduce_mean: the mean (sum, then one division per output) over the given
+// axes, as ONNX ReduceMean with its axes as an attribute. Operands, attributes
+// and shapes: ops/reduce_op.h.
+
+#include <memory>
+
+#include "ops/reduce_op.h"
+
+namespace switchyard {
+namespace {
+
+static const bool kRegistered =
+    RegisterOp(std::make_unique<ops_internal::ReduceOp>("reduce_mean", 1));
+
+}  // namespace
+}  // namespace switchyard
