@@ -279,19 +279,75 @@ absl::Status ConvertSoftmax(NodeContext& ctx) { return Softmax(ctx, "softmax"); 
 absl::Status ConvertLogSoftmax(NodeContext& ctx) { return Softmax(ctx, "log_softmax"); }
 
 absl::Status ConvertLayerNormalization(NodeContext& ctx) {
-  SY_ASSIGN_OR_RETURN(int64_t axis, ctx.Int("axis", -1));
+  SY_ASSIGN_OR_RETURN(int64_t a, ctx.Int("axis", -1));
   SY_ASSIGN_OR_RETURN(float epsilon, ctx.Float("epsilon", 1e-5f));
   ctx.Ignore("stash_type");  // the kernels accumulate in float or wider
-  SY_RETURN_IF_ERROR(RequireUnusedOutput(ctx, 1, "Mean"));
-  SY_RETURN_IF_ERROR(RequireUnusedOutput(ctx, 2, "InvStdDev"));
   std::vector<Val> operands = {ctx.In(0), ctx.In(1)};
   if (ctx.HasInput(2)) operands.push_back(ctx.In(2));
   SY_ASSIGN_OR_RETURN(
       Val y, ctx.EmitOne("layer_norm", operands,
-                         Attrs({{"axis", axis}, {"epsilon", double{epsilon}}})));
-  return ctx.SetOutput(0, y);
+                         Attrs({{"axis", a}, {"epsilon", double{epsilon}}})));
+  SY_RETURN_IF_ERROR(ctx.SetOutput(0, y));
+  if (!ctx.OutputUsed(1) && !ctx.OutputUsed(2)) return absl::OkStatus();
+  // The optional statistics, as ONNX defines them: Mean and 1 / sqrt(Var +
+  // epsilon) over axis..rank-1, with those dimensions kept as 1.
+  const int rank = ctx.InShape(0).rank();
+  SY_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(a, rank, "axis"));
+  std::vector<int64_t> axes;
+  for (int64_t d = axis; d < rank; ++d) axes.push_back(d);
+  const AttrMap reduce = Attrs({{"axes", axes}, {"keepdims", true}});
+  SY_ASSIGN_OR_RETURN(Val mean, ctx.EmitOne("reduce_mean", {ctx.In(0)}, reduce));
+  SY_ASSIGN_OR_RETURN(Val centered, ctx.EmitOne("sub", {ctx.In(0), mean}, AttrMap()));
+  SY_ASSIGN_OR_RETURN(Val square, ctx.EmitOne("mul", {centered, centered}, AttrMap()));
+  SY_ASSIGN_OR_RETURN(Val var, ctx.EmitOne("reduce_mean", {square}, reduce));
+  const DType dtype = ctx.Type(ctx.In(0)).dtype;
+  std::vector<char> eps_bytes(DTypeSize(dtype));
+  SetElementFromDouble(eps_bytes.data(), dtype, 0, epsilon);
+  const Val eps = ctx.Constant(HostArray(Shape(), dtype, std::move(eps_bytes)));
+  SY_ASSIGN_OR_RETURN(Val shifted, ctx.EmitOne("add", {var, eps}, AttrMap()));
+  SY_ASSIGN_OR_RETURN(Val std_dev, ctx.EmitOne("sqrt", {shifted}, AttrMap()));
+  SY_ASSIGN_OR_RETURN(Val inv, ctx.EmitOne("reciprocal", {std_dev}, AttrMap()));
+  if (ctx.num_outputs() > 1) SY_RETURN_IF_ERROR(ctx.SetOutput(1, mean));
+  if (ctx.num_outputs() > 2) SY_RETURN_IF_ERROR(ctx.SetOutput(2, inv));
+  return absl::OkStatus();
 }
 
+// NonMaxSuppression's output has a data-dependent number of rows; the
+// non_max_suppression op computes it padded to the largest size plus the
+// count. It may only be a graph output, which OnnxModel::Run cuts to size.
+absl::Status ConvertNonMaxSuppression(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(int64_t center_point_box, ctx.Int("center_point_box", 0));
+  double max_boxes = 0, iou = 0;
+  double score = -std::numeric_limits<double>::infinity();
+  if (ctx.HasInput(2)) {
+    SY_ASSIGN_OR_RETURN(max_boxes, ctx.ConstScalar(2, "max_output_boxes_per_class"));
+  }
+  if (ctx.HasInput(3)) {
+    SY_ASSIGN_OR_RETURN(iou, ctx.ConstScalar(3, "iou_threshold"));
+  }
+  if (ctx.HasInput(4)) {
+    SY_ASSIGN_OR_RETURN(score, ctx.ConstScalar(4, "score_threshold"));
+  }
+  if (ctx.state().read_by_nodes.count(ctx.node().output(0)) > 0) {
+    return absl::UnimplementedError(
+        "selected_indices feeds other nodes; its row count is known only at run "
+        "time, so Switchyard's static graphs take it only as a graph output");
+  }
+  // ONNX Runtime treats a negative count as 0; the op refuses negatives.
+  max_boxes = std::max(0.0, max_boxes);
+  SY_ASSIGN_OR_RETURN(
+      std::vector<Val> outs,
+      ctx.Emit("non_max_suppression", {ctx.In(0), ctx.In(1)},
+               Attrs({{"max_output_boxes_per_class", static_cast<int64_t>(max_boxes)},
+                      {"iou_threshold", iou},
+                      {"score_threshold", score},
+                      {"center_point_box", center_point_box}}),
+               2));
+  ctx.state().entry(outs[0]).valid_rows = outs[1];
+  return ctx.SetOutput(0, outs[0]);
+}
+
+SY_REGISTER_ONNX_CONVERTER("NonMaxSuppression", ConvertNonMaxSuppression);
 SY_REGISTER_ONNX_CONVERTER("Conv", ConvertConv);
 SY_REGISTER_ONNX_CONVERTER("MaxPool", ConvertMaxPool);
 SY_REGISTER_ONNX_CONVERTER("AveragePool", ConvertAveragePool);

@@ -249,6 +249,7 @@ absl::Status ConvertIdentity(NodeContext& ctx) { return Alias(ctx); }
 
 absl::Status ConvertDropout(NodeContext& ctx) {
   ctx.Ignore("seed");
+  ctx.Ignore("ratio");  // opset 11's attribute; any ratio is the identity here
   if (ctx.HasInput(2)) {
     SY_ASSIGN_OR_RETURN(double training, ctx.ConstScalar(2, "training_mode"));
     if (training != 0) {

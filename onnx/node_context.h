@@ -45,6 +45,10 @@ struct ValueEntry {
   std::optional<ValueId> id;
   std::shared_ptr<const HostArray> host;
   std::string parameter;  // non-empty: bound to this module parameter
+  // For a padded result with a data-dependent number of rows (NMS's
+  // selected indices): the int64 [1] value that says how many rows are
+  // valid. Only graph outputs may be padded (OnnxModel::Run trims them).
+  Val valid_rows = -1;
 };
 
 // The state of one conversion, shared by every node's context.
@@ -68,8 +72,10 @@ class ConversionState {
   std::string UniqueLayer(const std::string& base);
   const std::string& path() const { return path_; }
 
-  // Every value name some node or the graph's outputs read.
+  // Every value name some node or the graph's outputs read, and those that
+  // nodes read.
   std::set<std::string> consumed;
+  std::set<std::string> read_by_nodes;
 
  private:
   Graph& graph_;

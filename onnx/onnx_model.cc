@@ -236,6 +236,15 @@ absl::StatusOr<std::unique_ptr<OnnxModel>> OnnxModel::Load(
     return absl::InvalidArgumentError(absl::StrCat(path, ": the graph has no outputs"));
   }
   graph.clear_value_info();  // only the converter's own inference is used
+  // Outputs with a data-dependent row count (NonMaxSuppression's).
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (node.op_type() != "NonMaxSuppression" || node.output_size() == 0) continue;
+    for (size_t i = 0; i < model->outputs_.size(); ++i) {
+      if (model->outputs_[i].name == node.output(0)) {
+        model->padded_outputs_.push_back(static_cast<int>(i));
+      }
+    }
+  }
   model->graph_ = std::move(graph);
   proto.reset();
 
@@ -312,6 +321,35 @@ absl::StatusOr<std::vector<InputSpec>> OnnxModel::InputSpecs(
   return specs;
 }
 
+absl::StatusOr<std::vector<Tensor>> OnnxModel::Run(absl::Span<const Tensor> inputs) {
+  SY_ASSIGN_OR_RETURN(std::vector<Tensor> all, Forward(inputs));
+  const size_t declared = outputs_.size();
+  if (all.size() != declared + padded_outputs_.size()) {
+    return absl::InternalError(absl::StrCat("the plan gave ", all.size(),
+                                            " outputs, expected ",
+                                            declared + padded_outputs_.size()));
+  }
+  for (size_t k = 0; k < padded_outputs_.size(); ++k) {
+    Tensor& padded = all[padded_outputs_[k]];
+    SY_ASSIGN_OR_RETURN(std::vector<int64_t> count, all[declared + k].ToHost<int64_t>());
+    const int64_t rows = count.empty() ? 0 : count[0];
+    if (padded.shape().rank() < 1 || rows < 0 || rows > padded.shape().dim(0)) {
+      return absl::InternalError(absl::StrCat("row count ", rows, " for output '",
+                                              outputs_[padded_outputs_[k]].name,
+                                              "' of shape ", padded.shape().ToString()));
+    }
+    std::vector<int64_t> dims = padded.shape().dims();
+    dims[0] = rows;
+    SY_ASSIGN_OR_RETURN(std::vector<char> bytes, padded.ToBytes());
+    const Shape shape(dims);
+    bytes.resize(static_cast<size_t>(shape.num_elements()) * DTypeSize(padded.dtype()));
+    SY_ASSIGN_OR_RETURN(padded, Tensor::FromBytes(shape, padded.dtype(), bytes.data(),
+                                                  bytes.size(), padded.backend_device()));
+  }
+  all.resize(declared);
+  return all;
+}
+
 absl::Status OnnxModel::BindInput(const std::string& name, HostArray value) {
   for (auto it = inputs_.begin(); it != inputs_.end(); ++it) {
     if (it->name != name) continue;
@@ -366,7 +404,10 @@ absl::StatusOr<std::vector<ValueId>> OnnxModel::TraceValues(
     env[name] = state.Add(std::move(e));
   }
   for (const onnx::NodeProto& node : graph_.node()) {
-    for (const std::string& in : node.input()) state.consumed.insert(in);
+    for (const std::string& in : node.input()) {
+      state.consumed.insert(in);
+      state.read_by_nodes.insert(in);
+    }
   }
   for (const onnx::ValueInfoProto& out : graph_.output()) {
     state.consumed.insert(out.name());
@@ -426,6 +467,16 @@ absl::StatusOr<std::vector<ValueId>> OnnxModel::TraceValues(
           "graph output '", out.name, "' is produced by no node"));
     }
     SY_ASSIGN_OR_RETURN(ValueId id, state.GraphValue(it->second, out.name));
+    outputs.push_back(id);
+  }
+  // The row counts of padded outputs, after the declared ones (Run trims).
+  for (int i : padded_outputs_) {
+    const Val rows = state.entry(env.at(outputs_[i].name)).valid_rows;
+    if (rows == onnx_import::kNoVal) {
+      return absl::InternalError(absl::StrCat("output '", outputs_[i].name,
+                                              "' has no row count"));
+    }
+    SY_ASSIGN_OR_RETURN(ValueId id, state.GraphValue(rows, outputs_[i].name + ".rows"));
     outputs.push_back(id);
   }
   return outputs;

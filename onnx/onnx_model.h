@@ -88,6 +88,12 @@ class OnnxModel : public Module {
       const std::map<std::string, Shape>& overrides = {},
       const Device& device = Device::Cpu()) const;
 
+  // Forward, then each output with a data-dependent number of rows
+  // (NonMaxSuppression's selected_indices, which the graph computes padded
+  // to its largest size) cut to its rows. Forward itself also returns the
+  // padded outputs' row counts (int64 [1]) after the declared outputs.
+  absl::StatusOr<std::vector<Tensor>> Run(absl::Span<const Tensor> inputs);
+
   // Fixes input `name` to `value` for every trace: it stops being an input
   // and becomes a constant, so values that decide shapes (a Reshape's shape,
   // Slice bounds, Clip limits fed as inputs) can be folded. InvalidArgument
@@ -110,6 +116,8 @@ class OnnxModel : public Module {
   // Initializers also kept on the host: integer ones (shapes, axes,
   // indices) and small ones, which conversion may need as attributes.
   std::map<std::string, std::shared_ptr<const HostArray>> host_initializers_;
+  // Indices of outputs computed padded (see Run).
+  std::vector<int> padded_outputs_;
   // Inputs fixed by BindInput.
   std::map<std::string, std::shared_ptr<const HostArray>> bound_inputs_;
   // Every initializer's type, by name.

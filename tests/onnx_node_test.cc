@@ -33,6 +33,7 @@
 #include "core/status_macros.h"
 #include "core/tensor.h"
 #include "models/host_array.h"
+#include "onnx/converter_registry.h"
 #include "onnx/onnx_model.h"
 #include "onnx/onnx_tensor.h"
 
@@ -45,6 +46,8 @@ ABSL_FLAG(std::string, devices, "cpu:0,ref:0,cuda:0",
 ABSL_FLAG(std::string, summary_json, "",
           "write every result here (for tools/onnx_coverage.py)");
 ABSL_FLAG(bool, verbose, false, "print passed cases too");
+ABSL_FLAG(bool, list_supported, false,
+          "print the ONNX op types the importer converts and exit");
 
 namespace switchyard {
 namespace {
@@ -177,7 +180,7 @@ absl::StatusOr<std::string> RunSet(OnnxModel& model, const Device& device,
                                                     a.bytes.size(), *backend));
     tensors.push_back(std::move(t));
   }
-  SY_ASSIGN_OR_RETURN(std::vector<Tensor> got, model.Forward(tensors));
+  SY_ASSIGN_OR_RETURN(std::vector<Tensor> got, model.Run(tensors));
   if (got.size() != outputs.size()) {
     return absl::StrCat(got.size(), " outputs, expected ", outputs.size());
   }
@@ -300,6 +303,12 @@ std::string JsonEscape(const std::string& s) {
 }
 
 int Main() {
+  if (absl::GetFlag(FLAGS_list_supported)) {
+    for (const std::string& op : onnx_import::SupportedOpTypes()) {
+      std::printf("%s\n", op.c_str());
+    }
+    return 0;
+  }
   BackendRegistry& registry = BackendRegistry::Global();
   std::vector<Device> devices;
   for (absl::string_view spec : absl::StrSplit(absl::GetFlag(FLAGS_devices), ',')) {
