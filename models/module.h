@@ -95,6 +95,10 @@ class Module {
   // "Conv2d", "Sequential", ...
   virtual std::string type_name() const = 0;
 
+  // The names of the model's outputs, when it has its own (an imported
+  // file's); empty otherwise. Tools name output files after them.
+  virtual std::vector<std::string> OutputNames() const { return {}; }
+
   // Appends this module's ops to `graph`, reading value `x`, and returns the
   // output value. `path` is the module's name in its model ("features.0").
   // Single-input, single-output layers override this; the default calls

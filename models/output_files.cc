@@ -1,7 +1,9 @@
 #include "models/output_files.h"
 
 #include <cstdint>
+#include <cctype>
 #include <filesystem>
+#include <set>
 #include <system_error>
 #include <utility>
 
@@ -38,7 +40,8 @@ absl::StatusOr<HostArray> ToHostArray(const Tensor& tensor) {
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> OutputFilePaths(
-    absl::Span<const std::string> targets, size_t num_outputs) {
+    absl::Span<const std::string> targets, size_t num_outputs,
+    absl::Span<const std::string> names) {
   for (size_t i = 0; i < targets.size(); ++i) {
     if (targets[i].empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -58,8 +61,22 @@ absl::StatusOr<std::vector<std::string>> OutputFilePaths(
           error.value(),
           absl::StrCat("cannot create the output folder '", folder, "'"));
     }
+    std::set<std::string> used;
     for (size_t i = 0; i < num_outputs; ++i) {
-      paths.push_back(absl::StrCat(folder, "/output_", i, ".npy"));
+      std::string name = absl::StrCat("output_", i);
+      if (names.size() == num_outputs && !names[i].empty()) {
+        name = names[i];
+        for (char& c : name) {
+          if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' &&
+              c != '-' && c != '_') {
+            c = '_';
+          }
+        }
+        if (name[0] == '.') name[0] = '_';  // never "..", never hidden
+        if (used.count(name) > 0) name = absl::StrCat(name, "_", i);
+      }
+      used.insert(name);
+      paths.push_back(absl::StrCat(folder, "/", name, ".npy"));
     }
     return paths;
   }

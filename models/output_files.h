@@ -27,12 +27,15 @@ namespace switchyard {
 
 // The file for each of `num_outputs` outputs, from `targets` (the --output
 // value split at commas). One target that ends with '/' or names an
-// existing directory is a folder: output i goes to "<folder>/output_<i>.npy"
-// (the folder is created if missing). Otherwise there must be one file per
+// existing directory is a folder: output i goes to "<folder>/<names[i]>.npy"
+// when the model names its outputs (`names`, one per output; characters
+// other than letters, digits, '.', '-' and '_' become '_'), else
+// "<folder>/output_<i>.npy" (the folder is created if missing). Otherwise there must be one file per
 // output. InvalidArgument, saying how to fix it, when the counts differ or
 // a target is empty; a folder that cannot be created is the system's error.
 absl::StatusOr<std::vector<std::string>> OutputFilePaths(
-    absl::Span<const std::string> targets, size_t num_outputs);
+    absl::Span<const std::string> targets, size_t num_outputs,
+    absl::Span<const std::string> names = {});
 
 // Copies each output to the host and writes it to the path of the same
 // index as .npy, in its own dtype; bfloat16, which .npy cannot hold, is

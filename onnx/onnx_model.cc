@@ -119,6 +119,38 @@ absl::StatusOr<OnnxValueInfo> ReadValueInfo(const onnx::ValueInfoProto& info) {
   return v;
 }
 
+// How many leading inputs op_type requires (ONNX's non-optional inputs):
+// converters read those without checking, so a node with fewer, or with
+// one of them left empty (""), is refused before its converter runs.
+int RequiredInputs(const std::string& op_type) {
+  static const auto* required = new std::map<std::string, int>{
+      {"Add", 2}, {"BatchNormalization", 5}, {"Concat", 1}, {"Constant", 0},
+      {"Conv", 2}, {"Div", 2}, {"Equal", 2}, {"Expand", 2}, {"Gather", 2},
+      {"Gemm", 2}, {"Greater", 2}, {"LayerNormalization", 2}, {"Less", 2},
+      {"MatMul", 2}, {"Mul", 2}, {"NonMaxSuppression", 2}, {"Pad", 2},
+      {"Pow", 2}, {"Range", 3}, {"Reshape", 2}, {"Slice", 3}, {"Sub", 2},
+      {"Where", 3},
+  };
+  auto it = required->find(op_type);
+  return it == required->end() ? 1 : it->second;
+}
+
+absl::Status CheckNodeArity(const onnx::NodeProto& node) {
+  const int required = RequiredInputs(node.op_type());
+  for (int i = 0; i < required; ++i) {
+    if (i >= node.input_size() || node.input(i).empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input ", i, " is missing; ", node.op_type(), " needs at least ",
+          required, " input(s), the node has ", node.input_size(),
+          node.input_size() > i ? " with that one empty" : ""));
+    }
+  }
+  if (node.output_size() == 0) {
+    return absl::InvalidArgumentError("the node has no outputs");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string OnnxValueInfo::ToString() const {
@@ -321,6 +353,13 @@ absl::StatusOr<std::vector<InputSpec>> OnnxModel::InputSpecs(
   return specs;
 }
 
+std::vector<std::string> OnnxModel::OutputNames() const {
+  std::vector<std::string> names;
+  for (const OnnxValueInfo& out : outputs_) names.push_back(out.name);
+  for (int i : padded_outputs_) names.push_back(outputs_[i].name + ".rows");
+  return names;
+}
+
 absl::StatusOr<std::vector<Tensor>> OnnxModel::Run(absl::Span<const Tensor> inputs) {
   SY_ASSIGN_OR_RETURN(std::vector<Tensor> all, Forward(inputs));
   const size_t declared = outputs_.size();
@@ -426,6 +465,8 @@ absl::StatusOr<std::vector<ValueId>> OnnxModel::TraceValues(
           where, " is not supported. Switchyard imports these ai.onnx ops: ",
           absl::StrJoin(onnx_import::SupportedOpTypes(), ", ")));
     }
+    absl::Status arity = CheckNodeArity(node);
+    if (!arity.ok()) return Prefixed(where, arity);
     std::vector<Val> operands;
     for (const std::string& in : node.input()) {
       if (in.empty()) {

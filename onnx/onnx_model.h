@@ -71,6 +71,8 @@ class OnnxModel : public Module {
   absl::Status Check() const;
 
   std::string type_name() const override { return "OnnxModel"; }
+  // The declared outputs' names, then "<name>.rows" for each padded one.
+  std::vector<std::string> OutputNames() const override;
 
   const std::vector<OnnxValueInfo>& inputs() const { return inputs_; }
   const std::vector<OnnxValueInfo>& outputs() const { return outputs_; }
