@@ -22,7 +22,9 @@ tensor Resize with antialias off, which costs less: the speed of the two is
 compared, not their pixels (tests/images/reference has the pixel check).
 
 --make-images writes COUNT photo-like RGB JPEGs of 500x375 (ImageNet's
-typical size) at quality 90 for both benchmarks.
+typical size) at quality 90 for both benchmarks; --size=4000x3000
+--progressive makes a slow-decoding set (a camera's photos), for showing
+`switchyard run --images` starved by its loader.
 """
 
 import argparse
@@ -47,13 +49,14 @@ def photo(width, height, seed):
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
-def make_images(folder, count):
+def make_images(folder, count, width, height, progressive):
     from PIL import Image
     os.makedirs(folder, exist_ok=True)
     for i in range(count):
-        Image.fromarray(photo(500, 375, i)).save(os.path.join(folder, f"img_{i:04d}.jpg"),
-                                                 quality=90)
-    print(f"wrote {count} JPEGs of 500x375 to {folder}")
+        Image.fromarray(photo(width, height, i)).save(
+            os.path.join(folder, f"img_{i:04d}.jpg"), quality=90, progressive=progressive)
+    print(f"wrote {count} {'progressive ' if progressive else ''}JPEGs of "
+          f"{width}x{height} to {folder}")
 
 
 def list_images(source):
@@ -173,13 +176,16 @@ def main():
     parser.add_argument("--images")
     parser.add_argument("--make-images")
     parser.add_argument("--count", type=int, default=64)
+    parser.add_argument("--size", default="500x375", help="--make-images: WIDTHxHEIGHT")
+    parser.add_argument("--progressive", action="store_true")
     parser.add_argument("--workers", default="1,2")
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--augment", choices=["eval", "train"], default="eval")
     args = parser.parse_args()
     if args.make_images:
-        make_images(args.make_images, args.count)
+        width, height = (int(v) for v in args.size.split("x"))
+        make_images(args.make_images, args.count, width, height, args.progressive)
         return
     if not args.images:
         parser.error("--images or --make-images is required")

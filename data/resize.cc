@@ -47,20 +47,45 @@ Image ResizeBilinear(const Image& image, int width, int height) {
   if (image.empty() || width <= 0 || height <= 0) return out;
   const std::vector<Tap> xs = Taps(image.width, width);
   const std::vector<Tap> ys = Taps(image.height, height);
+  // PyTorch's h0 * (w0 * a + w1 * b) + h1 * (w0 * c + w1 * d) is separable
+  // with the same float operations: the horizontal part of each source row
+  // once (two rows kept, as output rows walk down the image), then the
+  // vertical blend per output row.
+  const size_t n = static_cast<size_t>(width) * 3;
+  std::vector<float> rows[2] = {std::vector<float>(n), std::vector<float>(n)};
+  int cached[2] = {-1, -1};
+  auto horizontal = [&](int source_row, std::vector<float>& dest) {
+    const uint8_t* r = image.at(source_row, 0);
+    float* d = dest.data();
+    for (int x = 0; x < width; ++x) {
+      const Tap& t = xs[x];
+      const uint8_t* a = r + t.i0 * 3;
+      const uint8_t* b = r + t.i1 * 3;
+      d[x * 3 + 0] = t.w0 * a[0] + t.w1 * b[0];
+      d[x * 3 + 1] = t.w0 * a[1] + t.w1 * b[1];
+      d[x * 3 + 2] = t.w0 * a[2] + t.w1 * b[2];
+    }
+  };
+  // The buffer holding source row `r` (computed if it is not cached),
+  // never the one in `keep`.
+  auto row = [&](int r, int keep) -> const float* {
+    for (int k = 0; k < 2; ++k) {
+      if (cached[k] == r) return rows[k].data();
+    }
+    const int k = keep == 0 ? 1 : 0;
+    horizontal(r, rows[k]);
+    cached[k] = r;
+    return rows[k].data();
+  };
   for (int y = 0; y < height; ++y) {
     const Tap& ty = ys[y];
-    const uint8_t* r0 = image.at(ty.i0, 0);
-    const uint8_t* r1 = image.at(ty.i1, 0);
+    const float* r0 = row(ty.i0, -1);
+    const int k0 = cached[0] == ty.i0 ? 0 : 1;
+    const float* r1 = row(ty.i1, k0);
     uint8_t* o = out.at(y, 0);
-    for (int x = 0; x < width; ++x) {
-      const Tap& tx = xs[x];
-      const int a = tx.i0 * 3, b = tx.i1 * 3;
-      for (int c = 0; c < 3; ++c) {
-        const float v = ty.w0 * (tx.w0 * r0[a + c] + tx.w1 * r0[b + c]) +
-                        ty.w1 * (tx.w0 * r1[a + c] + tx.w1 * r1[b + c]);
-        // torch.round: half to even (the default rounding mode).
-        o[x * 3 + c] = static_cast<uint8_t>(std::nearbyint(v));
-      }
+    for (size_t i = 0; i < n; ++i) {
+      // torch.round: half to even (the default rounding mode).
+      o[i] = static_cast<uint8_t>(std::nearbyint(ty.w0 * r0[i] + ty.w1 * r1[i]));
     }
   }
   return out;

@@ -209,7 +209,8 @@ absl::StatusOr<PipelineResult> RunPipeline(ExecutablePlan& plan,
   timeline.batch_size = input.shape().rank() > 0 ? input.shape().dim(0) : 1;
   timeline.loader_threads = options.loader_threads;
   timeline.prefetch = options.prefetch;
-  std::vector<std::vector<float>> host_outputs;
+  // Outputs as bytes: a model's outputs may be of any dtype (int64 indices).
+  std::vector<std::vector<char>> host_outputs;
   std::vector<std::pair<Clock::time_point, Clock::time_point>> waits;
 
   // The driver: the calling thread feeds the device one batch at a time.
@@ -253,7 +254,7 @@ absl::StatusOr<PipelineResult> RunPipeline(ExecutablePlan& plan,
       host_outputs.resize(outputs.size());
       for (size_t i = 0; i < outputs.size(); ++i) {
         const Tensor& out = outputs[i];
-        host_outputs[i].resize(out.num_elements());
+        host_outputs[i].resize(out.size_bytes());
         SY_ASSIGN_OR_RETURN(BackendDevice * out_device, registry.GetDevice(out.device()));
         SY_RETURN_IF_ERROR(profiler.TimeCopy(
             *out_device, "output d2h", "d2h", out.shape(), out.size_bytes(), [&] {

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Writes benchmarks/models/detection_postprocess.onnx: a detector's
+post-processing step, the graph behind "the GPU idles while NMS runs"
+(issue 12). Input `logits` [1, boxes, classes] (float32); the graph takes
+sigmoid scores, transposes them to [1, classes, boxes] and runs ONNX
+NonMaxSuppression against fixed RPN-like anchors (clusters of overlapping
+boxes, seeded) with max 100 boxes per class, IoU 0.5, score threshold 0.05.
+
+    /usr/bin/python3 tools/make_detection_postprocess.py [--boxes 6000] [--classes 20]
+"""
+import argparse
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def anchors(n, rng):
+    # Clusters of jittered boxes around random centres, as a region
+    # proposal network's top-n before NMS looks.
+    centres = rng.uniform(0, 800, size=(max(n // 50, 1), 2))
+    pick = centres[rng.integers(0, len(centres), size=n)]
+    size = rng.uniform(16, 128, size=(n, 2))
+    jitter = rng.normal(0, 6, size=(n, 2))
+    c = pick + jitter
+    y1x1 = c - size / 2
+    y2x2 = c + size / 2
+    return np.concatenate([y1x1, y2x2], axis=1).astype(np.float32)[None]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--boxes", type=int, default=6000)
+    parser.add_argument("--classes", type=int, default=20)
+    parser.add_argument("--out", default=os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        "benchmarks/models/detection_postprocess.onnx"))
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    inits = [
+        numpy_helper.from_array(anchors(args.boxes, rng), "anchors"),
+        numpy_helper.from_array(np.array([100], np.int64), "max_per_class"),
+        numpy_helper.from_array(np.array([0.5], np.float32), "iou"),
+        numpy_helper.from_array(np.array([0.05], np.float32), "score_threshold"),
+    ]
+    nodes = [
+        helper.make_node("Sigmoid", ["logits"], ["probs"], name="sigmoid"),
+        helper.make_node("Transpose", ["probs"], ["scores"], perm=[0, 2, 1], name="to_classes"),
+        helper.make_node("NonMaxSuppression",
+                         ["anchors", "scores", "max_per_class", "iou", "score_threshold"],
+                         ["selected"], name="nms"),
+    ]
+    graph = helper.make_graph(
+        nodes, "detection_postprocess",
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT,
+                                       [1, args.boxes, args.classes])],
+        [helper.make_tensor_value_info("selected", TensorProto.INT64, ["selected", 3])],
+        inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
+                              producer_name="switchyard tools/make_detection_postprocess.py")
+    onnx.checker.check_model(model)
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    onnx.save(model, args.out)
+    print("wrote", args.out, os.path.getsize(args.out), "bytes")
+
+
+if __name__ == "__main__":
+    main()
