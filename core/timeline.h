@@ -2,6 +2,7 @@
 #define SWITCHYARD_CORE_TIMELINE_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,9 @@ struct Timeline {
   // Every node and copy on every device. When empty, each batch's h2d,
   // forward and d2h count as `device`'s busy time.
   std::vector<DeviceSpan> device_spans;
+  // Loader time per stage ("decode", "resize", ...), all samples and loader
+  // threads, when the loader reports its stages (run --images); else empty.
+  std::map<std::string, double> loader_stage_ms;
 };
 
 }  // namespace switchyard

@@ -159,6 +159,22 @@ absl::StatusOr<UtilizationReport> AnalyzeTimeline(
     }
   }
 
+  double stage_total = 0;
+  for (const auto& [stage, ms] : timeline.loader_stage_ms) stage_total += ms;
+  for (const auto& [stage, ms] : timeline.loader_stage_ms) {
+    const double share = stage_total > 0 ? ms / stage_total : 0;
+    if (share > r.top_loader_stage_share) {
+      r.top_loader_stage = stage;
+      r.top_loader_stage_share = share;
+    }
+  }
+  // Which step of loading to make cheaper, when the loader says.
+  const std::string slow_stage =
+      r.top_loader_stage.empty()
+          ? ""
+          : absl::StrFormat("; %s is %s of loading", r.top_loader_stage,
+                            Pct(r.top_loader_stage_share));
+
   const std::string& dev = timeline.device;
   if (r.steady_wait_share >= thresholds.starved_wait_share) {
     r.verdict = UtilizationReport::Verdict::kStarved;
@@ -174,8 +190,9 @@ absl::StatusOr<UtilizationReport> AnalyzeTimeline(
           "%s idle %s of the run waiting for input, and the loaders waited for "
           "a free core %s of their load time: the cores are saturated, so make "
           "loading cheaper or give it more cores (more loader threads would "
-          "take cores from the device's work; %s)",
-          dev, Pct(r.input_wait_share), Pct(r.loader_core_wait_share), costs);
+          "take cores from the device's work; %s%s)",
+          dev, Pct(r.input_wait_share), Pct(r.loader_core_wait_share), costs,
+          slow_stage);
     } else {
       std::string why =
           absl::StrFormat("loaders busy %s; %s", Pct(r.loader_busy_share), costs);
@@ -186,8 +203,8 @@ absl::StatusOr<UtilizationReport> AnalyzeTimeline(
       }
       r.diagnosis = absl::StrFormat(
           "%s idle %s of the run waiting for input: raise --loader-threads or "
-          "--prefetch (%s)",
-          dev, Pct(r.input_wait_share), why);
+          "--prefetch (%s%s)",
+          dev, Pct(r.input_wait_share), why, slow_stage);
     }
   } else if (r.other_idle_share >= thresholds.host_idle_share) {
     r.verdict = UtilizationReport::Verdict::kHostBound;

@@ -79,6 +79,10 @@ struct UtilizationReport {
   // The node with the most device time on the fed device (all its calls).
   std::string top_node;
   double top_node_share = 0;  // of the fed device's busy time
+  // The loader stage with the most time and its share of all stages' time
+  // (empty when the timeline has no stages).
+  std::string top_loader_stage;
+  double top_loader_stage_share = 0;
   Verdict verdict = Verdict::kBalanced;
   std::string diagnosis;  // one line
 };
@@ -86,7 +90,8 @@ struct UtilizationReport {
 // The utilization of `timeline`'s device: per-phase times, busy share, time
 // waiting for input, and a one-line diagnosis, in this order of precedence:
 //   starved:  "cpu:0 idle 78% of the run waiting for input: raise
-//              --loader-threads or --prefetch (...)"
+//              --loader-threads or --prefetch (...; decode is 81% of
+//              loading)"
 //   host:     "cuda:0 idle 35% of the run with its input ready: ..."
 //   one op:   "one op (features.8/conv2d) takes 60% of cpu:0 time"
 //   copies:   "copies take 35% of cuda:0 time: ..."

@@ -109,6 +109,30 @@ TEST(AnalyzeTimelineTest, StarvedOnSaturatedCoresAdvisesCheaperLoading) {
   EXPECT_DOUBLE_EQ(AnalyzeTimeline(Stream(10, 500, 100))->loader_core_wait_share, -1);
 }
 
+TEST(AnalyzeTimelineTest, StarvedNamesTheSlowestLoaderStage) {
+  // The loader reports its stages (run --images): decoding dominates.
+  Timeline t = Stream(10, 500, 100);
+  t.loader_stage_ms = {{"read", 50}, {"decode", 4000}, {"resize", 700},
+                       {"normalize", 250}};
+  absl::StatusOr<UtilizationReport> r = AnalyzeTimeline(t);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->verdict, Verdict::kStarved);
+  EXPECT_EQ(r->top_loader_stage, "decode");
+  EXPECT_DOUBLE_EQ(r->top_loader_stage_share, 0.8);
+  EXPECT_THAT(r->diagnosis,
+              HasSubstr("so about 5 loader threads would keep up; decode is 80% "
+                        "of loading)"));
+  // The same on saturated cores.
+  for (BatchTimeline& b : t.batches) {
+    b.load_cpu_ms = 200;
+    b.load_core_wait_ms = 300;
+  }
+  EXPECT_THAT(AnalyzeTimeline(t)->diagnosis,
+              HasSubstr("load and 102 ms on cpu:0; decode is 80% of loading)"));
+  // Without stages, no stage is named.
+  EXPECT_TRUE(AnalyzeTimeline(Stream(10, 500, 100))->top_loader_stage.empty());
+}
+
 TEST(AnalyzeTimelineTest, EnoughLoadersFeedTheDevice) {
   // Same costs, 6 loader threads: after start-up the device never waits.
   const Timeline t = Stream(30, 500, 100, /*loaders=*/6);

@@ -248,6 +248,10 @@ absl::StatusOr<PipelineResult> RunPipeline(ExecutablePlan& plan,
       load.start_us = profiler.ToUs(s->load_start);
       load.duration_us = profiler.ToUs(s->load_end) - load.start_us;
       data::AddLoaderEvents(profiler, s->loader, s->index, s->spans);
+      for (const data::StageSpan& span : s->spans) {
+        timeline.loader_stage_ms[data::LoaderStageName(span.stage)] +=
+            std::chrono::duration<double, std::milli>(span.end - span.start).count();
+      }
       free_buffers.Push(s);  // uploaded: the loaders may reuse it
 
       SY_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, plan.Run({input}, run_options));
