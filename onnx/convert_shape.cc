@@ -56,7 +56,11 @@ absl::Status ConvertReshape(NodeContext& ctx) {
       return absl::InvalidArgumentError(
           absl::StrCat("shape entry ", i, " is ", shape[i]));
     }
-    known *= shape[i];
+    if (__builtin_mul_overflow(known, shape[i], &known)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "shape [", absl::StrJoin(shape, ", "),
+          "] has more elements than an int64 counts"));
+    }
   }
   if (infer >= 0) {
     if (known == 0 || in.num_elements() % known != 0) {

@@ -286,6 +286,43 @@ TEST(OnnxModelTest, MissingInitializer) {
                   {"Gemm", "'fc.weight_missing'"});
 }
 
+// Found by the fuzzer: a converter read input 1 of a Conv that had one.
+TEST(OnnxModelTest, MissingOrEmptyRequiredInput) {
+  onnx::ModelProto m = ValidModel();
+  m.mutable_graph()->mutable_node(0)->mutable_input()->DeleteSubrange(1, 2);
+  ExpectLoadError(Save(m, "conv_one_input.onnx"),
+                  absl::StatusCode::kInvalidArgument,
+                  {"Conv", "input 1 is missing", "at least 2"});
+  onnx::ModelProto m2 = ValidModel();
+  m2.mutable_graph()->mutable_node(1)->set_input(0, "");
+  ExpectLoadError(Save(m2, "relu_empty_input.onnx"),
+                  absl::StatusCode::kInvalidArgument,
+                  {"Relu", "input 0 is missing", "empty"});
+  onnx::ModelProto m3 = ValidModel();
+  m3.mutable_graph()->mutable_node(1)->clear_output();
+  ExpectLoadError(Save(m3, "relu_no_output.onnx"),
+                  absl::StatusCode::kInvalidArgument, {"Relu", "no outputs"});
+}
+
+// Found by the fuzzer: Reshape's element count overflowed int64.
+TEST(OnnxModelTest, ReshapeToAShapeTooBigToCount) {
+  onnx::ModelProto m = ValidModel();
+  onnx::GraphProto& g = *m.mutable_graph();
+  onnx::TensorProto* shape = g.add_initializer();
+  shape->set_name("huge_shape");
+  shape->set_data_type(onnx::TensorProto::INT64);
+  shape->add_dims(3);
+  for (int64_t d : {int64_t{1} << 40, int64_t{1} << 40, int64_t{-1}}) {
+    shape->add_int64_data(d);
+  }
+  onnx::NodeProto* flatten = g.mutable_node(2);
+  flatten->set_op_type("Reshape");
+  flatten->add_input("huge_shape");
+  ExpectLoadError(Save(m, "reshape_overflow.onnx"),
+                  absl::StatusCode::kInvalidArgument,
+                  {"Reshape", "more elements than an int64 counts"});
+}
+
 TEST(OnnxModelTest, HugeDimensions) {
   onnx::ModelProto m = ValidModel();
   onnx::TensorProto* t = FindInitializer(m, "fc.bias");

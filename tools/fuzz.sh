@@ -14,7 +14,8 @@
 # inference, strict placement, lowering and the CPU kernels), nms (random
 # boxes, scores and attributes through non_max_suppression on the CPU
 # against the reference backend), image (any bytes through the JPEG and PNG
-# decoders, data/, and the transforms after them).
+# decoders, data/, and the transforms after them), onnx_import (any bytes as
+# an .onnx file through OnnxModel::Load, onnx/, then Forward on the CPU).
 #
 # Why a script and not Bazel: libFuzzer needs clang, and Bazel 4's
 # auto-configured C++ toolchain is the one compiler of its output base (GCC
@@ -42,13 +43,14 @@ cd "$(dirname "$0")/.."
 # One default folder per checkout, so two checkouts never share objects.
 FUZZ_OUT=${FUZZ_OUT:-${TMPDIR:-/tmp}/switchyard-fuzz-$(pwd | cksum | cut -d' ' -f1)}
 CXX=${FUZZ_CXX:-clang++}
-TARGETS=(safetensors npy device graph nms image)
+TARGETS=(safetensors npy device graph nms image onnx_import)
 JOBS=${FUZZ_JOBS:-2}
 
 CXXFLAGS=(
   -std=c++17 -O1 -g -fno-omit-frame-pointer -march=x86-64-v3
   -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
   -I. -isystem /usr/include/eigen3 -Wno-unused-command-line-argument
+  -DONNX_ML=1 -DONNX_NAMESPACE=onnx  # Debian's onnx headers, as onnx.BUILD
 )
 LDFLAGS=(-fsanitize=fuzzer,address,undefined -ldl -lpthread)
 
@@ -71,6 +73,9 @@ sources_for() {
         backends/reference backends/reference/kernels |
         grep -v -E '^backends/reference/plugin\.cc$' ;;
     image) non_test_sources data | grep -v -E '/loader_profile\.cc$' ;;
+    onnx_import)
+      non_test_sources core core/passes ops backends/cpu backends/cpu/kernels \
+        models onnx ;;
     *) echo "tools/fuzz.sh: unknown target '$1' (targets: ${TARGETS[*]})" >&2
        return 1 ;;
   esac
@@ -80,6 +85,7 @@ sources_for() {
 libs_for() {
   case "$1" in
     image) echo -ljpeg -lpng16 ;;
+    onnx_import) echo -lonnx_proto -lprotobuf ;;
   esac
 }
 
@@ -113,7 +119,7 @@ build() {
   mkdir -p "$FUZZ_OUT/bin" "$FUZZ_OUT/obj"
   # Any header newer than the stamp rebuilds every object.
   local newest
-  newest=$(find core ops models backends/cpu backends/reference data tests/fuzz -name '*.h' -newer \
+  newest=$(find core ops models backends/cpu backends/reference data onnx tests/fuzz -name '*.h' -newer \
              "$FUZZ_OUT/.headers" 2>/dev/null | head -1 || true)
   if [[ ! -f "$FUZZ_OUT/.headers" || -n "$newest" ]]; then
     rm -rf "$FUZZ_OUT/obj"
@@ -198,7 +204,7 @@ main() {
       echo "fuzz: ${passed} passed, ${failed} failed"
       [[ $failed -eq 0 ]] || exit 1 ;;
     list) printf '%s\n' "${TARGETS[@]}" ;;
-    *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 }
 
