@@ -47,6 +47,18 @@ def load(paths):
     return runs
 
 
+def model_label(name):
+    """'vgg11' for a run of vgg11 and for .../vgg11_dynamic/model.onnx (the
+    layout of tools/export_onnx_models.py), so runs of one model share a title."""
+    name = str(name)
+    if not name.endswith(".onnx"):
+        return name
+    stem = os.path.splitext(os.path.basename(name))[0]
+    if stem == "model":
+        stem = os.path.basename(os.path.dirname(name)) or stem
+    return stem[:-len("_dynamic")] if stem.endswith("_dynamic") else stem
+
+
 def rows_by_key(run):
     return {(r["device"], r["batch"]): r for r in run["doc"]["results"] if "error" not in r}
 
@@ -224,7 +236,7 @@ def main(argv=None):
     parser.add_argument("--title", default=None)
     args = parser.parse_args(argv)
     runs = load(args.runs)
-    models = sorted({r["doc"].get("model", "?") for r in runs})
+    models = sorted({model_label(r["doc"].get("model", "?")) for r in runs})
     title = args.title or "%s: %s" % ("/".join(models), " vs ".join(r["label"] for r in runs))
     text = markdown(runs, title)
     if args.out:

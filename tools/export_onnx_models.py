@@ -40,6 +40,7 @@ difference per model when the ORT outputs exist.
 
 import argparse
 import importlib
+import inspect
 import json
 import os
 import subprocess
@@ -299,6 +300,16 @@ def check_output(name, y):
         raise RuntimeError("%s: PyTorch output is degenerate (constant)" % name)
 
 
+def torchscript_exporter():
+    """torch.onnx.export's keyword for the TorchScript exporter, which made
+    every committed file. PyTorch 2.5+ also has a dynamo-based exporter (the
+    default from 2.9) that needs onnxscript and writes another graph;
+    dynamo=False keeps 2.x's files the same kind. 1.13 has no such keyword."""
+    if "dynamo" in inspect.signature(torch.onnx.export).parameters:
+        return {"dynamo": False}
+    return {}
+
+
 def export_one(name, args, out_dir):
     model, res = build(name, args.size, args.seed)
     batch = args.batch
@@ -316,7 +327,8 @@ def export_one(name, args, out_dir):
     with torch.enable_grad():
         torch.onnx.export(model, torch.from_numpy(x), path, opset_version=args.opset,
                           input_names=["input"], output_names=["output"],
-                          dynamic_axes=dynamic, do_constant_folding=True)
+                          dynamic_axes=dynamic, do_constant_folding=True,
+                          **torchscript_exporter())
     onnx.checker.check_model(path, full_check=True)
     proto = onnx.load(path)
     op_types = sorted({n.op_type for n in proto.graph.node})

@@ -20,6 +20,7 @@ packages=(
   libeigen3-dev          # Eigen 3.4
   libgtest-dev libgmock-dev googletest
   libbenchmark-dev       # Google Benchmark 1.7.1
+  libdnnl-dev            # oneDNN 2.6 (OpenMP): the dnnl backend plugin (backends/dnnl)
   nlohmann-json3-dev
   libonnx-dev libprotobuf-dev  # ONNX import (onnx/): onnx-ml.pb.h, libonnx_proto
   libonnx-testdata       # ONNX's backend node tests (tests/onnx_node_test)
