@@ -16,12 +16,15 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNNER = os.path.join(ROOT, "bazel-bin/tests/onnx_node_test")
+MODELS_TEST = os.path.join(ROOT, "bazel-bin/tests/onnx_models_test")
+MODELS_DIR = os.path.join(ROOT, "tests/onnx_models")
 DATA = "/usr/share/libonnx-testdata/data/node"
 
 
 def main():
-    if not os.path.exists(RUNNER):
-        sys.exit("build the runner first: bazel build //tests:onnx_node_test")
+    if not os.path.exists(RUNNER) or not os.path.exists(MODELS_TEST):
+        sys.exit("build the tests first: bazel build //tests:onnx_node_test "
+                 "//tests:onnx_models_test")
     supported = subprocess.run([RUNNER, "--list_supported"], check=True,
                                capture_output=True, text=True).stdout.split()
     with tempfile.TemporaryDirectory() as tmp:
@@ -85,12 +88,63 @@ def main():
     for reason, n in reasons.most_common():
         out.append("| %d | %s |" % (n, reason.replace("|", "\\|")))
     out.append("")
+    out.extend(model_section())
     path = os.path.join(ROOT, "docs/onnx.md")
     with open(path, "w") as f:
         f.write("\n".join(out))
     print("wrote", path)
     print(run.stdout.strip().splitlines()[-len(devices):])
     return run.returncode
+
+
+def model_section():
+    """The torchvision families (tests/onnx_models) on every device, from
+    one run of //tests:onnx_models_test: max |diff| / max |logit| against
+    PyTorch and ONNX Runtime."""
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "models.json")
+        subprocess.run([MODELS_TEST, "--gtest_output=json:" + report], cwd=ROOT,
+                       capture_output=True, text=True)
+        suites = json.load(open(report))["testsuites"]
+    rows = collections.OrderedDict()
+    for suite in suites:
+        for t in suite["testsuite"]:
+            model, device = None, None
+            name = t["name"].split("/")[1]
+            for d in ("cpu_0", "ref_0", "cuda_0"):
+                if name.endswith("_" + d):
+                    model, device = name[: -len(d) - 1], d.replace("_", ":")
+            if "output_pytorch.npy" in t:
+                cell = "%.1e / %.1e" % (float(t["output_pytorch.npy"]),
+                                        float(t["output_onnxruntime.npy"]))
+                if t.get("failures"):
+                    cell += " FAILED"
+            elif t.get("result") == "SKIPPED":
+                cell = "skipped (no device)"
+            else:
+                cell = "FAILED"
+            rows.setdefault(model, {})[device] = cell
+    devices = ["cpu:0", "ref:0", "cuda:0"]
+    out = ["## Models: the torchvision families\n",
+           "Small variants of each family (same blocks, narrow widths, small "
+           "inputs; `tests/onnx_models/README.md` says how they were made) "
+           "exported from PyTorch 1.13 with `tools/export_onnx_models.py`, run by "
+           "`//tests:onnx_models_test` (limit 1e-4). Each cell: max |diff| / max "
+           "|logit| against PyTorch / against ONNX Runtime.\n",
+           "| model | input | parameters | nodes | " + " | ".join(devices) + " |",
+           "|---|---|---|---|" + "---|" * len(devices)]
+    for model, cells in rows.items():
+        info = json.load(open(os.path.join(MODELS_DIR, model, "info.json")))
+        shape = "x".join(str(d) for d in info["input_shape"])
+        out.append("| %s | %s | %d | %d | %s |" % (
+            model, shape, info["parameters"], info["nodes"],
+            " | ".join(cells.get(d, "-") for d in devices)))
+    out.append("")
+    out.append("The full-size models (224x224, real widths) are the slow check: "
+               "`/usr/bin/python3 tools/export_onnx_models.py --size=full` then "
+               "`/usr/bin/python3 tools/check_onnx_models.py` (all 13 families matched "
+               "PyTorch within 2.8e-6 on cpu:0 on 2026-12-01).\n")
+    return out
 
 
 if __name__ == "__main__":
