@@ -22,28 +22,43 @@ struct Window2d {
   bool symmetric() const { return pad_top == pad_bottom && pad_left == pad_right; }
 };
 
+// A 1-D window (input [N, C, L]) runs as a 2-D one over [N, C, 1, L]: its
+// kernel, strides, dilations and pads get a leading 1 (or 0 pads).
 absl::StatusOr<Window2d> ReadWindow(NodeContext& ctx, const Shape& input,
                                     std::vector<int64_t> kernel,
                                     bool has_dilations) {
   Window2d w;
-  if (input.rank() != 4 || kernel.size() != 2) {
+  const bool one_d = input.rank() == 3 && kernel.size() == 1;
+  if (!one_d && (input.rank() != 4 || kernel.size() != 2)) {
     return absl::UnimplementedError(absl::StrCat(
-        "only 2-D ", ctx.op_type(), " (input [N, C, H, W]) is supported; got input ",
+        "only 1-D and 2-D ", ctx.op_type(),
+        " (input [N, C, L] or [N, C, H, W]) are supported; got input ",
         input.ToString()));
   }
-  w.kernel = kernel;
-  SY_ASSIGN_OR_RETURN(w.strides, ctx.Ints("strides", {1, 1}));
+  const size_t n = kernel.size();
+  SY_ASSIGN_OR_RETURN(w.strides, ctx.Ints("strides", std::vector<int64_t>(n, 1)));
   if (has_dilations) {
-    SY_ASSIGN_OR_RETURN(w.dilations, ctx.Ints("dilations", {1, 1}));
+    SY_ASSIGN_OR_RETURN(w.dilations, ctx.Ints("dilations", std::vector<int64_t>(n, 1)));
   } else {
-    w.dilations = {1, 1};
+    w.dilations.assign(n, 1);
   }
-  SY_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ctx.Ints("pads", {0, 0, 0, 0}));
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> pads,
+                      ctx.Ints("pads", std::vector<int64_t>(2 * n, 0)));
   SY_ASSIGN_OR_RETURN(std::string auto_pad, ctx.String("auto_pad", "NOTSET"));
-  if (w.strides.size() != 2 || w.dilations.size() != 2 || pads.size() != 4) {
-    return absl::InvalidArgumentError(
-        "strides and dilations need 2 values and pads 4 for a 2-D window");
+  if (w.strides.size() != n || w.dilations.size() != n || pads.size() != 2 * n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "strides and dilations need ", n, " values and pads ", 2 * n,
+        " for a ", n, "-D window"));
   }
+  std::vector<int64_t> spatial = {input.dim(2), input.dim(input.rank() - 1)};
+  if (one_d) {
+    kernel.insert(kernel.begin(), 1);
+    w.strides.insert(w.strides.begin(), 1);
+    w.dilations.insert(w.dilations.begin(), 1);
+    pads = {0, pads[0], 0, pads[1]};
+    spatial[0] = 1;
+  }
+  w.kernel = kernel;
   if (auto_pad == "NOTSET") {
     w.pad_top = pads[0];
     w.pad_left = pads[1];
@@ -53,7 +68,7 @@ absl::StatusOr<Window2d> ReadWindow(NodeContext& ctx, const Shape& input,
   } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     int64_t begin[2], end[2];
     for (int d = 0; d < 2; ++d) {
-      const int64_t in = input.dim(2 + d), s = w.strides[d];
+      const int64_t in = spatial[d], s = w.strides[d];
       const int64_t out = (in + s - 1) / s;
       const int64_t span = (w.kernel[d] - 1) * w.dilations[d] + 1;
       const int64_t total = std::max<int64_t>(0, (out - 1) * s + span - in);
@@ -72,6 +87,18 @@ absl::StatusOr<Window2d> ReadWindow(NodeContext& ctx, const Shape& input,
     if (p < 0) return absl::InvalidArgumentError("pads must be >= 0");
   }
   return w;
+}
+
+// A pooling input as 4-D ([N, C, L] -> [N, C, 1, L]), and the result back.
+absl::StatusOr<Val> As4d(NodeContext& ctx, Val x) {
+  const Shape& s = ctx.Type(x).shape;
+  if (s.rank() != 3) return x;
+  return Reshape(ctx, x, {s.dim(0), s.dim(1), 1, s.dim(2)});
+}
+absl::StatusOr<Val> BackToRank(NodeContext& ctx, Val y, int rank) {
+  const Shape& s = ctx.Type(y).shape;
+  if (rank != 3) return y;
+  return Reshape(ctx, y, {s.dim(0), s.dim(1), s.dim(3)});
 }
 
 // The input padded explicitly (for pads the op cannot take itself).
@@ -125,7 +152,14 @@ absl::Status ConvertMaxPool(NodeContext& ctx) {
     return absl::UnimplementedError("storage_order 1 (column major) is not supported");
   }
   SY_RETURN_IF_ERROR(RequireUnusedOutput(ctx, 1, "Indices"));
-  Val input = ctx.In(0);
+  const int rank = ctx.InShape(0).rank();
+  SY_ASSIGN_OR_RETURN(Val input, As4d(ctx, ctx.In(0)));
+  // Integer maxima are exact in float32 for 8-bit types: pool there.
+  const DType dtype = ctx.Type(input).dtype;
+  const bool via_float = dtype == DType::kUInt8 || dtype == DType::kInt8;
+  if (via_float) {
+    SY_ASSIGN_OR_RETURN(input, ctx.EmitOne("cast", {input}, Attrs({{"to", std::string("float32")}})));
+  }
   int64_t pad_h = w.pad_top, pad_w = w.pad_left;
   // max_pool2d takes symmetric pads of at most half the window (PyTorch's
   // rule); others become an explicit -inf pad, which max ignores.
@@ -142,6 +176,10 @@ absl::Status ConvertMaxPool(NodeContext& ctx) {
                                 {"padding", std::vector<int64_t>{pad_h, pad_w}},
                                 {"dilation", w.dilations},
                                 {"ceil_mode", ceil_mode != 0}})));
+  if (via_float) {
+    SY_ASSIGN_OR_RETURN(y, ctx.EmitOne("cast", {y}, Attrs({{"to", DTypeName(dtype)}})));
+  }
+  SY_ASSIGN_OR_RETURN(y, BackToRank(ctx, y, rank));
   return ctx.SetOutput(0, y);
 }
 
@@ -150,14 +188,18 @@ absl::Status ConvertAveragePool(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(Window2d w, ReadWindow(ctx, ctx.InShape(0), kernel, false));
   SY_ASSIGN_OR_RETURN(int64_t ceil_mode, ctx.Int("ceil_mode", 0));
   SY_ASSIGN_OR_RETURN(int64_t count_include_pad, ctx.Int("count_include_pad", 0));
-  return EmitUnary(
-      ctx, "avg_pool2d",
-      Attrs({{"kernel_size", w.kernel},
-             {"stride", w.strides},
-             {"padding", std::vector<int64_t>{w.pad_top, w.pad_left, w.pad_bottom,
-                                              w.pad_right}},
-             {"ceil_mode", ceil_mode != 0},
-             {"count_include_pad", count_include_pad != 0}}));
+  SY_ASSIGN_OR_RETURN(Val input, As4d(ctx, ctx.In(0)));
+  SY_ASSIGN_OR_RETURN(
+      Val y,
+      ctx.EmitOne("avg_pool2d", {input},
+                  Attrs({{"kernel_size", w.kernel},
+                         {"stride", w.strides},
+                         {"padding", std::vector<int64_t>{w.pad_top, w.pad_left,
+                                                          w.pad_bottom, w.pad_right}},
+                         {"ceil_mode", ceil_mode != 0},
+                         {"count_include_pad", count_include_pad != 0}})));
+  SY_ASSIGN_OR_RETURN(y, BackToRank(ctx, y, ctx.InShape(0).rank()));
+  return ctx.SetOutput(0, y);
 }
 
 std::vector<int64_t> SpatialAxes(int rank) {

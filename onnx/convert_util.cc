@@ -34,6 +34,12 @@ absl::Status RequireUnusedOutput(NodeContext& ctx, int i, const char* what) {
   return absl::OkStatus();
 }
 
+Val Scalar(NodeContext& ctx, double value, DType dtype) {
+  std::vector<char> bytes(DTypeSize(dtype));
+  SetElementFromDouble(bytes.data(), dtype, 0, value);
+  return ctx.Constant(HostArray(Shape(), dtype, std::move(bytes)));
+}
+
 absl::StatusOr<Val> Reshape(NodeContext& ctx, Val value,
                             const std::vector<int64_t>& dims) {
   if (ctx.Type(value).shape == Shape(dims)) return value;

@@ -38,6 +38,9 @@ absl::Status Alias(NodeContext& ctx, int input = 0);
 // BatchNormalization's running statistics in training).
 absl::Status RequireUnusedOutput(NodeContext& ctx, int i, const char* what);
 
+// A scalar constant of `dtype` (for composites: x * alpha, 1 + |x|).
+Val Scalar(NodeContext& ctx, double value, DType dtype);
+
 // `value` reshaped (a reshape op, folded when on the host).
 absl::StatusOr<Val> Reshape(NodeContext& ctx, Val value,
                             const std::vector<int64_t>& dims);

@@ -128,6 +128,7 @@ int RequiredInputs(const std::string& op_type) {
       {"Conv", 2}, {"Div", 2}, {"Equal", 2}, {"Expand", 2}, {"Gather", 2},
       {"Gemm", 2}, {"Greater", 2}, {"LayerNormalization", 2}, {"Less", 2},
       {"MatMul", 2}, {"Mul", 2}, {"NonMaxSuppression", 2}, {"Pad", 2},
+      {"PRelu", 2}, {"InstanceNormalization", 3}, {"Tile", 2},
       {"Pow", 2}, {"Range", 3}, {"Reshape", 2}, {"Slice", 3}, {"Sub", 2},
       {"Where", 3},
   };

@@ -1,0 +1,245 @@
+// ONNX ops without a Switchyard op of their own, written as a few of the
+// ops there are (each formula is ONNX's definition of the op).
+
+#include <cmath>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
+#include "onnx/convert_util.h"
+#include "onnx/converter_registry.h"
+
+namespace switchyard {
+namespace onnx_import {
+namespace {
+
+DType InDType(NodeContext& ctx) { return ctx.Type(ctx.In(0)).dtype; }
+
+absl::StatusOr<Val> Op(NodeContext& ctx, const char* op, std::vector<Val> operands,
+                       const AttrMap& attrs = AttrMap()) {
+  return ctx.EmitOne(op, operands, attrs);
+}
+
+// min(x, 0) and max(x, 0) through clip.
+absl::StatusOr<Val> NegativePart(NodeContext& ctx, Val x) {
+  return Op(ctx, "clip", {x}, Attrs({{"min", -INFINITY}, {"max", 0.0}}));
+}
+
+// alpha * (exp(min(x, 0) / beta) - 1) for the ELU family (beta 1 but CELU).
+absl::StatusOr<Val> ExpMinusOne(NodeContext& ctx, Val x, double alpha, double beta) {
+  const DType t = InDType(ctx);
+  SY_ASSIGN_OR_RETURN(Val neg, NegativePart(ctx, x));
+  if (beta != 1.0) {
+    SY_ASSIGN_OR_RETURN(neg, Op(ctx, "div", {neg, Scalar(ctx, beta, t)}));
+  }
+  SY_ASSIGN_OR_RETURN(Val e, Op(ctx, "exp", {neg}));
+  SY_ASSIGN_OR_RETURN(Val em1, Op(ctx, "sub", {e, Scalar(ctx, 1.0, t)}));
+  return Op(ctx, "mul", {em1, Scalar(ctx, alpha, t)});
+}
+
+// PRelu: relu(x) - slope * relu(-x).
+absl::Status ConvertPRelu(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(Val pos, Op(ctx, "relu", {ctx.In(0)}));
+  SY_ASSIGN_OR_RETURN(Val negated, Op(ctx, "neg", {ctx.In(0)}));
+  SY_ASSIGN_OR_RETURN(Val neg, Op(ctx, "relu", {negated}));
+  SY_ASSIGN_OR_RETURN(Val scaled, Op(ctx, "mul", {neg, ctx.In(1)}));
+  SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "sub", {pos, scaled}));
+  return ctx.SetOutput(0, y);
+}
+
+// Elu: relu(x) + alpha * (exp(min(x, 0)) - 1).
+absl::Status ConvertElu(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(float alpha, ctx.Float("alpha", 1.0f));
+  SY_ASSIGN_OR_RETURN(Val pos, Op(ctx, "relu", {ctx.In(0)}));
+  SY_ASSIGN_OR_RETURN(Val neg, ExpMinusOne(ctx, ctx.In(0), alpha, 1.0));
+  SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "add", {pos, neg}));
+  return ctx.SetOutput(0, y);
+}
+
+// Celu: relu(x) + alpha * (exp(min(x, 0) / alpha) - 1).
+absl::Status ConvertCelu(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(float alpha, ctx.Float("alpha", 1.0f));
+  if (alpha == 0) return absl::InvalidArgumentError("alpha must not be 0");
+  SY_ASSIGN_OR_RETURN(Val pos, Op(ctx, "relu", {ctx.In(0)}));
+  SY_ASSIGN_OR_RETURN(Val neg, ExpMinusOne(ctx, ctx.In(0), alpha, alpha));
+  SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "add", {pos, neg}));
+  return ctx.SetOutput(0, y);
+}
+
+// Selu: gamma * (relu(x) + alpha * (exp(min(x, 0)) - 1)).
+absl::Status ConvertSelu(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(float alpha, ctx.Float("alpha", 1.67326319217681884765625f));
+  SY_ASSIGN_OR_RETURN(float gamma, ctx.Float("gamma", 1.05070102214813232421875f));
+  SY_ASSIGN_OR_RETURN(Val pos, Op(ctx, "relu", {ctx.In(0)}));
+  SY_ASSIGN_OR_RETURN(Val neg, ExpMinusOne(ctx, ctx.In(0), alpha, 1.0));
+  SY_ASSIGN_OR_RETURN(Val sum, Op(ctx, "add", {pos, neg}));
+  SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "mul", {sum, Scalar(ctx, gamma, InDType(ctx))}));
+  return ctx.SetOutput(0, y);
+}
+
+// Softsign: x / (1 + |x|).
+absl::Status ConvertSoftsign(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(Val a, Op(ctx, "abs", {ctx.In(0)}));
+  SY_ASSIGN_OR_RETURN(Val d, Op(ctx, "add", {a, Scalar(ctx, 1.0, InDType(ctx))}));
+  SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "div", {ctx.In(0), d}));
+  return ctx.SetOutput(0, y);
+}
+
+// Sum and Mean of one or more inputs, broadcast.
+absl::Status Accumulate(NodeContext& ctx, bool mean) {
+  Val acc = ctx.In(0);
+  int n = 1;
+  for (int i = 1; i < ctx.num_inputs(); ++i) {
+    if (!ctx.HasInput(i)) continue;
+    SY_ASSIGN_OR_RETURN(acc, Op(ctx, "add", {acc, ctx.In(i)}));
+    ++n;
+  }
+  if (mean && n > 1) {
+    SY_ASSIGN_OR_RETURN(acc, Op(ctx, "div", {acc, Scalar(ctx, n, InDType(ctx))}));
+  }
+  return ctx.SetOutput(0, acc);
+}
+absl::Status ConvertSum(NodeContext& ctx) { return Accumulate(ctx, false); }
+absl::Status ConvertMean(NodeContext& ctx) { return Accumulate(ctx, true); }
+
+// ReduceL1, ReduceL2, ReduceSumSquare: reduce_sum of |x| or x * x (then a
+// square root for L2), with ReduceSum's axes and keepdims (axes an
+// attribute before opset 18).
+absl::Status ReduceOf(NodeContext& ctx, const char* kind) {
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ctx.Ints("axes"));
+  SY_ASSIGN_OR_RETURN(int64_t keepdims, ctx.Int("keepdims", 1));
+  const int rank = ctx.InShape(0).rank();
+  for (int64_t& a : axes) {
+    SY_ASSIGN_OR_RETURN(a, NormalizeAxis(a, rank, "axis"));
+  }
+  const std::string k = kind;
+  Val x = ctx.In(0);
+  if (k == "l1") {
+    SY_ASSIGN_OR_RETURN(x, Op(ctx, "abs", {x}));
+  } else {
+    SY_ASSIGN_OR_RETURN(x, Op(ctx, "mul", {x, x}));
+  }
+  SY_ASSIGN_OR_RETURN(
+      Val y, Op(ctx, "reduce_sum", {x}, Attrs({{"axes", axes}, {"keepdims", keepdims != 0}})));
+  if (k == "l2") {
+    SY_ASSIGN_OR_RETURN(y, Op(ctx, "sqrt", {y}));
+  }
+  return ctx.SetOutput(0, y);
+}
+absl::Status ConvertReduceL1(NodeContext& ctx) { return ReduceOf(ctx, "l1"); }
+absl::Status ConvertReduceL2(NodeContext& ctx) { return ReduceOf(ctx, "l2"); }
+absl::Status ConvertReduceSumSquare(NodeContext& ctx) { return ReduceOf(ctx, "square"); }
+
+// InstanceNormalization: per (n, c), normalize over the spatial dimensions
+// (layer_norm from axis 2 with unit scale), then scale and bias per channel.
+absl::Status ConvertInstanceNormalization(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(float epsilon, ctx.Float("epsilon", 1e-5f));
+  const Shape& x = ctx.InShape(0);
+  if (x.rank() < 3) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input must be [N, C, D1, ...], got ", x.ToString()));
+  }
+  const DType t = InDType(ctx);
+  std::vector<int64_t> spatial(x.dims().begin() + 2, x.dims().end());
+  const Shape unit_shape(spatial);
+  std::vector<char> ones(static_cast<size_t>(unit_shape.num_elements()) * DTypeSize(t));
+  for (int64_t i = 0; i < unit_shape.num_elements(); ++i) {
+    SetElementFromDouble(ones.data(), t, i, 1.0);
+  }
+  const Val unit = ctx.Constant(HostArray(unit_shape, t, std::move(ones)));
+  SY_ASSIGN_OR_RETURN(
+      Val normalized,
+      Op(ctx, "layer_norm", {ctx.In(0), unit},
+         Attrs({{"axis", int64_t{2}}, {"epsilon", double{epsilon}}})));
+  std::vector<int64_t> per_channel = {x.dim(1)};
+  for (int d = 2; d < x.rank(); ++d) per_channel.push_back(1);
+  SY_ASSIGN_OR_RETURN(Val scale, Reshape(ctx, ctx.In(1), per_channel));
+  SY_ASSIGN_OR_RETURN(Val bias, Reshape(ctx, ctx.In(2), per_channel));
+  SY_ASSIGN_OR_RETURN(Val scaled, Op(ctx, "mul", {normalized, scale}));
+  SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "add", {scaled, bias}));
+  return ctx.SetOutput(0, y);
+}
+
+// Tile: per axis, [.., d, ..] -> [.., 1, d, ..] expanded to [.., r, d, ..]
+// -> [.., r * d, ..], all axes at once.
+absl::Status ConvertTile(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> repeats, ctx.ConstInts(1, "repeats"));
+  const Shape& x = ctx.InShape(0);
+  if (static_cast<int>(repeats.size()) != x.rank()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "repeats has ", repeats.size(), " values for an input of rank ", x.rank()));
+  }
+  std::vector<int64_t> split, expanded, tiled;
+  for (int d = 0; d < x.rank(); ++d) {
+    if (repeats[d] < 0) return absl::InvalidArgumentError("repeats must be >= 0");
+    split.insert(split.end(), {1, x.dim(d)});
+    expanded.insert(expanded.end(), {repeats[d], x.dim(d)});
+    tiled.push_back(repeats[d] * x.dim(d));
+  }
+  SY_ASSIGN_OR_RETURN(Val s, Reshape(ctx, ctx.In(0), split));
+  SY_ASSIGN_OR_RETURN(Val e, Op(ctx, "expand", {s}, Attrs({{"shape", expanded}})));
+  SY_ASSIGN_OR_RETURN(Val y, Reshape(ctx, e, tiled));
+  return ctx.SetOutput(0, y);
+}
+
+// DepthToSpace and SpaceToDepth: a reshape, a transpose, a reshape.
+absl::Status ConvertDepthToSpace(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(int64_t b, ctx.Int("blocksize", 0));
+  SY_ASSIGN_OR_RETURN(std::string mode, ctx.String("mode", "DCR"));
+  const Shape& x = ctx.InShape(0);
+  if (x.rank() != 4 || b < 1 || x.dim(1) % (b * b) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "needs a [N, C, H, W] input with C divisible by blocksize^2; got ",
+        x.ToString(), " and blocksize ", b));
+  }
+  const int64_t n = x.dim(0), c = x.dim(1) / (b * b), h = x.dim(2), w = x.dim(3);
+  std::vector<int64_t> dims, perm;
+  if (mode == "DCR") {
+    dims = {n, b, b, c, h, w};
+    perm = {0, 3, 4, 1, 5, 2};
+  } else if (mode == "CRD") {
+    dims = {n, c, b, b, h, w};
+    perm = {0, 1, 4, 2, 5, 3};
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("unknown mode '", mode, "'"));
+  }
+  SY_ASSIGN_OR_RETURN(Val r, Reshape(ctx, ctx.In(0), dims));
+  SY_ASSIGN_OR_RETURN(Val t, Op(ctx, "transpose", {r}, Attrs({{"perm", perm}})));
+  SY_ASSIGN_OR_RETURN(Val y, Reshape(ctx, t, {n, c, h * b, w * b}));
+  return ctx.SetOutput(0, y);
+}
+
+absl::Status ConvertSpaceToDepth(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(int64_t b, ctx.Int("blocksize", 0));
+  const Shape& x = ctx.InShape(0);
+  if (x.rank() != 4 || b < 1 || x.dim(2) % b != 0 || x.dim(3) % b != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "needs a [N, C, H, W] input with H and W divisible by blocksize; got ",
+        x.ToString(), " and blocksize ", b));
+  }
+  const int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2) / b, w = x.dim(3) / b;
+  SY_ASSIGN_OR_RETURN(Val r, Reshape(ctx, ctx.In(0), {n, c, h, b, w, b}));
+  SY_ASSIGN_OR_RETURN(
+      Val t, Op(ctx, "transpose", {r}, Attrs({{"perm", std::vector<int64_t>{0, 3, 5, 1, 2, 4}}})));
+  SY_ASSIGN_OR_RETURN(Val y, Reshape(ctx, t, {n, c * b * b, h, w}));
+  return ctx.SetOutput(0, y);
+}
+
+SY_REGISTER_ONNX_CONVERTER("PRelu", ConvertPRelu);
+SY_REGISTER_ONNX_CONVERTER("Elu", ConvertElu);
+SY_REGISTER_ONNX_CONVERTER("Celu", ConvertCelu);
+SY_REGISTER_ONNX_CONVERTER("Selu", ConvertSelu);
+SY_REGISTER_ONNX_CONVERTER("Softsign", ConvertSoftsign);
+SY_REGISTER_ONNX_CONVERTER("Sum", ConvertSum);
+SY_REGISTER_ONNX_CONVERTER("Mean", ConvertMean);
+SY_REGISTER_ONNX_CONVERTER("ReduceL1", ConvertReduceL1);
+SY_REGISTER_ONNX_CONVERTER("ReduceL2", ConvertReduceL2);
+SY_REGISTER_ONNX_CONVERTER("ReduceSumSquare", ConvertReduceSumSquare);
+SY_REGISTER_ONNX_CONVERTER("InstanceNormalization", ConvertInstanceNormalization);
+SY_REGISTER_ONNX_CONVERTER("Tile", ConvertTile);
+SY_REGISTER_ONNX_CONVERTER("DepthToSpace", ConvertDepthToSpace);
+SY_REGISTER_ONNX_CONVERTER("SpaceToDepth", ConvertSpaceToDepth);
+
+}  // namespace
+}  // namespace onnx_import
+}  // namespace switchyard
