@@ -6,7 +6,7 @@
 // files; benchmarks/compare_image_pipeline.sh runs both in one go.
 //
 //   bazel build -c opt //benchmarks:image_pipeline_benchmark
-//   bazel-bin/benchmarks/image_pipeline_benchmark --images=DIR \
+//   bazel-bin/benchmarks/image_pipeline_benchmark --images=DIR
 //       [--loader_threads=1,2] [--batch=32] [--augment=eval|train]
 //
 // Counters: items_per_second is images/s of all threads together;
