@@ -11,6 +11,8 @@
 #
 # The bundle (tools/gpu_check/run_on_gpu.sh says what the run does):
 #   run_on_gpu.sh, MANIFEST.txt      the script to run there; what was packed
+#   bin.tar.xz                       bin/ and lib/ (xz: 47 MiB -> 6; the
+#                                    script unpacks it under its $TMP):
 #   bin/                             switchyard and the test binaries, stripped
 #   lib/                             the shared libraries they need that a
 #                                    machine without this Debian build lacks:
@@ -19,11 +21,26 @@
 #   lib/fallback/                    libstdc++/libgcc_s, used there only if the
 #                                    system's are older than the build's
 #   tests/golden/data/               the golden fixtures (nms/ included)
+#   tests/images/                    the readable test images (the verdict
+#                                    runs' fallback when PIL is missing there)
+#   data/onnx_node_tests.tar.gz      ONNX's node tests that pass on cpu:0
+#                                    here (onnx_node_test --verbose lists
+#                                    them; the GPU machine has no Debian
+#                                    libonnx-testdata)
+#   data/onnx_models.tar.gz          tests/onnx_models (the torchvision
+#                                    families), unless the bundle and the
+#                                    working tree together would pass 64 MiB:
+#                                    then run_on_gpu.sh reads the working
+#                                    tree's copy, which travels anyway
 #   benchmarks/                      pytorch_peer.py (+ pytorch_vgg11_cpu.py,
-#                                    which it imports) and compare.py
-#   tools/                           compare_logits.py; gpu_check/: the
-#                                    PyTorch peers (TF32 on/off, VGG11, NMS)
-#                                    and the report writer
+#                                    which it imports), compare.py,
+#                                    torchvision_pipeline.py (the slow image
+#                                    set), models/ (the diagnosis models)
+#   tools/                           compare_logits.py, export_onnx_models.py
+#                                    (ResNet-50 is exported there: 100 MB);
+#                                    gpu_check/: the PyTorch peers (TF32
+#                                    on/off, VGG11, NMS), onnx_logits.py,
+#                                    make_slow_images.py, the report writer
 # Not packed: cuBLAS and cuDNN (hundreds of MB); the script finds PyTorch's.
 #
 # Targets that do not exist in this tree (e.g. NMS before it lands) are left
@@ -31,8 +48,9 @@
 #
 # Binaries are built -c opt for generic x86-64-v3 (.bazelrc; never
 # -march=native) with device code for SWITCHYARD_CUDA_ARCHS (default sm_90 +
-# PTX). The bundle must stay under 64 MiB (the device tool's limit); this
-# script fails if it does not.
+# PTX). The device tool carries the working tree (tracked and untracked,
+# not ignored) and the bundle together within 64 MiB; this script fails if
+# they would not fit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,6 +73,8 @@ WANTED=(
   //tests:nms_test
   //tests:nms_golden_test
   //benchmarks:nms_benchmark
+  //tests:onnx_node_test
+  //tests:onnx_models_test
 )
 # Those that exist in this tree (--keep_going: a missing one is an error
 # message, not a failure).
@@ -77,7 +97,7 @@ if ! grep -q 'CUDA_FOUND = True' "$OUTPUT_BASE/external/local_cuda/defs.bzl"; th
 fi
 
 rm -rf "$BUNDLE"
-mkdir -p "$BUNDLE"/{bin,lib/fallback,tests/golden/data,tools/gpu_check}
+mkdir -p "$BUNDLE"/{bin,lib/fallback,tests/golden/data,tests/images,tools/gpu_check,data,benchmarks/models}
 
 # Binaries: switchyard, the tests and nms_benchmark, stripped.
 paths=()
@@ -117,29 +137,90 @@ if compgen -G 'tests/golden/data/nms/*.safetensors' >/dev/null; then
   cp tests/golden/data/nms/*.safetensors "$BUNDLE/tests/golden/data/nms/"
 fi
 install -m 755 tools/gpu_check/run_on_gpu.sh "$BUNDLE/run_on_gpu.sh"
-install -m 644 tools/compare_logits.py "$BUNDLE/tools/"
+install -m 644 tools/compare_logits.py tools/export_onnx_models.py "$BUNDLE/tools/"
 install -m 644 tools/gpu_check/pytorch_vgg11_cuda.py tools/gpu_check/pytorch_peer_tf32.py \
-  tools/gpu_check/torchvision_nms_cuda.py tools/gpu_check/report.py "$BUNDLE/tools/gpu_check/"
-mkdir -p "$BUNDLE/benchmarks"
+  tools/gpu_check/torchvision_nms_cuda.py tools/gpu_check/report.py \
+  tools/gpu_check/onnx_logits.py tools/gpu_check/make_slow_images.py "$BUNDLE/tools/gpu_check/"
 install -m 644 benchmarks/pytorch_peer.py benchmarks/pytorch_vgg11_cpu.py benchmarks/compare.py \
-  "$BUNDLE/benchmarks/"
+  benchmarks/torchvision_pipeline.py "$BUNDLE/benchmarks/"
+install -m 644 benchmarks/models/*.onnx "$BUNDLE/benchmarks/models/"
+# The images the decoders read (not the bad_* ones, which only test errors).
+find tests/images -maxdepth 1 -type f \( -name '*.jpg' -o -name '*.png' \) ! -name 'bad_*' \
+  -exec install -m 644 {} "$BUNDLE/tests/images/" \;
 
+# ONNX's node tests that pass on cpu:0 here: the GPU machine runs them on
+# cpu:0 and cuda:0 (a case failing there on cuda:0 only is a CUDA finding).
+NODE_DIR="${ONNX_NODE_DIR:-/usr/share/libonnx-testdata/data/node}"
+NODE_CASES=0
+if [[ -x "$BIN_DIR/tests/onnx_node_test" && -d "$NODE_DIR" ]]; then
+  "$BIN_DIR/tests/onnx_node_test" --data_dir="$NODE_DIR" --devices=cpu:0 --verbose \
+    >"$BUNDLE/data/onnx_node_tests_cpu.txt" 2>&1 || true
+  mapfile -t node_cases < <(sed -n 's/^passed  *\(test_[A-Za-z0-9_]*\) on cpu:0$/\1/p' \
+    "$BUNDLE/data/onnx_node_tests_cpu.txt" | sort -u)
+  NODE_CASES=${#node_cases[@]}
+  echo "== ONNX node tests: $(tail -n1 "$BUNDLE/data/onnx_node_tests_cpu.txt"); packing the $NODE_CASES that pass"
+  if ((NODE_CASES > 0)); then
+    tar -czf "$BUNDLE/data/onnx_node_tests.tar.gz" -C "$NODE_DIR" "${node_cases[@]}"
+  fi
+  # The list and the counts stay; the per-case lines would only repeat it.
+  grep -v '^\(passed\|skipped\) ' "$BUNDLE/data/onnx_node_tests_cpu.txt" >"$BUNDLE/data/onnx_node_tests.txt" || true
+  printf '%s\n' "${node_cases[@]}" >>"$BUNDLE/data/onnx_node_tests.txt"
+  rm "$BUNDLE/data/onnx_node_tests_cpu.txt"
+else
+  echo "note: no onnx_node_test or no $NODE_DIR (libonnx-testdata): the node tests are not packed"
+fi
+if compgen -G 'tests/onnx_models/*/model.onnx' >/dev/null; then
+  tar -czf "$BUNDLE/data/onnx_models.tar.gz" --exclude=BUILD tests/onnx_models
+fi
+
+# Facts about the binaries, then bin/ and lib/ as one xz archive (about
+# 47 MiB -> 6; run_on_gpu.sh unpacks it under its $TMP).
+GLIBC_LINE="max GLIBC $(objdump -T "$BUNDLE"/bin/* "$BUNDLE"/lib/*.so* 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -n1), max GLIBCXX $(objdump -T "$BUNDLE"/bin/* "$BUNDLE"/lib/*.so* 2>/dev/null | grep -o 'GLIBCXX_[0-9.]*' | sort -uV | tail -n1)"
+BIN_SHAS="$(cd "$BUNDLE" && find bin lib -type f | sort | xargs sha256sum | awk '{print "  " $2 "  " $1}')"
+BIN_BYTES=$(du -sb "$BUNDLE/bin" "$BUNDLE/lib" | awk '{s += $1} END {print s}')
+echo "== compressing bin/ and lib/ ($((BIN_BYTES / 1024 / 1024)) MiB) into bin.tar.xz"
+tar -cJf "$BUNDLE/bin.tar.xz" -C "$BUNDLE" bin lib
+rm -rf "$BUNDLE/bin" "$BUNDLE/lib"
+
+# What the device tool carries: the working tree (tracked and untracked
+# files that git does not ignore) and the bundle, 64 MiB together.
+tree_bytes() {
+  git ls-files -z --cached --others --exclude-standard |
+    xargs -0 stat -c %s 2>/dev/null | awk '{s += $1} END {print s + 0}'
+}
+TREE=$(tree_bytes)
+total=$(du -sb "$BUNDLE" | cut -f1)
+# (1 MiB kept for MANIFEST.txt and slack.)
+if ((total + TREE >= LIMIT_BYTES - 1024 * 1024)) && [[ -f "$BUNDLE/data/onnx_models.tar.gz" ]] &&
+    [[ -d tests/onnx_models ]]; then
+  echo "note: bundle + working tree would pass 64 MiB; leaving out data/onnx_models.tar.gz (run_on_gpu.sh reads the working tree's tests/onnx_models)"
+  rm "$BUNDLE/data/onnx_models.tar.gz"
+fi
 ARCHS="$(sed -n 's/^CUDA_ARCHS = //p' "$OUTPUT_BASE/external/local_cuda/defs.bzl" | tr -d '[]" ')"
 {
   echo "built $(date -u +%FT%TZ) on $(uname -n), -c opt, -march=x86-64-v3, CUDA $(sed -n 's/^CUDA_VERSION = "\(.*\)"/\1/p' "$OUTPUT_BASE/external/local_cuda/defs.bzl") (static cudart)"
   echo "cuda_archs ${ARCHS}"
   echo "commit $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD 2>/dev/null || echo ' + uncommitted changes')"
   echo "targets ${TARGETS[*]}"
-  echo "max GLIBC $(objdump -T "$BUNDLE"/bin/* "$BUNDLE"/lib/*.so* 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -n1), max GLIBCXX $(objdump -T "$BUNDLE"/bin/* "$BUNDLE"/lib/*.so* 2>/dev/null | grep -o 'GLIBCXX_[0-9.]*' | sort -uV | tail -n1)"
+  echo "onnx node tests: $NODE_CASES cases that pass on cpu:0 here (data/onnx_node_tests.txt); tests/onnx_models: $([[ -f "$BUNDLE/data/onnx_models.tar.gz" ]] && echo "data/onnx_models.tar.gz" || echo "the working tree's copy (not packed: 64 MiB)")"
+  echo "$GLIBC_LINE"
   echo "files:"
   (cd "$BUNDLE" && find . -type f ! -name MANIFEST.txt | sort | xargs sha256sum | awk '{print "  " $2 "  " $1}')
+  echo "in bin.tar.xz ($BIN_BYTES bytes unpacked):"
+  echo "$BIN_SHAS"
 } >"$BUNDLE/MANIFEST.txt"
 
 total=$(du -sb "$BUNDLE" | cut -f1)
-echo "== $BUNDLE: $(find "$BUNDLE" -type f | wc -l) files, $((total / 1024 / 1024)) MiB ($total bytes)"
-du -sh "$BUNDLE"/bin/* "$BUNDLE"/lib "$BUNDLE"/lib/fallback "$BUNDLE"/tests "$BUNDLE"/benchmarks "$BUNDLE"/tools | sed 's/^/   /'
+echo "== $BUNDLE: $(find "$BUNDLE" -type f | wc -l) files, $((total / 1024 / 1024)) MiB ($total bytes); with the working tree ($((TREE / 1024 / 1024)) MiB) $(((total + TREE) / 1024 / 1024)) MiB of the device tool's 64"
+du -sh "$BUNDLE"/bin.tar.xz "$BUNDLE"/tests "$BUNDLE"/benchmarks "$BUNDLE"/tools "$BUNDLE"/data/* |
+  sed 's/^/   /'
+echo "   (bin.tar.xz unpacked: $((BIN_BYTES / 1024 / 1024)) MiB; $(echo "$BIN_SHAS" | grep -c '^  bin/') binaries)"
 if ((total >= LIMIT_BYTES)); then
   echo "error: the bundle is over 64 MiB" >&2
+  exit 1
+fi
+if ((total + TREE >= LIMIT_BYTES)); then
+  echo "error: the bundle and the working tree together are over 64 MiB (the device tool's limit)" >&2
   exit 1
 fi
 echo "== on the GPU machine: OUT=<dir> bash $BUNDLE/run_on_gpu.sh"

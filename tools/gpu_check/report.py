@@ -22,6 +22,14 @@ part is reported as not measured, with the step's reason):
     util/times_<kind>.json    host epoch seconds around the run
     nms/nms_benchmark.json    Google Benchmark JSON (BM_Nms/<device>/boxes:N)
     nms/torchvision_nms.json  torchvision_nms_cuda.py --json
+    onnx/node_summary.json    onnx_node_test --summary_json (case, device, outcome, reason)
+    tests/onnx_models_test.json  gtest's JSON; each case records its diff to
+                              output_pytorch.npy and output_onnxruntime.npy
+    resnet50/info.json, bench.json, logits.json  the exported file's facts,
+                              `switchyard bench` on it, onnx_logits.py --json
+    verdicts/report_<run>.json, times_<run>.json, nvml_<run>.csv, run_<run>.txt
+                              issue 12's verdict runs (images_1, images_<N>,
+                              one_op, copies)
 Only the standard library is used.
 """
 
@@ -180,28 +188,89 @@ def nvml_samples(path):
     return samples
 
 
+def nvml_row(row, rep, times, samples):
+    """Adds NVML's means over the process and over the stream to `row`."""
+    row["nvml_samples"] = len(samples)
+    if samples:
+        row["nvml_mean_process"] = statistics.mean(s[1] for s in samples)
+        row["nvml_max_memory_mib"] = max(s[2] for s in samples)
+    # The stream: the last run_ms of the process (set-up, compile and
+    # warm-up come first; the report is written right after the stream).
+    if rep and times.get("end_epoch_s") and samples and samples[0][0] is not None:
+        end = float(times["end_epoch_s"])
+        start = end - float(rep.get("run_ms", 0)) / 1e3
+        window = [s for s in samples if start <= s[0] <= end]
+        row["stream_window_s"] = [start, end]
+        row["nvml_stream_samples"] = len(window)
+        if window:
+            row["nvml_mean_stream"] = statistics.mean(s[1] for s in window)
+    return row
+
+
 def util_runs(out):
     runs = []
     for kind in ("starved", "fed"):
         rep = load(os.path.join(out, "util", "report_%s.json" % kind))
         times = load(os.path.join(out, "util", "times_%s.json" % kind)) or {}
         samples = nvml_samples(os.path.join(out, "util", "nvml_%s.csv" % kind))
-        row = {"kind": kind, "report": rep, "times": times, "nvml_samples": len(samples)}
-        if samples:
-            row["nvml_mean_process"] = statistics.mean(s[1] for s in samples)
-            row["nvml_max_memory_mib"] = max(s[2] for s in samples)
-        # The stream: the last run_ms of the process (set-up, compile and
-        # warm-up come first; the report is written right after the stream).
-        if rep and times.get("end_epoch_s") and samples and samples[0][0] is not None:
-            end = float(times["end_epoch_s"])
-            start = end - float(rep.get("run_ms", 0)) / 1e3
-            window = [s for s in samples if start <= s[0] <= end]
-            row["stream_window_s"] = [start, end]
-            row["nvml_stream_samples"] = len(window)
-            if window:
-                row["nvml_mean_stream"] = statistics.mean(s[1] for s in window)
-        runs.append(row)
+        runs.append(nvml_row({"kind": kind, "report": rep, "times": times}, rep, times, samples))
     return runs
+
+
+def verdict_runs(out):
+    """Issue 12's verdict runs, in the order run_on_gpu.sh makes them."""
+    names = [os.path.basename(p)[len("times_"):-len(".json")]
+             for p in glob.glob(os.path.join(out, "verdicts", "times_*.json"))]
+    order = {"one_op": 2, "copies": 3}
+    runs = []
+    for name in sorted(names, key=lambda n: (order.get(n, 0), len(n), n)):
+        rep = load(os.path.join(out, "verdicts", "report_%s.json" % name))
+        times = load(os.path.join(out, "verdicts", "times_%s.json" % name)) or {}
+        samples = nvml_samples(os.path.join(out, "verdicts", "nvml_%s.csv" % name))
+        runs.append(nvml_row({"run": name, "report": rep, "times": times,
+                              "expected": times.get("expected", "")}, rep, times, samples))
+    return runs
+
+
+def onnx_node(out):
+    """(counts {device: {outcome: n}}, failed rows, skip reasons {device: {reason: n}})."""
+    rows = load(os.path.join(out, "onnx", "node_summary.json")) or []
+    counts, failed, skips = {}, [], {}
+    for r in rows:
+        d = counts.setdefault(r.get("device"), {"passed": 0, "failed": 0, "skipped": 0})
+        d[r.get("outcome")] = d.get(r.get("outcome"), 0) + 1
+        if r.get("outcome") == "failed":
+            failed.append(r)
+        elif r.get("outcome") == "skipped":
+            # The reason without the case's own path, so that like ones group.
+            reason = re.sub(r"^\S*/model\.onnx: ", "", r.get("reason", ""))
+            reason = re.sub(r"^test_data_set_\d+: ", "", reason)[:100]
+            skips.setdefault(r.get("device"), {}).setdefault(reason, 0)
+            skips[r.get("device")][reason] += 1
+    return counts, failed, skips
+
+
+def onnx_models(out):
+    """{model: {device: {"result", "pytorch", "onnxruntime", "message"}}}."""
+    doc = load(os.path.join(out, "tests", "onnx_models_test.json")) or {}
+    models = {}
+    for suite in doc.get("testsuites", []):
+        for t in suite.get("testsuite", []):
+            m = re.search(r"/([A-Za-z0-9_]+?)_((?:cpu|cuda|ref)_\d+)$", t.get("name", ""))
+            if not m:
+                continue
+            if t.get("result") == "SKIPPED" or t.get("status") == "NOTRUN":
+                result = "skipped"
+            elif t.get("failures"):
+                result = "FAILED"
+            else:
+                result = "passed"
+            message = " ".join(f.get("failure", "") for f in t.get("failures", []))
+            models.setdefault(m.group(1), {})[m.group(2).replace("_", ":")] = {
+                "result": result, "pytorch": t.get("output_pytorch.npy"),
+                "onnxruntime": t.get("output_onnxruntime.npy"),
+                "message": " ".join(message.split())[:300]}
+    return models
 
 
 def nms_rows(out):
@@ -222,6 +291,18 @@ def nms_rows(out):
     for r in tv_doc.get("results", []):
         tv[(r["device"], r["boxes"])] = r
     return sy, tv, tv_doc
+
+
+def sci(text):
+    """A recorded number ("7.80721e-08") as 7.8e-08; anything else as it is."""
+    try:
+        return "%.1e" % float(text)
+    except (TypeError, ValueError):
+        return "?" if text is None else str(text)
+
+
+def skips_items(skips):
+    return [(d, r) for d, r in skips.items() if not d.startswith("cpu")]
 
 
 # --- the report --------------------------------------------------------------------
@@ -246,6 +327,12 @@ def main(argv=None):
     compare_md = read(os.path.join(out, "bench", "compare.md")).strip()
     profile = read(os.path.join(out, "profile", "summary.txt"))
     util = util_runs(out)
+    verdicts = verdict_runs(out)
+    node_counts, node_failed, node_skips = onnx_node(out)
+    models = onnx_models(out)
+    r50_info = load(os.path.join(out, "resnet50", "info.json")) or {}
+    r50_bench = load(os.path.join(out, "resnet50", "bench.json")) or {}
+    r50_logits = load(os.path.join(out, "resnet50", "logits.json")) or {}
     nms_sy, nms_tv, nms_tv_doc = nms_rows(out)
     r_sy, r_pt = rounds(out)
     gpu = env.get("gpu") or "none"
@@ -293,6 +380,72 @@ def main(argv=None):
     else:
         md.append("VGG-11 logits, cuda:0 against cpu:0: %s" % step_reason(steps, "vgg11 logits"))
     md.append("")
+
+    # ONNX importer
+    md.append("## The ONNX importer on cuda:0 (and cpu:0 beside it)")
+    md.append("")
+    if node_counts:
+        md.append("ONNX's node tests (the cases that pass on cpu:0 where the bundle was packed; "
+                  "rtol 1e-3, atol 1e-5 for float32, integers exact):")
+        md.append("")
+        md.append("| Device | Passed | Failed | Skipped |")
+        md.append("|---|---:|---:|---:|")
+        for device in sorted(node_counts, key=lambda d: (not d.startswith("cpu"), d)):
+            c = node_counts[device]
+            md.append("| %s | %d | %d | %d |" % (device, c.get("passed", 0), c.get("failed", 0),
+                                                 c.get("skipped", 0)))
+        md.append("")
+        if node_failed:
+            md.append("Failing cases (%d):" % len(node_failed))
+            md.append("")
+            md.append("| Case | Device | ONNX ops | Why |")
+            md.append("|---|---|---|---|")
+            for r in node_failed:
+                md.append("| %s | %s | %s | %s |" % (r.get("case"), r.get("device"),
+                                                     ", ".join(r.get("op_types", [])),
+                                                     cell(r.get("reason", ""))[:300]))
+            md.append("")
+        for device, reasons in sorted(skips_items(node_skips)):
+            md.append("Skipped on %s, by reason (most common first):" % device)
+            md.append("")
+            for reason, n in sorted(reasons.items(), key=lambda kv: -kv[1])[:10]:
+                md.append("- %d: %s" % (n, cell(reason)))
+            md.append("")
+    else:
+        md.append("Node tests not run: %s" % step_reason(steps, "onnx node tests"))
+        md.append("")
+    if models:
+        devices = sorted({d for by in models.values() for d in by},
+                         key=lambda d: (not d.startswith("cpu"), d))
+        md.append("The torchvision families (`tests/onnx_models`, small variants, seeded "
+                  "weights): max |Switchyard - reference| / max |reference logit|, PyTorch / "
+                  "ONNX Runtime; the limit is 1e-4.")
+        md.append("")
+        md.append("| Model | " + " | ".join(devices) + " |")
+        md.append("|---|" + "---|" * len(devices))
+        for name in sorted(models):
+            cells = []
+            for d in devices:
+                r = models[name].get(d)
+                if not r:
+                    cells.append("")
+                elif r["result"] == "skipped":
+                    cells.append("skipped")
+                else:
+                    diffs = "%s / %s" % (sci(r["pytorch"]), sci(r["onnxruntime"]))
+                    cells.append(diffs if r["result"] == "passed" else
+                                 "**FAILED** %s" % (diffs if r["pytorch"] else ""))
+            md.append("| %s | %s |" % (name, " | ".join(cells)))
+        md.append("")
+        failures = [(n, d, r) for n, by in sorted(models.items()) for d, r in by.items()
+                    if r["result"] == "FAILED"]
+        for n, d, r in failures:
+            md.append("- %s on %s: %s" % (n, d, cell(r["message"])))
+        if failures:
+            md.append("")
+    else:
+        md.append("Families test not run: %s" % step_reason(steps, "onnx models test"))
+        md.append("")
 
     # Bench
     md.append("## VGG-11: `switchyard bench` beside PyTorch (FP32 and TF32)")
@@ -353,6 +506,58 @@ def main(argv=None):
             md.append("| %d | %s | %s | %s |" % (
                 b, ", ".join(fmt(x) for x in s), ", ".join(fmt(x) for x in p),
                 ratio(statistics.median(p) if p else None, statistics.median(s) if s else None)))
+        md.append("")
+
+    # ResNet-50 from ONNX
+    md.append("## ResNet-50 from ONNX on cuda:0")
+    md.append("")
+    if r50_info:
+        md.append("torchvision's ResNet-50 with seeded random weights, exported on this machine "
+                  "by `tools/export_onnx_models.py --size=full --models=resnet50 --dynamic-batch "
+                  "--batch=2` (opset %s, %d nodes, %.1f MB, %s parameters)." % (
+                      r50_info.get("opset", "?"), r50_info.get("nodes", 0),
+                      r50_info.get("onnx_bytes", 0) / 1e6, r50_info.get("parameters", "?")))
+        md.append("")
+    results = [r for r in r50_bench.get("results", []) if "error" not in r]
+    if results:
+        md.append("`switchyard bench --model=resnet50.onnx` (median ms):")
+        md.append("")
+        md.append("| Device | Batch | Forward | End to end | images/s |")
+        md.append("|---|---:|---:|---:|---:|")
+        for r in sorted(results, key=lambda r: (not r["device"].startswith("cpu"), r["device"],
+                                                r["batch"])):
+            md.append("| %s | %d | %s | %s | %s |" % (
+                r["device"], r["batch"], fmt(median_of(r, "forward_ms")),
+                fmt(median_of(r, "end_to_end_ms")),
+                "%.1f" % r["images_per_s"] if r.get("images_per_s") else "n/a"))
+        md.append("")
+    else:
+        md.append("Bench not measured: %s" % step_reason(steps, "resnet50 bench"))
+        md.append("")
+    for r in r50_bench.get("results", []):
+        if "error" in r:
+            md.append("- %s batch %s failed: %s" % (r.get("device"), r.get("batch"), cell(r["error"])))
+    for d in r50_bench.get("devices", []):
+        if not d.get("available", True):
+            md.append("- %s unavailable: %s" % (d.get("device"), cell(d.get("reason"))))
+    if r50_logits.get("comparisons"):
+        md.append("Logits on the same file and input (%s): max |a - b| / max |b| <= %.0e and "
+                  "the same top-1:" % ("x".join(map(str, r50_logits.get("input_shape", []))),
+                                      r50_logits.get("rtol", 1e-4)))
+        md.append("")
+        md.append("| a | b | Result | Ratio | top-1 a / b |")
+        md.append("|---|---|---|---:|---|")
+        for c in r50_logits["comparisons"]:
+            if c["result"] == "SKIP":
+                md.append("| %s | %s | SKIP | | %s |" % (c["a"], c["b"], cell(c.get("reason", ""))))
+            else:
+                md.append("| %s | %s | %s | %s | %s / %s |" % (
+                    c["a"], c["b"], c["result"],
+                    "%.2e" % c["rel_diff"] if c.get("rel_diff") is not None else "n/a",
+                    c.get("top1_a"), c.get("top1_b")))
+        md.append("")
+    else:
+        md.append("Logits not compared: %s" % step_reason(steps, "resnet50 logits"))
         md.append("")
 
     # Profile
@@ -417,6 +622,43 @@ def main(argv=None):
         md.append("Not run: %s" % step_reason(steps, "util"))
         md.append("")
 
+    # Issue 12 verdicts
+    md.append("## Issue 12: the diagnosis on a real GPU")
+    md.append("")
+    measured = [v for v in verdicts if v["report"]]
+    if measured:
+        md.append("Each run: `switchyard run ... --profile-summary --report`, with nvidia-smi "
+                  "sampling utilization.gpu every 100 ms (stream window as above). images_N: "
+                  "VGG-11 fed by `--images` (the slow-decoding JPEG set) with N loader threads; "
+                  "one_op: `benchmarks/models/detection_postprocess.onnx`; copies: "
+                  "`benchmarks/models/copy_bound.onnx` with sleeping zero-cost loaders.")
+        md.append("")
+        md.append("| Run | Batches x batch | images/s | Device busy | Waiting for input | "
+                  "Copies | Largest op | Verdict | Expected | NVML mean (stream) | "
+                  "NVML mean (process) | Diagnosis |")
+        md.append("|---|---:|---:|---:|---:|---:|---|---|---|---:|---:|---|")
+        for v in measured:
+            r = v["report"]
+            top = r.get("top_node") or ""
+            md.append("| %s | %s x %s | %.1f | %s | %s | %s | %s %s | %s | %s | %s | %s | %s |" % (
+                v["run"], r.get("batches"), r.get("batch"), r.get("images_per_s") or 0,
+                pct(r.get("busy_share")), pct(r.get("input_wait_share")), pct(r.get("copy_share")),
+                cell(top), pct(r.get("top_node_share")) if top else "", r.get("verdict", "?"),
+                v["expected"] or "-" if not v["expected"] or v["expected"] == r.get("verdict")
+                else "**%s**" % v["expected"],
+                "%.1f%%" % v["nvml_mean_stream"] if "nvml_mean_stream" in v else "n/a",
+                "%.1f%%" % v["nvml_mean_process"] if "nvml_mean_process" in v else "n/a",
+                cell(r.get("diagnosis", ""))))
+        md.append("")
+        for v in measured:
+            cmd = v["times"].get("command")
+            if cmd:
+                md.append("- %s: `%s`" % (v["run"], cmd))
+        md.append("")
+    else:
+        md.append("Not run: %s" % step_reason(steps, "verdict"))
+        md.append("")
+
     # NMS
     md.append("## NMS on RPN-like boxes (IoU 0.7): Switchyard beside torchvision")
     md.append("")
@@ -464,6 +706,10 @@ def main(argv=None):
     doc = {"env": env, "steps": steps, "tests": tests, "logits_check": logits,
            "bench": {k: v for k, v in runs.items()},
            "utilisation": [{k: v for k, v in u.items()} for u in util],
+           "onnx": {"node_counts": node_counts, "node_failed": node_failed,
+                    "node_skip_reasons": node_skips, "models": models},
+           "resnet50": {"info": r50_info, "bench": r50_bench, "logits": r50_logits},
+           "verdicts": verdicts,
            "nms": {"switchyard": {"%s/%d" % k: v for k, v in nms_sy.items()},
                    "torchvision": nms_tv_doc},
            "rounds": {"switchyard": r_sy, "pytorch": r_pt}}

@@ -8,12 +8,17 @@
 # Every step runs under `timeout` with its own budget, cut to what is left of
 # BUDGET_TOTAL; a failing or timed-out step is recorded and the next one
 # runs (the script never stops at the first failure). Steps (STEPS selects,
-# default all: machine,tests,logits,bench,profile,util,nms):
+# default all: machine,tests,onnx,logits,bench,resnet50,profile,util,verdicts,nms;
+# a step cut for want of time is the last ones'):
 #   machine  nvidia-smi, CPU, python and PyTorch; cuBLASLt 13 and cuDNN 9 found
 #            (PyTorch's nvidia-* wheels first) for SWITCHYARD_CUDA_LIBRARY_PATH;
 #            the binaries load; `switchyard devices` (always run)
 #   tests    every CUDA test binary, the goldens, the conformance suite, the
 #            concurrency and NMS tests (all of them run on every cuda:N)
+#   onnx     the ONNX importer's tests on cpu:0 and cuda:0: ONNX's node tests
+#            (the cases that passed on cpu:0 where the bundle was packed) and
+#            the torchvision families (tests/onnx_models) against PyTorch's
+#            and ONNX Runtime's logits; each failing case is its own line
 #   logits   VGG11 (seeded init, batch 2) on cuda:0 against cpu:0: within
 #            1e-4 x max|logit|, same top-1 (tools/compare_logits.py)
 #   bench    `switchyard bench --model=vgg11 --devices=cpu,cuda:0
@@ -21,11 +26,22 @@
 #            --backend_option=cuda.allow_tf32=true; the PyTorch peer
 #            (benchmarks/pytorch_peer.py) with TF32 off on cpu and cuda:0,
 #            then with TF32 on on cuda:0; benchmarks/compare.py over the four
+#   resnet50 ResNet-50 (torchvision's, seeded weights) exported here by
+#            tools/export_onnx_models.py --size=full --dynamic-batch;
+#            `switchyard bench` of the .onnx on cpu and cuda:0 at batch
+#            1,8,64; its logits on cuda:0 against cpu:0, PyTorch on CUDA and
+#            on the CPU and ONNX Runtime, the same file and input
+#            (tools/gpu_check/onnx_logits.py)
 #   profile  `switchyard run --batch=8 --device=cuda:0 --profile=trace.json
 #            --profile-summary`
 #   util     the utilisation report (`switchyard run --batches=N`) of an
 #            input-starved and a well-fed run on cuda:0, each with nvidia-smi
 #            sampling utilization.gpu and memory.used every 100 ms beside it
+#   verdicts issue 12's diagnosis on a real GPU, each with nvidia-smi
+#            sampling: VGG11 fed by `--images` (64 progressive 3000x2000
+#            JPEGs made here) with 1 loader thread (starved) and with 8;
+#            detection_postprocess.onnx (one op: NMS); copy_bound.onnx
+#            (copies)
 #   nms      nms_benchmark on cpu:0 and cuda:0 (1,000 / 6,000 / 20,000
 #            RPN-like boxes, IoU 0.7) and torchvision.ops.nms on CUDA on the
 #            same boxes (tools/gpu_check/torchvision_nms_cuda.py)
@@ -36,30 +52,40 @@
 #   summary.txt, gpu_check.log   one line per step and the verdict; everything
 #   steps.tsv, env.json          the same, for report.py
 #   logs/<step>.txt              each command's own output
-#   devices.txt, tests/, logits_*.npy, bench/, profile/, util/, nms/
+#   devices.txt, tests/, logits_*.npy, bench/, profile/, util/, nms/,
+#   onnx/, resnet50/, verdicts/
 #   gpu_<date>.md, gpu_<date>.json
-# report.py can be rerun there: python3 gpu_bundle/tools/gpu_check/report.py $OUT
+# The device tool brings back at most 8 files from $OUT, so at the end
+# (PACK_OUT=1, the default) everything but summary.txt and gpu_<date>.md /
+# .json goes into gpu_check_out.tar.gz (split into .part files over 15 MiB).
+# report.py can be rerun on the unpacked folder:
+#   mkdir out && tar -xzf gpu_check_out.tar.gz -C out &&
+#   python3 gpu_bundle/tools/gpu_check/report.py out
 #
 # Exit status: 0 all passed; 1 something failed or timed out, or a step was
 # not run for want of time (INCOMPLETE); 2 no GPU here
 # (the tests ran and skipped their GPU cases, every GPU step skipped).
 #
 # Environment: OUT, PYTHON (default: the first of python3, /usr/bin/python3
-# that imports torch and torchvision), STEPS, BUDGET_TOTAL (420 s),
+# that imports torch and torchvision), STEPS, BUDGET_TOTAL (540 s),
 # T_<STEP> per-step limits (see below), BENCH_WARMUP (3),
 # BENCH_ITERATIONS (20), BENCH_BATCHES (1,8,64), BENCH_THREADS (nproc, both
 # peers' CPU threads), UTIL_BATCH (8),
 # UTIL_BATCHES (400), UTIL_COST_MS (20), UTIL_FED_LOADERS (12),
 # PROFILE_BATCH (8), PROFILE_ITERATIONS (10), NMS_DEVICES (cpu:0,cuda:0),
+# R50_BATCHES (1,8,64), R50_WARMUP (2), R50_ITERATIONS (10),
+# IMG_COUNT (64), IMG_SIZE (3000x2000), IMG_BATCH (8), IMG_FED_LOADERS (8),
+# VERDICT_BATCHES (20),
 # DRY_DEVICE (cpu:0 tests this script without a GPU: the GPU steps run there),
 # ROUNDS (0: the old alternating Switchyard/PyTorch `run` timings, off),
-# SKIP_PYTORCH=1.
+# SKIP_PYTORCH=1, PACK_OUT (1: pack $OUT at the end, see above).
 set -u
 
 BUNDLE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OUT="${OUT:-$PWD/gpu_check_out}"
-STEPS=",${STEPS:-machine,tests,logits,bench,profile,util,nms},"
-BUDGET_TOTAL="${BUDGET_TOTAL:-420}"
+ALL_STEPS=machine,tests,onnx,logits,bench,resnet50,profile,util,verdicts,nms
+STEPS=",${STEPS:-$ALL_STEPS},"
+BUDGET_TOTAL="${BUDGET_TOTAL:-540}"
 REPORT_RESERVE=20          # seconds kept back for the report
 BENCH_WARMUP="${BENCH_WARMUP:-3}"
 BENCH_ITERATIONS="${BENCH_ITERATIONS:-20}"
@@ -73,6 +99,15 @@ UTIL_FED_LOADERS="${UTIL_FED_LOADERS:-$(( $(nproc) * 4 < 12 ? $(nproc) * 4 : 12 
 NMS_DEVICES="${NMS_DEVICES:-cpu:0,cuda:0}"
 PROFILE_BATCH="${PROFILE_BATCH:-8}"
 PROFILE_ITERATIONS="${PROFILE_ITERATIONS:-10}"
+R50_BATCHES="${R50_BATCHES:-1,8,64}"
+R50_WARMUP="${R50_WARMUP:-2}"
+R50_ITERATIONS="${R50_ITERATIONS:-10}"
+IMG_COUNT="${IMG_COUNT:-64}"
+IMG_SIZE="${IMG_SIZE:-3000x2000}"
+IMG_BATCH="${IMG_BATCH:-8}"
+IMG_FED_LOADERS="${IMG_FED_LOADERS:-8}"
+VERDICT_BATCHES="${VERDICT_BATCHES:-20}"
+PACK_OUT="${PACK_OUT:-1}"
 # DRY_DEVICE=cpu:0 (testing this script on a machine without a GPU): every
 # GPU step runs, on that device instead of cuda:0.
 DEV="${DRY_DEVICE:-cuda:0}"
@@ -83,11 +118,14 @@ T_TEST_LONG="${T_TEST_LONG:-150}" T_LOGITS="${T_LOGITS:-60}"
 T_BENCH="${T_BENCH:-150}" T_BENCH_TF32="${T_BENCH_TF32:-60}" T_PEER="${T_PEER:-150}"
 T_PEER_TF32="${T_PEER_TF32:-90}" T_COMPARE="${T_COMPARE:-30}" T_PROFILE="${T_PROFILE:-60}"
 T_UTIL="${T_UTIL:-60}" T_NMS="${T_NMS:-90}" T_NMS_TORCH="${T_NMS_TORCH:-90}"
+T_ONNX_NODE="${T_ONNX_NODE:-90}" T_ONNX_MODELS="${T_ONNX_MODELS:-120}"
+T_EXPORT="${T_EXPORT:-120}" T_R50_BENCH="${T_R50_BENCH:-120}" T_R50_RUN="${T_R50_RUN:-60}"
+T_R50_LOGITS="${T_R50_LOGITS:-90}" T_IMAGES="${T_IMAGES:-90}" T_VERDICT="${T_VERDICT:-60}"
 DATE="$(date -u +%F)"
 
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
-mkdir -p "$OUT"/{logs,tests,bench,profile,util,nms}
+mkdir -p "$OUT"/{logs,tests,bench,profile,util,nms,onnx,resnet50,verdicts}
 LOG="$OUT/gpu_check.log"
 SUMMARY="$OUT/summary.txt"
 STEPS_TSV="$OUT/steps.tsv"
@@ -236,27 +274,42 @@ SWITCHYARD_CUDA_LIBRARY_PATH="$(IFS=:; echo "${LIB_DIRS[*]:-}")"
 export SWITCHYARD_CUDA_LIBRARY_PATH
 # The bundle's own libraries (Abseil, the test binaries' Bazel libraries);
 # the CUDA library directories too, for cuDNN's sub-libraries.
-export LD_LIBRARY_PATH="$BUNDLE/lib${SWITCHYARD_CUDA_LIBRARY_PATH:+:$SWITCHYARD_CUDA_LIBRARY_PATH}${ORIG_LD_LIBRARY_PATH:+:$ORIG_LD_LIBRARY_PATH}"
+# The binaries and libraries travel as one xz archive (about 47 MiB -> 6);
+# unpacked under $TMP, not into the bundle, so that a dry run leaves the
+# bundle as small as it was packed.
+BIN_ROOT="$BUNDLE"
+if [[ -f "$BUNDLE/bin.tar.xz" ]]; then
+  BIN_ROOT="$TMP/bundle"
+  mkdir -p "$BIN_ROOT"
+  if { command -v xz >/dev/null 2>&1 && tar -xJf "$BUNDLE/bin.tar.xz" -C "$BIN_ROOT"; } ||
+      "$PYTHON" -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+        "$BUNDLE/bin.tar.xz" "$BIN_ROOT"; then
+    step "unpack binaries" PASS "bin.tar.xz: $(ls "$BIN_ROOT/bin" | wc -l) binaries, $(du -sm "$BIN_ROOT" | cut -f1) MiB under \$TMP"
+  else
+    step "unpack binaries" FAIL "bin.tar.xz: neither tar -xJ nor $PYTHON's tarfile could unpack it"
+  fi
+fi
+export LD_LIBRARY_PATH="$BIN_ROOT/lib${SWITCHYARD_CUDA_LIBRARY_PATH:+:$SWITCHYARD_CUDA_LIBRARY_PATH}${ORIG_LD_LIBRARY_PATH:+:$ORIG_LD_LIBRARY_PATH}"
 log "SWITCHYARD_CUDA_LIBRARY_PATH=$SWITCHYARD_CUDA_LIBRARY_PATH"
 
 # The bundle's libstdc++ only if the system's is older than the build's.
-SY="$BUNDLE/bin/switchyard"
+SY="$BIN_ROOT/bin/switchyard"
 if ldd "$SY" 2>&1 | grep -q 'not found'; then
   log "system libraries are missing or too old for the bundle:"
   ldd "$SY" 2>&1 | grep 'not found' | tee -a "$LOG"
-  export LD_LIBRARY_PATH="$BUNDLE/lib/fallback:$LD_LIBRARY_PATH"
+  export LD_LIBRARY_PATH="$BIN_ROOT/lib/fallback:$LD_LIBRARY_PATH"
   log "using the bundle's libstdc++ and libgcc_s (lib/fallback)"
 fi
 log "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
 unresolved=""
-for bin in "$BUNDLE"/bin/*; do
+for bin in "$BIN_ROOT"/bin/*; do
   missing="$(ldd "$bin" 2>&1 | grep 'not found' | awk '{print $1}' | sort -u | tr '\n' ' ')"
   [[ -n "$missing" ]] && unresolved+="$(basename "$bin"): $missing; "
 done
 if [[ -n "$unresolved" ]]; then
   step "binaries load" FAIL "$unresolved"
 else
-  step "binaries load" PASS "$(ls "$BUNDLE/bin" | wc -l) binaries, every shared library resolves"
+  step "binaries load" PASS "$(ls "$BIN_ROOT/bin" | wc -l) binaries, every shared library resolves"
 fi
 
 run_step devices "$(budget "$T_DEVICES")" "$SY" devices
@@ -316,15 +369,15 @@ TESTS=(caching_allocator_test cuda_libraries_test cuda_backend_test cuda_partiti
   nms_test nms_golden_test)
 if want tests; then
   for test in "${TESTS[@]}"; do
-    if [[ ! -x "$BUNDLE/bin/$test" ]]; then
+    if [[ ! -x "$BIN_ROOT/bin/$test" ]]; then
       step "test $test" SKIP "not in the bundle (not built by tools/gpu_check.sh)"
       continue
     fi
     limit="$T_TEST"
     case "$test" in cuda_kernels_test|conformance_test|concurrency_test) limit="$T_TEST_LONG" ;; esac
     limit="$(budget "$limit")"
-    run_step "test_$test" "$limit" bash -c 'cd "$1" && exec "bin/$2" --gtest_color=no \
-      --gtest_output="json:$3"' _ "$BUNDLE" "$test" "$OUT/tests/$test.json"
+    run_step "test_$test" "$limit" bash -c 'cd "$1" && exec "$4/bin/$2" --gtest_color=no \
+      --gtest_output="json:$3"' _ "$BUNDLE" "$test" "$OUT/tests/$test.json" "$BIN_ROOT"
     status=$RC
     cp "$OUT/logs/test_$test.txt" "$OUT/tests/$test.txt"
     f="$OUT/tests/$test.txt"
@@ -339,6 +392,92 @@ if want tests; then
       step "test $test" PASS "$detail" "$ELAPSED"
     fi
   done
+fi
+
+# --- onnx -----------------------------------------------------------------------
+# The ONNX importer on cuda:0 (and cpu:0 beside it). Node tests: the cases
+# that passed on cpu:0 where the bundle was packed (data/onnx_node_tests.tar.gz;
+# this machine has no Debian libonnx-testdata). Families: tests/onnx_models
+# (data/onnx_models.tar.gz, else the repository's copy around the bundle),
+# read relative to the working directory; ref:0 is left out (the CPU oracle,
+# checked in CI). Each failing case gets its own line (at most ONNX_CASE_LINES
+# per binary; report.py lists them all).
+ONNX_CASE_LINES="${ONNX_CASE_LINES:-30}"
+if want onnx; then
+  ONNX_DEVICES="cpu:0"
+  [[ "$DEV" != cpu* ]] && ONNX_DEVICES="cpu:0,$DEV"
+  NT="$BIN_ROOT/bin/onnx_node_test"
+  if [[ ! -x "$NT" ]]; then
+    step "onnx node tests" SKIP "onnx_node_test is not in the bundle"
+  elif [[ ! -s "$BUNDLE/data/onnx_node_tests.tar.gz" ]]; then
+    step "onnx node tests" SKIP "no node tests in the bundle (data/onnx_node_tests.tar.gz)"
+  elif ! { mkdir -p "$TMP/onnx_node" && tar -xzf "$BUNDLE/data/onnx_node_tests.tar.gz" -C "$TMP/onnx_node"; }; then
+    step "onnx node tests" FAIL "could not unpack data/onnx_node_tests.tar.gz"
+  else
+    cases=$(find "$TMP/onnx_node" -mindepth 1 -maxdepth 1 -type d | wc -l)
+    limit="$(budget "$T_ONNX_NODE")"
+    run_step onnx_node_test "$limit" "$NT" --data_dir="$TMP/onnx_node" --devices="$ONNX_DEVICES" \
+      --summary_json="$OUT/onnx/node_summary.json"
+    status=$RC
+    cp "$OUT/logs/onnx_node_test.txt" "$OUT/onnx/node_test.txt"
+    counts="$(grep -E '^[a-z]+:[0-9]+: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$OUT/onnx/node_test.txt" | tr '\n' ';' | sed 's/;$//; s/;/; /g')"
+    unavailable="$(grep -o '^device [^ ]*: not available here' "$OUT/onnx/node_test.txt" | tr '\n' ';')"
+    detail="$cases cases, devices $ONNX_DEVICES: ${counts:-no counts}${unavailable:+ ($unavailable)}"
+    if [[ $status -eq 0 ]]; then
+      step "onnx node tests" PASS "$detail" "$ELAPSED"
+    else
+      step "onnx node tests" FAIL "$(why $status "$limit"); $detail" "$ELAPSED"
+    fi
+    n=0
+    while IFS= read -r line; do
+      n=$((n + 1))
+      ((n > ONNX_CASE_LINES)) && continue
+      case_dev="${line#FAILED  }"
+      step "onnx node ${case_dev%%: *}" FAIL "${case_dev#*: }"
+    done < <(grep '^FAILED  ' "$OUT/onnx/node_test.txt")
+    ((n > ONNX_CASE_LINES)) && log "($((n - ONNX_CASE_LINES)) more failing node cases in onnx/node_test.txt)"
+  fi
+
+  MT="$BIN_ROOT/bin/onnx_models_test"
+  models_dir=""
+  if [[ -s "$BUNDLE/data/onnx_models.tar.gz" ]]; then
+    mkdir -p "$TMP/onnx_work" && tar -xzf "$BUNDLE/data/onnx_models.tar.gz" -C "$TMP/onnx_work" &&
+      models_dir="$TMP/onnx_work"
+  elif [[ -d "$BUNDLE/../tests/onnx_models" ]]; then
+    models_dir="$(cd "$BUNDLE/.." && pwd)"
+  fi
+  if [[ ! -x "$MT" ]]; then
+    step "onnx models test" SKIP "onnx_models_test is not in the bundle"
+  elif [[ -z "$models_dir" ]]; then
+    step "onnx models test" SKIP "no tests/onnx_models (data/onnx_models.tar.gz, or the repository around the bundle)"
+  else
+    limit="$(budget "$T_ONNX_MODELS")"
+    run_step onnx_models_test "$limit" bash -c 'cd "$1" && exec "$2" --gtest_color=no \
+      --gtest_filter="-*ref_0" --gtest_output="json:$3"' _ "$models_dir" "$MT" "$OUT/tests/onnx_models_test.json"
+    status=$RC
+    f="$OUT/tests/onnx_models_test.txt"
+    cp "$OUT/logs/onnx_models_test.txt" "$f"
+    passed="$(grep -c '^\[       OK \]' "$f")"
+    skipped="$(grep -cE '^\[  SKIPPED \] .* \([0-9]+ ms\)$' "$f")"
+    failed="$(grep -cE '^\[  FAILED  \] .* \([0-9]+ ms\)$' "$f")"
+    detail="$passed passed, $skipped skipped, $failed failed (cpu:0 and cuda:0 x 15 models; models from ${models_dir/#$TMP/\$TMP})"
+    if [[ $status -eq 0 ]]; then
+      step "onnx models test" PASS "$detail" "$ELAPSED"
+    else
+      step "onnx models test" FAIL "$(why $status "$limit"); $detail" "$ELAPSED"
+    fi
+    n=0
+    while IFS= read -r name; do
+      n=$((n + 1))
+      ((n > ONNX_CASE_LINES)) && continue
+      # The assertion's message: the lines gtest printed for that case.
+      msg="$(awk -v n="[ RUN      ] Families/OnnxModelsTest.MatchesPyTorchAndOnnxRuntime/$name" \
+        '$0 == n {on = 1; next} on && /^\[/ {exit} on' "$f" | grep -v '^\s*$' | tr '\n' ' ' | cut -c1-240)"
+      step "onnx model $name" FAIL "${msg:-see tests/onnx_models_test.json}"
+    done < <(grep -oE '^\[  FAILED  \] Families/OnnxModelsTest\.MatchesPyTorchAndOnnxRuntime/[A-Za-z0-9_]+.* \([0-9]+ ms\)$' "$f" |
+      sed -E 's/.*MatchesPyTorchAndOnnxRuntime\/([A-Za-z0-9_]+).*/\1/')
+    ((n > ONNX_CASE_LINES)) && log "($((n - ONNX_CASE_LINES)) more failing model cases in tests/onnx_models_test.txt)"
+  fi
 fi
 
 # --- logits --------------------------------------------------------------------
@@ -452,6 +591,72 @@ if want bench && [[ "$HAVE_GPU" == 1 && "$ROUNDS" -gt 0 ]]; then
   step "vgg11 rounds" PASS "$(ls "$OUT"/bench/switchyard_r*_b*.json 2>/dev/null | wc -l) switchyard, $(ls "$OUT"/bench/pytorch_r*_b*.json 2>/dev/null | wc -l) pytorch runs"
 fi
 
+# --- resnet50 -------------------------------------------------------------------
+# ResNet-50 from ONNX: exported here (PyTorch is here; the file is 100 MB, too
+# big to carry), benched on cpu and cuda:0, its logits checked on the same
+# file and input against PyTorch (CUDA and CPU) and ONNX Runtime. Without a
+# GPU only the export and the cpu:0 logits run (the script's own check).
+if want resnet50; then
+  R="$OUT/resnet50"
+  RM="$TMP/onnx_models/resnet50_dynamic"
+  if [[ "$HAVE_TORCH" != 1 ]]; then
+    for s in "resnet50 export" "resnet50 bench" "resnet50 logits"; do
+      step "$s" SKIP "no torch/torchvision for $PYTHON (the export needs them)"
+    done
+  else
+    limit="$(budget "$T_EXPORT")"
+    run_step resnet50_export "$limit" "${PY[@]}" "$BUNDLE/tools/export_onnx_models.py" --size=full \
+      --models=resnet50 --dynamic-batch --batch=2 --out="$TMP/onnx_models"
+    status=$RC
+    if [[ $status -eq 0 && -s "$RM/model.onnx" ]]; then
+      cp "$RM/info.json" "$R/info.json" 2>/dev/null
+      step "resnet50 export" PASS "$(grep -m1 'resnet50' "$OUT/logs/resnet50_export.txt" | sed 's/  */ /g')" "$ELAPSED"
+      if [[ "$HAVE_GPU" != 1 ]]; then
+        step "resnet50 bench" SKIP "$NO_GPU_REASON"
+      else
+        R50_DEVICES="cpu,$DEV"
+        [[ "$DEV" == cpu* ]] && R50_DEVICES=cpu
+        limit="$(budget "$T_R50_BENCH")"
+        if run_step resnet50_bench "$limit" "$SY" bench --model="$RM/model.onnx" --devices="$R50_DEVICES" \
+            --batch="$R50_BATCHES" --warmup="$R50_WARMUP" --iterations="$R50_ITERATIONS" \
+            --threads="$BENCH_THREADS" --json="$R/bench.json" --markdown="$R/bench.md"; then
+          step "resnet50 bench" PASS "$R50_DEVICES x batch $R50_BATCHES, resnet50/bench.json" "$ELAPSED"
+        else
+          step "resnet50 bench" FAIL "$(why $RC "$limit"); logs/resnet50_bench.txt" "$ELAPSED"
+        fi
+      fi
+      sy_args=()
+      r50_runs=(cpu)
+      [[ "$HAVE_GPU" == 1 && "$DEV" != cpu* ]] && r50_runs+=("$DEV")
+      for device in "${r50_runs[@]}"; do
+        name="${device%%:*}"
+        run_step "resnet50_run_$name" "$(budget "$T_R50_RUN")" "$SY" run --model="$RM/model.onnx" \
+          --input="$RM/input.npy" --device="$device" --warmup=0 --iterations=1 \
+          --output="$R/logits_switchyard_$name.npy" &&
+          sy_args+=(--switchyard "$name:0=$R/logits_switchyard_$name.npy")
+      done
+      torch_cuda=()
+      [[ "$TORCH_CUDA" == 1 ]] || torch_cuda=(--no-torch-cuda)
+      limit="$(budget "$T_R50_LOGITS")"
+      run_step resnet50_logits "$limit" "${PY[@]}" "$BUNDLE/tools/gpu_check/onnx_logits.py" \
+        --model-dir "$RM" --tools-dir "$BUNDLE/tools" "${sy_args[@]}" "${torch_cuda[@]}" \
+        --json "$R/logits.json"
+      status=$RC
+      cp "$OUT/logs/resnet50_logits.txt" "$R/logits.txt"
+      detail="$(grep -E '^switchyard .* (PASS|FAIL) ' "$R/logits.txt" | sed -E 's/  +/ /g; s/ top-1 .*//' | tr '\n' ';' | sed 's/;$//; s/;/; /g')"
+      if [[ $status -eq 0 ]]; then
+        step "resnet50 logits" PASS "$detail" "$ELAPSED"
+      else
+        step "resnet50 logits" FAIL "$(why $status "$limit"); ${detail:-logs/resnet50_logits.txt}" "$ELAPSED"
+      fi
+    else
+      step "resnet50 export" FAIL "$(why $status "$limit"); $(tail -n2 "$OUT/logs/resnet50_export.txt" | tr '\n' ' ' | cut -c1-200)" "$ELAPSED"
+      step "resnet50 bench" SKIP "no model: the export failed"
+      step "resnet50 logits" SKIP "no model: the export failed"
+    fi
+  fi
+fi
+
 # --- profile --------------------------------------------------------------------
 if want profile; then
   if [[ "$HAVE_GPU" != 1 ]]; then
@@ -502,9 +707,79 @@ if want util; then
   fi
 fi
 
+# --- verdicts -------------------------------------------------------------------
+# Issue 12's diagnosis on a real GPU, each run with NVML sampling:
+#   images_1 / images_N  VGG11 fed by `run --images` from slow-decoding JPEGs
+#                        with 1 loader thread, then IMG_FED_LOADERS (8)
+#   one_op               detection_postprocess.onnx (NMS over 6000 boxes)
+#   copies               copy_bound.onnx (keeps one pixel of a 100 MB input)
+# A verdict other than the expected one is a finding, not a failed step: the
+# line says both.
+# verdict_run NAME EXPECTED ARGS...: `switchyard run ARGS --profile-summary
+# --report=verdicts/report_NAME.json` under NVML sampling.
+verdict_run() {
+  local name=$1 expected=$2 limit
+  shift 2
+  limit="$(budget "$T_VERDICT")"
+  nvml_start "$OUT/verdicts/nvml_$name.csv"
+  local t0 t1
+  t0="$(date +%s.%N)"
+  run_step "verdict_$name" "$limit" "$SY" run "$@" --profile-summary \
+    --report="$OUT/verdicts/report_$name.json"
+  local status=$RC
+  t1="$(date +%s.%N)"
+  sleep 0.3
+  nvml_stop
+  cp "$OUT/logs/verdict_$name.txt" "$OUT/verdicts/run_$name.txt"
+  printf '{"start_epoch_s": %s, "end_epoch_s": %s, "expected": "%s", "command": "switchyard run %s"}\n' \
+    "$t0" "$t1" "$expected" "$(echo "$*" | sed "s|$BUNDLE|\$BUNDLE|g; s|$TMP|\$TMP|g; s|\"|'|g")" \
+    >"$OUT/verdicts/times_$name.json"
+  local samples verdict diagnosis
+  samples=$(($(wc -l <"$OUT/verdicts/nvml_$name.csv" 2>/dev/null || echo 1) - 1))
+  ((samples < 0)) && samples=0
+  verdict="$(grep -o '"verdict": *"[a-z_]*"' "$OUT/verdicts/report_$name.json" 2>/dev/null | sed 's/.*: *"//; s/"$//')"
+  diagnosis="$(grep -m1 '^diagnosis: ' "$OUT/verdicts/run_$name.txt" | cut -c12-160)"
+  if [[ $status -ne 0 ]]; then
+    step "verdict $name" FAIL "$(why $status "$limit"); logs/verdict_$name.txt" "$ELAPSED"
+  elif [[ -z "$expected" || "$verdict" == "$expected" ]]; then
+    step "verdict $name" PASS "verdict ${verdict:-?}${expected:+ (as expected)}: $diagnosis; NVML samples $samples" "$ELAPSED"
+  else
+    step "verdict $name" PASS "verdict ${verdict:-?}, EXPECTED $expected (a finding): $diagnosis; NVML samples $samples" "$ELAPSED"
+  fi
+}
+if want verdicts; then
+  if [[ "$HAVE_GPU" != 1 ]]; then
+    skip_no_gpu "verdict images" "verdict images_1" "verdict images_$IMG_FED_LOADERS" \
+      "verdict one_op" "verdict copies"
+  else
+    # Images: made here with PIL (the slow-decoding set of docs/benchmarks.md),
+    # else the bundle's tests/images (small: not starving, only a smoke run).
+    IMG_DIR="$TMP/slow_images"
+    img_batches=()
+    limit="$(budget "$T_IMAGES")"
+    if run_step verdict_make_images "$limit" "${PY[@]}" "$BUNDLE/tools/gpu_check/make_slow_images.py" \
+        --pipeline "$BUNDLE/benchmarks/torchvision_pipeline.py" --out "$IMG_DIR" \
+        --count "$IMG_COUNT" --size "$IMG_SIZE" --progressive; then
+      step "verdict images" PASS "$(tail -n1 "$OUT/logs/verdict_make_images.txt" | sed "s|$TMP|\$TMP|g")" "$ELAPSED"
+    else
+      IMG_DIR="$BUNDLE/tests/images"
+      img_batches=(--batches=16)
+      step "verdict images" SKIP "could not make the slow set ($(why $RC "$limit"): $(tail -n1 "$OUT/logs/verdict_make_images.txt" | cut -c1-120)); using the bundle's tests/images, 16 batches"
+    fi
+    img_common=(--model=vgg11 --device="$DEV" --images="$IMG_DIR" --image-size=224 --batch="$IMG_BATCH"
+      --seed=0 "${img_batches[@]}")
+    verdict_run images_1 starved "${img_common[@]}" --loader-threads=1
+    verdict_run "images_$IMG_FED_LOADERS" "" "${img_common[@]}" --loader-threads="$IMG_FED_LOADERS"
+    verdict_run one_op one_op --model="$BUNDLE/benchmarks/models/detection_postprocess.onnx" \
+      --device="$DEV" --batches="$VERDICT_BATCHES"
+    verdict_run copies copies --model="$BUNDLE/benchmarks/models/copy_bound.onnx" --device="$DEV" \
+      --batches="$VERDICT_BATCHES" --loader-threads=4 --loader-work=sleep --loader-cost-ms=0
+  fi
+fi
+
 # --- nms ------------------------------------------------------------------------
 if want nms; then
-  NB="$BUNDLE/bin/nms_benchmark"
+  NB="$BIN_ROOT/bin/nms_benchmark"
   if [[ ! -x "$NB" ]]; then
     step "nms switchyard" SKIP "nms_benchmark is not in the bundle (NMS not built)"
   elif [[ "$HAVE_GPU" != 1 ]]; then
@@ -549,8 +824,8 @@ fi
 CUBLASLT="$(grep -o 'cuBLASLt [0-9.]*' "$OUT/devices.txt" | head -n1 | cut -d' ' -f2)"
 CUDNN="$(grep -o 'cuDNN [0-9.]*' "$OUT/devices.txt" | head -n1 | cut -d' ' -f2)"
 COMMAND="OUT=\$OUT bash gpu_bundle/run_on_gpu.sh"
-[[ "$STEPS" != ",machine,tests,logits,bench,profile,util,nms," ]] && COMMAND="STEPS=${STEPS:1:-1} $COMMAND"
-[[ "$BUDGET_TOTAL" != 420 ]] && COMMAND="BUDGET_TOTAL=$BUDGET_TOTAL $COMMAND"
+[[ "$STEPS" != ",$ALL_STEPS," ]] && COMMAND="STEPS=${STEPS:1:-1} $COMMAND"
+[[ "$BUDGET_TOTAL" != 540 ]] && COMMAND="BUDGET_TOTAL=$BUDGET_TOTAL $COMMAND"
 "${PYTHON}" - "$OUT/env.json" "$(date -u +%FT%TZ)" "$GPU_NAME" "$DRIVER" "$CPU_MODEL" "$(nproc)" \
     "$(grep -m1 '^built ' "$BUNDLE/MANIFEST.txt" 2>/dev/null | cut -c7-)" \
     "$(grep -m1 '^cuda_archs ' "$BUNDLE/MANIFEST.txt" 2>/dev/null | cut -c12-)" \
@@ -586,4 +861,28 @@ else
 fi
 log ""
 echo "$verdict (${SECONDS} s of a ${BUDGET_TOTAL} s budget)" | tee -a "$SUMMARY" | tee -a "$LOG"
+
+# The device tool brings back at most 8 files (16 MiB each, two folders
+# deep): summary.txt, the report, and one archive of everything else.
+if [[ "$PACK_OUT" == 1 ]]; then
+  packed=()
+  for f in gpu_check.log steps.tsv env.json devices.txt nvidia-smi.txt logits.txt logits_cpu.npy \
+      logits_cuda.npy logs tests bench profile util nms onnx resnet50 verdicts; do
+    [[ -e "$OUT/$f" ]] && packed+=("$f")
+  done
+  if tar -czf "$TMP/gpu_check_out.tar.gz" -C "$OUT" "${packed[@]}"; then
+    (cd "$OUT" && rm -rf "${packed[@]}")
+    mv "$TMP/gpu_check_out.tar.gz" "$OUT/"
+    size=$(stat -c %s "$OUT/gpu_check_out.tar.gz")
+    if ((size > 15 * 1024 * 1024)); then
+      split -b 15m -d "$OUT/gpu_check_out.tar.gz" "$OUT/gpu_check_out.tar.gz.part" &&
+        rm "$OUT/gpu_check_out.tar.gz"
+      echo "everything else: gpu_check_out.tar.gz.part* ($((size / 1024)) KiB; cat them | tar -xz)" | tee -a "$SUMMARY"
+    else
+      echo "everything else: gpu_check_out.tar.gz ($((size / 1024)) KiB; tar -xzf it, then report.py can be rerun on it)" | tee -a "$SUMMARY"
+    fi
+  else
+    echo "warning: could not pack $OUT; only some of its files may come back" | tee -a "$SUMMARY"
+  fi
+fi
 exit $code
