@@ -39,6 +39,10 @@ class Kernel {
   virtual ~Kernel() = default;
   virtual absl::Status Run(absl::Span<const Tensor* const> inputs,
                            absl::Span<Tensor* const> outputs) = 0;
+  // What the backend chose for this node, for `switchyard graph` and `run
+  // --explain-placement` (the cpu's conv2d: "winograd4: ..."). Optional;
+  // empty when there is nothing to say.
+  virtual std::string Describe() const { return ""; }
 };
 
 // A group of nodes one device runs as one kernel (ONNX Runtime's

@@ -54,6 +54,9 @@ class ExecutablePlan {
   const std::vector<Partition>& partitions() const { return partitions_; }
   // One line per fused group: "features.0/conv2d + features.1/relu -> conv2d+relu on cpu:0".
   std::string PartitionsToString() const;
+  // One line per kernel that describes itself (Kernel::Describe), in run
+  // order: "features.0/conv2d + features.1/relu on cpu:0: winograd4: ...".
+  std::string KernelsToString() const;
   const BufferPlan& buffer_plan() const { return buffer_plan_; }
   // What the auto placement policy moved and where nodes fell back; empty
   // under strict placement.

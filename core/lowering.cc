@@ -51,6 +51,23 @@ std::string ExecutablePlan::PartitionsToString() const {
   return switchyard::PartitionsToString(graph_, partitions_);
 }
 
+std::string ExecutablePlan::KernelsToString() const {
+  std::string out;
+  for (const Step& step : steps_) {
+    const std::string what = step.kernel->Describe();
+    if (what.empty()) continue;
+    std::vector<std::string> names;
+    if (step.fused.empty()) {
+      names.push_back(step.node->name);
+    } else {
+      for (NodeId id : step.fused) names.push_back(graph_.node(id).name);
+    }
+    absl::StrAppend(&out, absl::StrJoin(names, " + "), " on ",
+                    step.device->device().ToString(), ": ", what, "\n");
+  }
+  return out;
+}
+
 absl::Status ExecutablePlan::BindKernels() {
   const Graph& g = graph_;
   SY_ASSIGN_OR_RETURN(std::vector<Partition> claimed,

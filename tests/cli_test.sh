@@ -122,8 +122,9 @@ want(r.get("iterations") == 1 and r.get("warmup") == 0, "iterations 1, warmup 0"
 want(r.get("input_shape") == [1, 3, 224, 224], "input_shape")
 want(r.get("output_shape") == [1, 1000], "output_shape")
 want(r.get("cpu_threads") == 2, "cpu_threads == 2 (from --threads=2)")
-want(r.get("backend_options") == {"threads": "2", "fusion": "on"},
-     "backend_options == {threads: 2, fusion: on}")
+want(r.get("backend_options") == {"threads": "2", "fusion": "on",
+                                  "conv_algorithm": "auto"},
+     "backend_options == {threads: 2, fusion: on, conv_algorithm: auto}")
 ms = r.get("forward_ms", {})
 for key in ("median", "min", "max"):
     want(isinstance(ms.get(key), (int, float)) and ms[key] > 0, "forward_ms." + key + " > 0")
@@ -178,6 +179,11 @@ expect_in graph_text out "fused: 10 groups"
 expect_in graph_text out "features.0/conv2d + features.1/relu -> conv2d+relu on cpu:0"
 expect_in graph_text out "classifier.3/linear + classifier.4/relu -> linear+relu on cpu:0"
 expect_in graph_text out "buffer plan: 2 slots, 15.3 MiB for intermediates"
+# What each conv kernel chose (cpu.conv_algorithm, Kernel::Describe).
+expect_in graph_text out "features.3/conv2d + features.4/relu on cpu:0: winograd4: F(4x4,3x3)"
+run_cli graph_direct graph --model=vgg11 --backend_option=cpu.conv_algorithm=direct
+expect_exit graph_direct 0
+expect_in graph_direct out "features.3/conv2d + features.4/relu on cpu:0: direct: im2col"
 run_cli graph_unfused graph --model=vgg11 --backend_option=cpu.fusion=off
 expect_exit graph_unfused 0
 expect_in graph_unfused out "fused: 0 groups"

@@ -22,6 +22,7 @@ namespace {
 
 constexpr char kThreads[] = "threads";
 constexpr char kFusion[] = "fusion";
+constexpr char kConvAlgorithm[] = "conv_algorithm";
 
 int DefaultThreads() {
   if (const char* env = std::getenv("SWITCHYARD_CPU_THREADS")) {
@@ -50,6 +51,10 @@ class CpuBackend : public Backend {
         {kFusion, device_.fusion() ? "on" : "off",
          "run conv2d(+bias)->relu and linear(+bias)->relu as one kernel with "
          "a fused ReLU (on or off)"},
+        {kConvAlgorithm, ConvAlgorithmName(device_.conv_algorithm()),
+         "conv2d algorithm: auto (chosen per node from its shapes), direct "
+         "(im2col + GEMM), winograd2 or winograd4 (Winograd F(2x2,3x3) or "
+         "F(4x4,3x3) for 3x3 stride-1 convolutions, direct for the rest)"},
     };
   }
 
@@ -76,12 +81,19 @@ class CpuBackend : public Backend {
       }
       return absl::OkStatus();
     }
+    if (key == kConvAlgorithm) {
+      absl::StatusOr<ConvAlgorithm> algorithm = ParseConvAlgorithm(value);
+      if (!algorithm.ok()) return algorithm.status();
+      device_.SetConvAlgorithm(*algorithm);
+      return absl::OkStatus();
+    }
     std::vector<std::string> keys;
     for (const BackendOption& option : Options()) keys.push_back(option.key);
     return absl::InvalidArgumentError(absl::StrCat(
         "the cpu backend has no option '", key, "' (value '", value,
         "'); its options: ", absl::StrJoin(keys, ", "),
-        " (threads: an integer >= 1; fusion: on or off)"));
+        " (threads: an integer >= 1; fusion: on or off; conv_algorithm: "
+        "auto, direct, winograd2 or winograd4)"));
   }
 
  private:

@@ -143,5 +143,15 @@ void CpuDevice::SetFusion(bool on) {
   fusion_ = on;
 }
 
+ConvAlgorithm CpuDevice::conv_algorithm() const {
+  absl::MutexLock lock(&mu_);
+  return conv_algorithm_;
+}
+
+void CpuDevice::SetConvAlgorithm(ConvAlgorithm algorithm) {
+  absl::MutexLock lock(&mu_);
+  conv_algorithm_ = algorithm;
+}
+
 }  // namespace cpu
 }  // namespace switchyard

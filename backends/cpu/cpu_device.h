@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "backends/cpu/cpu_context.h"
+#include "backends/cpu/kernels/conv2d_algorithm.h"
 #include "core/backend.h"
 #include "core/kernel_registry.h"
 
@@ -25,7 +26,7 @@ namespace cpu {
 //                        return std::make_unique<ReluKernel>(d.context());
 //                      });
 //
-// Options (threads, fusion) are set through the backend (cpu_backend.h) and
+// Options (threads, fusion, conv_algorithm) are set through the backend (cpu_backend.h) and
 // affect kernels and partitions created afterwards: a kernel keeps the
 // context it was created with, so a plan compiled earlier stays valid.
 class CpuDevice : public BackendDevice {
@@ -58,11 +59,17 @@ class CpuDevice : public BackendDevice {
   bool fusion() const;
   void SetFusion(bool on);
 
+  // The cpu.conv_algorithm option: how conv2d kernels created now choose
+  // their algorithm (kAuto: from the shapes; kernels/conv2d_algorithm.h).
+  ConvAlgorithm conv_algorithm() const;
+  void SetConvAlgorithm(ConvAlgorithm algorithm);
+
  private:
   const Device device_ = Device::Cpu();
   mutable absl::Mutex mu_;
   std::shared_ptr<const CpuContext> context_ ABSL_GUARDED_BY(mu_);
   bool fusion_ ABSL_GUARDED_BY(mu_) = true;
+  ConvAlgorithm conv_algorithm_ ABSL_GUARDED_BY(mu_) = ConvAlgorithm::kAuto;
 };
 
 // The CPU backend's kernels by (op, dtype).

@@ -64,7 +64,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CpuDevice::CreatePartitionKernel(
   // distinct); its output is the relu's, of the same shape as the first's.
   const Node& first = graph.node(partition.nodes[0]);
   if (first.op == "conv2d") {
-    return MakeConv2dKernel(first, graph, context(), Activation::kRelu);
+    return MakeConv2dKernel(first, graph, context(), Activation::kRelu,
+                            conv_algorithm());
   }
   return MakeLinearKernel(first, graph, context(), Activation::kRelu);
 }

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/buffer_plan.h"
 #include "core/compile.h"
+#include "core/executable_plan.h"
 #include "core/partition.h"
 #include "core/status_macros.h"
 #include "models/model_zoo.h"
@@ -64,6 +65,16 @@ absl::Status GraphCommand(BackendRegistry& registry) {
               "without reuse)\n",
               plan.slots.size(), plan.slots.size() == 1 ? "" : "s",
               plan.planned_bytes / 1048576.0, plan.unplanned_bytes / 1048576.0);
+  // What each kernel chose (the cpu's conv2d algorithm), from a lowered
+  // plan: kernels decide at creation.
+  absl::StatusOr<std::unique_ptr<ExecutablePlan>> lowered =
+      ExecutablePlan::Lower(std::move(graph), registry);
+  if (!lowered.ok()) {
+    std::printf("kernels: not lowered here (%s)\n",
+                std::string(lowered.status().message()).c_str());
+  } else {
+    std::printf("kernels:\n%s", (*lowered)->KernelsToString().c_str());
+  }
   return absl::OkStatus();
 }
 

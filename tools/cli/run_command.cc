@@ -262,6 +262,8 @@ absl::Status RunCommand(BackendRegistry& registry) {
     std::printf("fused: %zu group%s\n%s", plan->partitions().size(),
                 plan->partitions().size() == 1 ? "" : "s",
                 plan->PartitionsToString().c_str());
+    // What each kernel chose (the cpu's conv2d algorithm).
+    std::printf("kernels:\n%s", plan->KernelsToString().c_str());
   }
   if (placement == PlacementPolicy::kAuto) {
     std::printf("%s\n", plan->placement_report().ToString().c_str());
@@ -273,7 +275,8 @@ absl::Status RunCommand(BackendRegistry& registry) {
   std::vector<std::string> output_paths;
   if (!output_flag.empty()) {
     absl::StatusOr<std::vector<std::string>> paths =
-        OutputFilePaths(output_targets, plan->graph().outputs().size());
+        OutputFilePaths(output_targets, plan->graph().outputs().size(),
+                        model->OutputNames());
     if (!paths.ok()) {
       return absl::Status(
           paths.status().code(),

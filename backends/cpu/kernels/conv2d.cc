@@ -1,4 +1,10 @@
-// Conv2d as im2col + GEMM (Eigen), NCHW.
+// The cpu's float32 conv2d: the algorithm chosen per node at kernel
+// creation (conv2d_algorithm.h: Winograd for 3x3 stride-1 convolutions,
+// winograd.h), else the direct path below.
+//
+// Direct: im2col + GEMM (Eigen), NCHW. The weights are copied once, at
+// kernel creation, when they are a graph constant (row-major O x K per
+// group: the GEMM's left operand as it reads it).
 //
 // For image n and group g the output block is W_g (Og x K) times the column
 // matrix (K x P), K = Cg*kh*kw and P = Ho*Wo: already NCHW, no transpose.
@@ -15,7 +21,9 @@
 #include <vector>
 
 #include "Eigen/Core"
+#include "absl/strings/str_cat.h"
 #include "backends/cpu/cpu_device.h"
+#include "backends/cpu/kernels/winograd.h"
 #include "core/tensor.h"
 #include "ops/conv_attrs.h"
 
@@ -27,31 +35,37 @@ using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 using StridedMap = Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>>;
 using ConstStridedMap = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
 
-// Wider tiles keep the GEMM efficient; this bound keeps scratch in cache-ish
-// sizes (K * 2048 floats: 4.7 MB at K = 576).
+// Column tiles: the im2col scratch of one tile (K x columns floats) stays
+// within about kScratchBudgetBytes (cache-sized), but a tile has at least
+// kMinTileColumns columns so the GEMM stays efficient (and the weights are
+// not re-read for too few columns) and at most kMaxTileColumns.
+constexpr int64_t kScratchBudgetBytes = 2 << 20;
+constexpr int64_t kMinTileColumns = 128;
 constexpr int64_t kMaxTileColumns = 2048;
 
-struct Geometry {
-  int64_t n, c, h, w;      // input
-  int64_t o, kh, kw;       // weight (per group: c / groups input channels)
-  int64_t ho, wo;          // output
-  int64_t groups, cg, og;  // channels per group in and out
-  int64_t k, p;            // GEMM inner size and columns per image
-};
+using Geometry = Conv2dGeometry;
 
 class Conv2dKernel : public Kernel {
  public:
-  Conv2dKernel(Conv2dAttrs attrs, Geometry geo, bool has_bias,
-               Activation activation, std::shared_ptr<const CpuContext> context)
-      : attrs_(attrs),
+  Conv2dKernel(Geometry geo, const float* weight, bool has_bias,
+               Activation activation, std::shared_ptr<const CpuContext> context,
+               std::string fallback_reason)
+      : attrs_(geo.attrs),
         geo_(geo),
         has_bias_(has_bias),
         activation_(activation),
-        context_(std::move(context)) {
+        context_(std::move(context)),
+        fallback_reason_(std::move(fallback_reason)) {
+    if (weight != nullptr) {
+      weight_.assign(weight, weight + geo_.o * geo_.k);
+    }
     pointwise_ = geo_.kh == 1 && geo_.kw == 1 && attrs_.stride_h == 1 &&
                  attrs_.stride_w == 1 && attrs_.pad_h == 0 && attrs_.pad_w == 0;
     const int64_t items = geo_.n * geo_.groups;
-    tiles_per_item_ = (geo_.p + kMaxTileColumns - 1) / kMaxTileColumns;
+    const int64_t max_columns = std::clamp<int64_t>(
+        kScratchBudgetBytes / (4 * std::max<int64_t>(geo_.k, 1)),
+        kMinTileColumns, kMaxTileColumns);
+    tiles_per_item_ = (geo_.p + max_columns - 1) / max_columns;
     // Few images and groups: cut each into more tiles so every thread works.
     const int64_t threads = context_->threads();
     if (items * tiles_per_item_ < 4 * threads) {
@@ -68,7 +82,8 @@ class Conv2dKernel : public Kernel {
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
     const float* input = inputs[0]->data<float>();
-    const float* weight = inputs[1]->data<float>();
+    const float* weight =
+        weight_.empty() ? inputs[1]->data<float>() : weight_.data();
     const float* bias = has_bias_ ? inputs[2]->data<float>() : nullptr;
     float* output = outputs[0]->data<float>();
     const int64_t tasks = geo_.n * geo_.groups * tiles_per_item_;
@@ -79,6 +94,18 @@ class Conv2dKernel : public Kernel {
       }
     });
     return absl::OkStatus();
+  }
+
+  std::string Describe() const override {
+    std::string what =
+        pointwise_ ? "direct: 1x1 GEMM on the input (no im2col)"
+                   : absl::StrCat("direct: im2col tiles of <= ", tile_columns_,
+                                  " columns + GEMM (K = ", geo_.k, ")");
+    if (!weight_.empty()) absl::StrAppend(&what, "; weights prepacked");
+    if (!fallback_reason_.empty()) {
+      absl::StrAppend(&what, " (winograd does not apply: ", fallback_reason_, ")");
+    }
+    return what;
   }
 
  private:
@@ -152,6 +179,8 @@ class Conv2dKernel : public Kernel {
   bool has_bias_;
   Activation activation_;
   std::shared_ptr<const CpuContext> context_;
+  std::string fallback_reason_;  // why a requested winograd runs direct
+  std::vector<float> weight_;    // prepacked; empty: the run's operand
   bool pointwise_ = false;
   int64_t tiles_per_item_ = 1;
   int64_t tile_columns_ = 1;
@@ -162,35 +191,41 @@ class Conv2dKernel : public Kernel {
 
 absl::StatusOr<std::unique_ptr<Kernel>> MakeConv2dKernel(
     const Node& node, const Graph& graph,
-    std::shared_ptr<const CpuContext> context, Activation activation) {
-  absl::StatusOr<Conv2dAttrs> attrs = Conv2dAttrs::FromAttrMap(node.attrs);
-  if (!attrs.ok()) return attrs.status();
-  const Shape& in = *graph.value(node.inputs[0]).shape;
-  const Shape& wt = *graph.value(node.inputs[1]).shape;
-  const Shape& out = *graph.value(node.outputs[0]).shape;
-  Geometry geo;
-  geo.n = in.dim(0);
-  geo.c = in.dim(1);
-  geo.h = in.dim(2);
-  geo.w = in.dim(3);
-  geo.o = wt.dim(0);
-  geo.kh = wt.dim(2);
-  geo.kw = wt.dim(3);
-  geo.ho = out.dim(2);
-  geo.wo = out.dim(3);
-  geo.groups = attrs->groups;
-  geo.cg = geo.c / geo.groups;
-  geo.og = geo.o / geo.groups;
-  geo.k = geo.cg * geo.kh * geo.kw;
-  geo.p = geo.ho * geo.wo;
-  return std::make_unique<Conv2dKernel>(*attrs, geo, node.inputs.size() > 2,
-                                        activation, std::move(context));
+    std::shared_ptr<const CpuContext> context, Activation activation,
+    ConvAlgorithm requested) {
+  absl::StatusOr<Geometry> geo = Geometry::FromNode(node, graph);
+  if (!geo.ok()) return geo.status();
+  // Weights that are a graph constant on the host are prepacked now, once.
+  const Value& weight_value = graph.value(node.inputs[1]);
+  const float* weight = nullptr;
+  if (weight_value.constant.has_value() && weight_value.constant->defined() &&
+      weight_value.constant->device().type() == "cpu" &&
+      weight_value.constant->num_elements() == geo->o * geo->k) {
+    weight = weight_value.constant->data<float>();
+  }
+  const bool has_bias = node.inputs.size() > 2;
+  switch (ChooseConvAlgorithm(*geo, requested)) {
+    case ConvAlgorithm::kWinograd2:
+      return MakeWinogradConv2dKernel(*geo, 2, weight, has_bias, activation,
+                                      std::move(context));
+    case ConvAlgorithm::kWinograd4:
+      return MakeWinogradConv2dKernel(*geo, 4, weight, has_bias, activation,
+                                      std::move(context));
+    default:
+      break;
+  }
+  const bool forced_winograd = requested == ConvAlgorithm::kWinograd2 ||
+                               requested == ConvAlgorithm::kWinograd4;
+  return std::make_unique<Conv2dKernel>(
+      *geo, weight, has_bias, activation, std::move(context),
+      forced_winograd ? WhyNotWinograd(*geo) : "");
 }
 
 SY_REGISTER_KERNEL(CpuKernels(), "conv2d", DType::kFloat32,
                    [](const Node& node, const Graph& graph, CpuDevice& device) {
                      return MakeConv2dKernel(node, graph, device.context(),
-                                             Activation::kNone);
+                                             Activation::kNone,
+                                             device.conv_algorithm());
                    });
 
 }  // namespace cpu

@@ -5,6 +5,7 @@
 
 #include "absl/status/statusor.h"
 #include "backends/cpu/cpu_context.h"
+#include "backends/cpu/kernels/conv2d_algorithm.h"
 #include "backends/cpu/kernels/epilogue.h"
 #include "core/backend.h"
 #include "core/graph.h"
@@ -15,9 +16,12 @@ namespace cpu {
 // The float32 conv2d kernel of `node` (shape-inferred): inputs (input,
 // weight[, bias]), one output of the conv's shape. `activation` is applied
 // per output tile after the bias (kRelu: the conv2d+relu partition).
+// `algorithm` is the cpu.conv_algorithm option: kAuto chooses from the
+// shapes (ChooseConvAlgorithm); the kernel's Describe() says what it chose.
 absl::StatusOr<std::unique_ptr<Kernel>> MakeConv2dKernel(
     const Node& node, const Graph& graph,
-    std::shared_ptr<const CpuContext> context, Activation activation);
+    std::shared_ptr<const CpuContext> context, Activation activation,
+    ConvAlgorithm algorithm);
 
 }  // namespace cpu
 }  // namespace switchyard

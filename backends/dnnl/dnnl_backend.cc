@@ -1,0 +1,86 @@
+#include "backends/dnnl/dnnl_backend.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "backends/dnnl/dnnl_device.h"
+
+namespace switchyard {
+namespace onednn {
+namespace {
+
+constexpr char kThreads[] = "threads";
+constexpr char kIsa[] = "isa";
+
+int DefaultThreads() {
+  if (const char* env = std::getenv(kDnnlThreadsEnv)) {
+    int threads = 0;
+    if (absl::SimpleAtoi(env, &threads) && threads >= 1) return threads;
+    std::fprintf(stderr,
+                 "switchyard: ignoring %s='%s' (want an integer >= 1)\n",
+                 kDnnlThreadsEnv, env);
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+class DnnlBackend : public Backend {
+ public:
+  DnnlBackend() : device_(*Device::Create(kDnnlType, 0), DefaultThreads()) {}
+
+  std::string type() const override { return kDnnlType; }
+  int DeviceCount() const override { return 1; }
+  BackendDevice& GetDevice(int index) override { return device_; }
+
+  std::vector<BackendOption> Options() const override {
+    return {{kThreads, absl::StrCat(device_.threads()),
+             absl::StrCat("OpenMP threads of oneDNN's primitives (an integer "
+                          ">= 1; default ",
+                          kDnnlThreadsEnv, ", else every core)")},
+            {kIsa, EffectiveIsaName(),
+             "instruction set oneDNN's JIT picked for this CPU (read-only; "
+             "ONEDNN_MAX_CPU_ISA caps it)"}};
+  }
+
+  absl::Status SetOption(const std::string& key,
+                         const std::string& value) override {
+    if (key == kThreads) {
+      int threads = 0;
+      if (!absl::SimpleAtoi(value, &threads) || threads < 1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "dnnl option 'threads' wants an integer >= 1, got '", value, "'"));
+      }
+      device_.SetThreads(threads);
+      return absl::OkStatus();
+    }
+    if (key == kIsa) {
+      return absl::InvalidArgumentError(
+          "dnnl option 'isa' is read-only: oneDNN picks the ISA at run time; "
+          "set ONEDNN_MAX_CPU_ISA (e.g. AVX2) before the process starts to "
+          "cap it");
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the dnnl backend has no option '", key,
+        "'; its options: threads, isa (read-only)"));
+  }
+
+ private:
+  DnnlDevice device_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Backend>> CreateDnnlBackend() {
+  try {
+    return std::make_unique<DnnlBackend>();
+  } catch (const dnnl::error& e) {
+    return absl::UnavailableError(
+        absl::StrCat("oneDNN could not create a CPU engine: ", e.what()));
+  }
+}
+
+}  // namespace onednn
+}  // namespace switchyard

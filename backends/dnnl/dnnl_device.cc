@@ -1,0 +1,177 @@
+#include "backends/dnnl/dnnl_device.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "backends/dnnl/dnnl_partition.h"
+#include "backends/dnnl/dnnl_support.h"
+#include "core/copy_op.h"
+#include "core/graph.h"
+#include "core/partition.h"
+
+namespace switchyard {
+namespace onednn {
+namespace {
+
+int64_t HostMemoryBytes(int pages_name) {
+  const long pages = sysconf(pages_name);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  return pages < 0 || page_size < 0 ? -1 : int64_t{pages} * page_size;
+}
+
+const char* RuntimeName(unsigned runtime) {
+  switch (runtime) {
+    case DNNL_RUNTIME_OMP: return "OpenMP";
+    case DNNL_RUNTIME_TBB: return "TBB";
+    case DNNL_RUNTIME_SEQ: return "sequential";
+    case DNNL_RUNTIME_THREADPOOL: return "threadpool";
+    default: return "other";
+  }
+}
+
+}  // namespace
+
+std::string EffectiveIsaName() {
+  switch (dnnl::get_effective_cpu_isa()) {
+    case dnnl::cpu_isa::sse41: return "sse41";
+    case dnnl::cpu_isa::avx: return "avx";
+    case dnnl::cpu_isa::avx2: return "avx2";
+    case dnnl::cpu_isa::avx2_vnni: return "avx2_vnni";
+    case dnnl::cpu_isa::avx512_mic: return "avx512_mic";
+    case dnnl::cpu_isa::avx512_mic_4ops: return "avx512_mic_4ops";
+    case dnnl::cpu_isa::avx512_core: return "avx512_core";
+    case dnnl::cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_amx: return "avx512_core_amx";
+    case dnnl::cpu_isa::all: return "all";
+    default: return "unknown";
+  }
+}
+
+std::string VersionString() {
+  const dnnl_version_t* v = dnnl_version();
+  return absl::StrCat(v->major, ".", v->minor, ".", v->patch, " (",
+                      RuntimeName(v->cpu_runtime), ")");
+}
+
+DnnlDevice::DnnlDevice(Device device, int threads)
+    : device_(std::move(device)),
+      engine_(dnnl::engine::kind::cpu, 0),
+      threads_(threads) {}
+
+DeviceInfo DnnlDevice::Info() const {
+  DeviceInfo info;
+  info.device = device_;
+  info.name = absl::StrCat("oneDNN ", VersionString(), " on the host CPU, ISA ",
+                           EffectiveIsaName(), " (chosen by oneDNN at run time)");
+  info.total_memory_bytes = HostMemoryBytes(_SC_PHYS_PAGES);
+  info.free_memory_bytes = HostMemoryBytes(_SC_AVPHYS_PAGES);
+  info.properties.push_back({"isa", EffectiveIsaName()});
+  info.properties.push_back({"threads", absl::StrCat(threads_.load())});
+  info.properties.push_back(
+      {"allocated", absl::StrCat(allocated_bytes_->load(), " bytes")});
+  return info;
+}
+
+absl::StatusOr<std::shared_ptr<Buffer>> DnnlDevice::Allocate(size_t bytes) {
+  // 64-byte aligned, a whole number of lines: what oneDNN's kernels like.
+  const size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
+  void* data = std::aligned_alloc(64, rounded);
+  if (data == nullptr) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        device_.ToString(), " could not allocate ", bytes,
+        " bytes of host memory"));
+  }
+  *allocated_bytes_ += bytes;
+  return std::make_shared<Buffer>(*this, device_, data, bytes,
+                                  [counter = allocated_bytes_, bytes](void* p) {
+                                    *counter -= bytes;
+                                    std::free(p);
+                                  });
+}
+
+absl::Status DnnlDevice::CopyFromHost(const void* src, Buffer& dst,
+                                      size_t bytes) {
+  if (absl::Status s = CheckBuffer(dst, bytes, "destination"); !s.ok()) {
+    return s;
+  }
+  if (bytes > 0) std::memcpy(dst.data(), src, bytes);
+  return absl::OkStatus();
+}
+
+absl::Status DnnlDevice::CopyToHost(const Buffer& src, void* dst,
+                                    size_t bytes) {
+  if (absl::Status s = CheckBuffer(src, bytes, "source"); !s.ok()) return s;
+  if (bytes > 0) std::memcpy(dst, src.data(), bytes);
+  return absl::OkStatus();
+}
+
+absl::Status DnnlDevice::Supports(const Node& node, const Graph& graph) const {
+  return CheckNode(node, graph);
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> DnnlDevice::CreateKernel(
+    const Node& node, const Graph& graph) {
+  if (absl::Status s = CheckNode(node, graph); !s.ok()) return s;
+  PartitionOptions options;
+  options.threads = threads_.load();
+  return BuildPartitionKernel(graph, {node.id}, node.inputs, node.outputs,
+                              engine_, *this, options);
+}
+
+std::vector<Partition> DnnlDevice::ClaimPartitions(const Graph& graph) const {
+  std::vector<Partition> partitions;
+  std::vector<NodeId> run;
+  auto close = [&] {
+    if (!run.empty()) {
+      partitions.push_back({run, DescribePartition(graph, run)});
+      run.clear();
+    }
+  };
+  for (const Node& node : graph.nodes()) {
+    const bool mine = node.device == device_ && node.op != kCopyOp &&
+                      CheckNode(node, graph).ok();
+    if (mine) {
+      run.push_back(node.id);
+    } else {
+      close();
+    }
+  }
+  close();
+  return partitions;
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> DnnlDevice::CreatePartitionKernel(
+    const Partition& partition, const Graph& graph) {
+  for (NodeId id : partition.nodes) {
+    if (absl::Status s = CheckNode(graph.node(id), graph); !s.ok()) return s;
+  }
+  PartitionOptions options;
+  options.threads = threads_.load();
+  return BuildPartitionKernel(graph, partition.nodes,
+                              PartitionInputs(graph, partition),
+                              PartitionOutputs(graph, partition), engine_,
+                              *this, options);
+}
+
+absl::Status DnnlDevice::CheckBuffer(const Buffer& buffer, size_t bytes,
+                                     const char* role) const {
+  if (&buffer.owner() != this) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the ", role, " buffer is on ", buffer.device().ToString(),
+        buffer.device() == device_ ? " of another backend object" : "",
+        ", not on this ", device_.ToString()));
+  }
+  if (bytes > buffer.size_bytes()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a copy of ", bytes, " bytes does not fit the ", role, " buffer of ",
+        buffer.size_bytes(), " bytes on ", device_.ToString()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace onednn
+}  // namespace switchyard

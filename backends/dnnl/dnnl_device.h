@@ -1,0 +1,64 @@
+#ifndef SWITCHYARD_BACKENDS_DNNL_DNNL_DEVICE_H_
+#define SWITCHYARD_BACKENDS_DNNL_DNNL_DEVICE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/backend.h"
+#include "oneapi/dnnl/dnnl.hpp"
+
+namespace switchyard {
+namespace onednn {
+
+// "dnnl:0": host memory (64-byte aligned), a oneDNN CPU engine, and
+// kernels that are whole partitions (a single node is a partition of one).
+class DnnlDevice : public BackendDevice {
+ public:
+  DnnlDevice(Device device, int threads);
+
+  const Device& device() const override { return device_; }
+  DeviceInfo Info() const override;
+  absl::StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) override;
+  absl::Status CopyFromHost(const void* src, Buffer& dst,
+                            size_t bytes) override;
+  absl::Status CopyToHost(const Buffer& src, void* dst, size_t bytes) override;
+
+  absl::Status Supports(const Node& node, const Graph& graph) const override;
+  absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(
+      const Node& node, const Graph& graph) override;
+  // Every maximal run of consecutive nodes placed here (copies, which are
+  // core's, end a run).
+  std::vector<Partition> ClaimPartitions(const Graph& graph) const override;
+  absl::StatusOr<std::unique_ptr<Kernel>> CreatePartitionKernel(
+      const Partition& partition, const Graph& graph) override;
+
+  int threads() const { return threads_.load(); }
+  // For kernels created afterwards.
+  void SetThreads(int threads) { threads_.store(threads); }
+
+ private:
+  absl::Status CheckBuffer(const Buffer& buffer, size_t bytes,
+                           const char* role) const;
+
+  const Device device_;
+  dnnl::engine engine_;
+  std::atomic<int> threads_;
+  // Shared with every buffer's release function: a buffer may outlive the
+  // device.
+  std::shared_ptr<std::atomic<int64_t>> allocated_bytes_ =
+      std::make_shared<std::atomic<int64_t>>(0);
+};
+
+// "avx2", "avx512_core", ...: the instruction set oneDNN's JIT uses on this
+// machine.
+std::string EffectiveIsaName();
+// "2.6.3 (OpenMP)".
+std::string VersionString();
+
+}  // namespace onednn
+}  // namespace switchyard
+
+#endif  // SWITCHYARD_BACKENDS_DNNL_DNNL_DEVICE_H_
