@@ -41,7 +41,7 @@
 namespace switchyard {
 
 // Bump on any change to the types that cross the plugin boundary (above).
-inline constexpr uint32_t kPluginAbiVersion = 2;
+inline constexpr uint32_t kPluginAbiVersion = 3;  // 3: Kernel::Describe
 
 // The name of the C entry point, for dlsym.
 inline constexpr char kPluginEntryPoint[] = "SwitchyardPluginEntry";
