@@ -41,7 +41,8 @@ ABSL_FLAG(std::string, batch, "1",
 ABSL_FLAG(int32_t, warmup, 1, "untimed forward passes before timing");
 ABSL_FLAG(int32_t, iterations, 5, "timed forward passes");
 ABSL_FLAG(int32_t, threads, 0,
-          "CPU threads: short for --backend_option=cpu.threads=N (0: the "
+          "CPU threads: short for --backend_option=<type>.threads=N for every "
+          "backend with a threads option (cpu, dnnl) (0: the "
           "default, SWITCHYARD_CPU_THREADS or all cores)");
 ABSL_FLAG(uint64_t, seed, 0, "seed of the initialisation and of random input");
 ABSL_FLAG(std::string, placement, "strict",
@@ -159,11 +160,16 @@ absl::Status ApplyBackendOptionFlags(BackendRegistry& registry) {
   SY_RETURN_IF_ERROR_CLI(CheckThreadFlags());
   const int threads = absl::GetFlag(FLAGS_threads);
   if (threads != 0) {
-    absl::Status status =
-        registry.SetOption("cpu", "threads", absl::StrCat(threads));
-    if (!status.ok()) {
-      return absl::Status(status.code(),
-                          absl::StrCat("--threads: ", status.message()));
+    // Every CPU-side backend with a thread count (cpu, dnnl from a plugin):
+    // a peer comparison at --threads=2 means 2 threads everywhere.
+    for (const std::string& type : registry.Types()) {
+      if (!registry.GetOption(type, "threads").ok()) continue;
+      absl::Status status =
+          registry.SetOption(type, "threads", absl::StrCat(threads));
+      if (!status.ok()) {
+        return absl::Status(status.code(),
+                            absl::StrCat("--threads: ", status.message()));
+      }
     }
   }
   // The registry's errors name the option ("backend option cpu.x=1: ...").
