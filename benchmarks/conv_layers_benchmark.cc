@@ -7,7 +7,7 @@
 // count). A binary, not a test: speed is measured, never asserted.
 //
 //   bazel run -c opt //benchmarks:fma_peak_benchmark
-//   bazel run -c opt //benchmarks:conv_layers_benchmark -- --threads=2 \
+//   bazel run -c opt //benchmarks:conv_layers_benchmark -- --threads=2
 //       --batch=1 --peak_gflops=175
 
 #include <algorithm>
