@@ -263,8 +263,17 @@ absl::StatusOr<std::vector<Val>> NodeContext::Emit(
     return absl::InternalError(absl::StrCat(op, " gives ", out_types.size(),
                                             " outputs, expected ", num_outputs));
   }
+  // An output too large to count (from huge declared dimensions) is the
+  // model's error, found before anything multiplies its dimensions.
   int64_t out_elements = 0;
-  for (const TensorType& t : out_types) out_elements += t.shape.num_elements();
+  for (const TensorType& t : out_types) {
+    absl::StatusOr<Shape> checked = Shape::Create(t.shape.dims(), DTypeSize(t.dtype));
+    if (!checked.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          op, " output: ", checked.status().message()));
+    }
+    out_elements += checked->num_elements();
+  }
   if (all_host && out_elements <= kMaxFoldElements) {
     return Fold(op, operands, attrs, num_outputs);
   }

@@ -115,6 +115,14 @@ absl::StatusOr<OnnxValueInfo> ReadValueInfo(const onnx::ValueInfoProto& info) {
         v.dim_names.push_back(d.dim_param());
       }
     }
+    // The declared sizes must be countable (symbolic ones taken as 1).
+    std::vector<int64_t> known;
+    for (const std::optional<int64_t>& d : v.dims) known.push_back(d.value_or(1));
+    absl::Status countable = Shape::Create(known, DTypeSize(v.dtype)).status();
+    if (!countable.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", info.name(), "': ", countable.message()));
+    }
   }
   return v;
 }
@@ -324,7 +332,13 @@ absl::StatusOr<std::vector<InputSpec>> OnnxModel::InputSpecs(
             "; the shape given, ", it->second.ToString(), ", has rank ",
             it->second.rank()));
       }
-      spec.shape = it->second;
+      absl::StatusOr<Shape> shape =
+          Shape::Create(it->second.dims(), DTypeSize(in.dtype));
+      if (!shape.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("input ", in.ToString(), ": ", shape.status().message()));
+      }
+      spec.shape = *shape;
       specs.push_back(spec);
       continue;
     }
@@ -348,7 +362,12 @@ absl::StatusOr<std::vector<InputSpec>> OnnxModel::InputSpecs(
             inputs_.size() == 1 ? "" : in.name + ":", "1x3x224x224 (for example)"));
       }
     }
-    spec.shape = Shape(dims);
+    absl::StatusOr<Shape> shape = Shape::Create(dims, DTypeSize(in.dtype));
+    if (!shape.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("input ", in.ToString(), ": ", shape.status().message()));
+    }
+    spec.shape = *shape;
     specs.push_back(spec);
   }
   return specs;
