@@ -117,6 +117,14 @@ ln "$W/w.safetensors" "$W/w_link.safetensors"
 refused out_is_weights_hardlink 1 "hard links" -- \
     run --weights="$W/w.safetensors" --output="$W/w_link.safetensors"
 rm -f "$W/w_link.safetensors"
+echo "model" >"$W/m.onnx"
+refused out_is_model 1 "--output" "same file as --model" -- \
+    run --model="$W/m.onnx" --output="$W/m.onnx"
+same_file out_is_model "$W/m.onnx" "model"
+refused bench_json_is_model 1 "--json" "same file as --model" -- \
+    bench --model="$W/m.onnx" --json="$W/m.onnx"
+same_file bench_json_is_model "$W/m.onnx" "model"
+rm -f "$W/m.onnx"
 refused report_is_output 1 "--report=" "same file as --output=" -- \
     run --output="$W/a.npy" --report="$W/a.npy"
 refused profile_is_report 1 "--profile=" "same file as --report=" -- \

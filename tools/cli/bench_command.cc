@@ -66,6 +66,7 @@ absl::Status BenchCommand(BackendRegistry& registry) {
   options.seed = absl::GetFlag(FLAGS_seed);
   // Both files are checked (and published together) before anything is timed.
   FileTransaction files;
+  files.AddInput(ModelFlag(), "--model");  // a model file (.onnx), if it is one
   const std::string json_path = ResolveUserPath(absl::GetFlag(FLAGS_json));
   const std::string markdown_path = ResolveUserPath(absl::GetFlag(FLAGS_markdown));
   if (!json_path.empty()) SY_RETURN_IF_ERROR(files.AddOutput(json_path, "--json"));

@@ -205,6 +205,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
   // Every file the run writes, published together at the end or not at all
   // (core/file_transaction.h); destinations are checked now.
   FileTransaction files;
+  files.AddInput(model_name, "--model");  // a model file (.onnx), if it is one
   files.AddInput(weights, "--weights");
   files.AddInput(input_path, "--input");
   files.AddInput(ResolveUserPath(absl::GetFlag(FLAGS_labels)), "--labels");
