@@ -225,7 +225,7 @@ absl::Status ConvertSpaceToDepth(NodeContext& ctx) {
   return ctx.SetOutput(0, y);
 }
 
-SY_REGISTER_ONNX_CONVERTER("PRelu", ConvertPRelu);
+SY_REGISTER_ONNX_CONVERTER("PRelu", ConvertPRelu, 2);
 SY_REGISTER_ONNX_CONVERTER("Elu", ConvertElu);
 SY_REGISTER_ONNX_CONVERTER("Celu", ConvertCelu);
 SY_REGISTER_ONNX_CONVERTER("Selu", ConvertSelu);
@@ -235,8 +235,8 @@ SY_REGISTER_ONNX_CONVERTER("Mean", ConvertMean);
 SY_REGISTER_ONNX_CONVERTER("ReduceL1", ConvertReduceL1);
 SY_REGISTER_ONNX_CONVERTER("ReduceL2", ConvertReduceL2);
 SY_REGISTER_ONNX_CONVERTER("ReduceSumSquare", ConvertReduceSumSquare);
-SY_REGISTER_ONNX_CONVERTER("InstanceNormalization", ConvertInstanceNormalization);
-SY_REGISTER_ONNX_CONVERTER("Tile", ConvertTile);
+SY_REGISTER_ONNX_CONVERTER("InstanceNormalization", ConvertInstanceNormalization, 3);
+SY_REGISTER_ONNX_CONVERTER("Tile", ConvertTile, 2);
 SY_REGISTER_ONNX_CONVERTER("DepthToSpace", ConvertDepthToSpace);
 SY_REGISTER_ONNX_CONVERTER("SpaceToDepth", ConvertSpaceToDepth);
 

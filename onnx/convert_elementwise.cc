@@ -143,9 +143,9 @@ absl::Status ConvertGreater(NodeContext& ctx) {
   return HostComparison(ctx, [](double x, double y) { return x > y; });
 }
 
-SY_REGISTER_ONNX_CONVERTER("Equal", ConvertEqual);
-SY_REGISTER_ONNX_CONVERTER("Less", ConvertLess);
-SY_REGISTER_ONNX_CONVERTER("Greater", ConvertGreater);
+SY_REGISTER_ONNX_CONVERTER("Equal", ConvertEqual, 2);
+SY_REGISTER_ONNX_CONVERTER("Less", ConvertLess, 2);
+SY_REGISTER_ONNX_CONVERTER("Greater", ConvertGreater, 2);
 SY_REGISTER_ONNX_CONVERTER("Relu", ConvertRelu);
 SY_REGISTER_ONNX_CONVERTER("Sigmoid", ConvertSigmoid);
 SY_REGISTER_ONNX_CONVERTER("Tanh", ConvertTanh);
@@ -159,11 +159,11 @@ SY_REGISTER_ONNX_CONVERTER("HardSwish", ConvertHardSwish);
 SY_REGISTER_ONNX_CONVERTER("LeakyRelu", ConvertLeakyRelu);
 SY_REGISTER_ONNX_CONVERTER("HardSigmoid", ConvertHardSigmoid);
 SY_REGISTER_ONNX_CONVERTER("Clip", ConvertClip);
-SY_REGISTER_ONNX_CONVERTER("Add", ConvertAdd);
-SY_REGISTER_ONNX_CONVERTER("Sub", ConvertSub);
-SY_REGISTER_ONNX_CONVERTER("Mul", ConvertMul);
-SY_REGISTER_ONNX_CONVERTER("Div", ConvertDiv);
-SY_REGISTER_ONNX_CONVERTER("Pow", ConvertPow);
+SY_REGISTER_ONNX_CONVERTER("Add", ConvertAdd, 2);
+SY_REGISTER_ONNX_CONVERTER("Sub", ConvertSub, 2);
+SY_REGISTER_ONNX_CONVERTER("Mul", ConvertMul, 2);
+SY_REGISTER_ONNX_CONVERTER("Div", ConvertDiv, 2);
+SY_REGISTER_ONNX_CONVERTER("Pow", ConvertPow, 2);
 SY_REGISTER_ONNX_CONVERTER("Cast", ConvertCast);
 
 }  // namespace

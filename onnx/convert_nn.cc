@@ -389,8 +389,8 @@ absl::Status ConvertNonMaxSuppression(NodeContext& ctx) {
   return ctx.SetOutput(0, outs[0]);
 }
 
-SY_REGISTER_ONNX_CONVERTER("NonMaxSuppression", ConvertNonMaxSuppression);
-SY_REGISTER_ONNX_CONVERTER("Conv", ConvertConv);
+SY_REGISTER_ONNX_CONVERTER("NonMaxSuppression", ConvertNonMaxSuppression, 2);
+SY_REGISTER_ONNX_CONVERTER("Conv", ConvertConv, 2);
 SY_REGISTER_ONNX_CONVERTER("MaxPool", ConvertMaxPool);
 SY_REGISTER_ONNX_CONVERTER("AveragePool", ConvertAveragePool);
 SY_REGISTER_ONNX_CONVERTER("GlobalAveragePool", ConvertGlobalAveragePool);
@@ -399,12 +399,12 @@ SY_REGISTER_ONNX_CONVERTER("ReduceMean", ConvertReduceMean);
 SY_REGISTER_ONNX_CONVERTER("ReduceSum", ConvertReduceSum);
 SY_REGISTER_ONNX_CONVERTER("ReduceMax", ConvertReduceMax);
 SY_REGISTER_ONNX_CONVERTER("ReduceMin", ConvertReduceMin);
-SY_REGISTER_ONNX_CONVERTER("BatchNormalization", ConvertBatchNormalization);
-SY_REGISTER_ONNX_CONVERTER("Gemm", ConvertGemm);
-SY_REGISTER_ONNX_CONVERTER("MatMul", ConvertMatMul);
+SY_REGISTER_ONNX_CONVERTER("BatchNormalization", ConvertBatchNormalization, 5);
+SY_REGISTER_ONNX_CONVERTER("Gemm", ConvertGemm, 2);
+SY_REGISTER_ONNX_CONVERTER("MatMul", ConvertMatMul, 2);
 SY_REGISTER_ONNX_CONVERTER("Softmax", ConvertSoftmax);
 SY_REGISTER_ONNX_CONVERTER("LogSoftmax", ConvertLogSoftmax);
-SY_REGISTER_ONNX_CONVERTER("LayerNormalization", ConvertLayerNormalization);
+SY_REGISTER_ONNX_CONVERTER("LayerNormalization", ConvertLayerNormalization, 2);
 
 }  // namespace
 }  // namespace onnx_import

@@ -354,25 +354,25 @@ absl::Status ConvertRange(NodeContext& ctx) {
   return ctx.SetOutput(0, ctx.Constant(HostArray(Shape({n}), dtype, std::move(bytes))));
 }
 
-SY_REGISTER_ONNX_CONVERTER("Reshape", ConvertReshape);
+SY_REGISTER_ONNX_CONVERTER("Reshape", ConvertReshape, 2);
 SY_REGISTER_ONNX_CONVERTER("Flatten", ConvertFlatten);
 SY_REGISTER_ONNX_CONVERTER("Squeeze", ConvertSqueeze);
 SY_REGISTER_ONNX_CONVERTER("Unsqueeze", ConvertUnsqueeze);
 SY_REGISTER_ONNX_CONVERTER("Transpose", ConvertTranspose);
 SY_REGISTER_ONNX_CONVERTER("Concat", ConvertConcat);
 SY_REGISTER_ONNX_CONVERTER("Split", ConvertSplit);
-SY_REGISTER_ONNX_CONVERTER("Slice", ConvertSlice);
-SY_REGISTER_ONNX_CONVERTER("Gather", ConvertGather);
-SY_REGISTER_ONNX_CONVERTER("Pad", ConvertPad);
-SY_REGISTER_ONNX_CONVERTER("Expand", ConvertExpand);
-SY_REGISTER_ONNX_CONVERTER("Where", ConvertWhere);
+SY_REGISTER_ONNX_CONVERTER("Slice", ConvertSlice, 3);
+SY_REGISTER_ONNX_CONVERTER("Gather", ConvertGather, 2);
+SY_REGISTER_ONNX_CONVERTER("Pad", ConvertPad, 2);
+SY_REGISTER_ONNX_CONVERTER("Expand", ConvertExpand, 2);
+SY_REGISTER_ONNX_CONVERTER("Where", ConvertWhere, 3);
 SY_REGISTER_ONNX_CONVERTER("Identity", ConvertIdentity);
 SY_REGISTER_ONNX_CONVERTER("Dropout", ConvertDropout);
 SY_REGISTER_ONNX_CONVERTER("Shape", ConvertShape);
 SY_REGISTER_ONNX_CONVERTER("Size", ConvertSize);
 SY_REGISTER_ONNX_CONVERTER("ConstantOfShape", ConvertConstantOfShape);
-SY_REGISTER_ONNX_CONVERTER("Constant", ConvertConstant);
-SY_REGISTER_ONNX_CONVERTER("Range", ConvertRange);
+SY_REGISTER_ONNX_CONVERTER("Constant", ConvertConstant, 0);
+SY_REGISTER_ONNX_CONVERTER("Range", ConvertRange, 3);
 
 }  // namespace
 }  // namespace onnx_import

@@ -10,12 +10,13 @@ std::map<std::string, Converter>& Converters() {
 
 std::vector<std::string> SupportedOpTypes() {
   std::vector<std::string> names;
-  for (const auto& [name, fn] : Converters()) names.push_back(name);
+  for (const auto& [name, converter] : Converters()) names.push_back(name);
   return names;
 }
 
-bool RegisterConverter(const std::string& op_type, Converter converter) {
-  Converters()[op_type] = converter;
+bool RegisterConverter(const std::string& op_type, ConvertFn convert,
+                       int required_inputs) {
+  Converters()[op_type] = Converter{convert, required_inputs};
   return true;
 }
 

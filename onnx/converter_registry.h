@@ -5,6 +5,10 @@
 // by a function in onnx/convert_<family>.cc that registers itself:
 //
 //   SY_REGISTER_ONNX_CONVERTER("Relu", ConvertRelu);
+//   SY_REGISTER_ONNX_CONVERTER("Conv", ConvertConv, /*required_inputs=*/2);
+//
+// The required inputs (ONNX's non-optional ones, 1 unless given) are
+// checked before the converter runs, so converters read them unchecked.
 //
 // The default domain (ai.onnx) only.
 
@@ -18,20 +22,26 @@
 namespace switchyard {
 namespace onnx_import {
 
-using Converter = absl::Status (*)(NodeContext& ctx);
+using ConvertFn = absl::Status (*)(NodeContext& ctx);
+
+struct Converter {
+  ConvertFn convert = nullptr;
+  int required_inputs = 1;
+};
 
 // The converters by op_type.
 std::map<std::string, Converter>& Converters();
 // Sorted op types, for "supported: ..." in errors and docs/onnx.md.
 std::vector<std::string> SupportedOpTypes();
 
-bool RegisterConverter(const std::string& op_type, Converter converter);
+bool RegisterConverter(const std::string& op_type, ConvertFn convert,
+                       int required_inputs = 1);
 
 #define SY_ONNX_CONCAT_INNER(a, b) a##b
 #define SY_ONNX_CONCAT(a, b) SY_ONNX_CONCAT_INNER(a, b)
-#define SY_REGISTER_ONNX_CONVERTER(op_type, fn)                     \
+#define SY_REGISTER_ONNX_CONVERTER(op_type, ...)                    \
   static const bool SY_ONNX_CONCAT(kOnnxConverter, __COUNTER__) = \
-      ::switchyard::onnx_import::RegisterConverter(op_type, fn)
+      ::switchyard::onnx_import::RegisterConverter(op_type, __VA_ARGS__)
 
 }  // namespace onnx_import
 }  // namespace switchyard

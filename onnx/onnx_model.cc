@@ -127,25 +127,9 @@ absl::StatusOr<OnnxValueInfo> ReadValueInfo(const onnx::ValueInfoProto& info) {
   return v;
 }
 
-// How many leading inputs op_type requires (ONNX's non-optional inputs):
-// converters read those without checking, so a node with fewer, or with
-// one of them left empty (""), is refused before its converter runs.
-int RequiredInputs(const std::string& op_type) {
-  static const auto* required = new std::map<std::string, int>{
-      {"Add", 2}, {"BatchNormalization", 5}, {"Concat", 1}, {"Constant", 0},
-      {"Conv", 2}, {"Div", 2}, {"Equal", 2}, {"Expand", 2}, {"Gather", 2},
-      {"Gemm", 2}, {"Greater", 2}, {"LayerNormalization", 2}, {"Less", 2},
-      {"MatMul", 2}, {"Mul", 2}, {"NonMaxSuppression", 2}, {"Pad", 2},
-      {"PRelu", 2}, {"InstanceNormalization", 3}, {"Tile", 2},
-      {"Pow", 2}, {"Range", 3}, {"Reshape", 2}, {"Slice", 3}, {"Sub", 2},
-      {"Where", 3},
-  };
-  auto it = required->find(op_type);
-  return it == required->end() ? 1 : it->second;
-}
-
-absl::Status CheckNodeArity(const onnx::NodeProto& node) {
-  const int required = RequiredInputs(node.op_type());
+// A node with fewer than its op's required inputs, or one of them left
+// empty (""), is refused before its converter runs.
+absl::Status CheckNodeArity(const onnx::NodeProto& node, int required) {
   for (int i = 0; i < required; ++i) {
     if (i >= node.input_size() || node.input(i).empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -485,7 +469,8 @@ absl::StatusOr<std::vector<ValueId>> OnnxModel::TraceValues(
           where, " is not supported. Switchyard imports these ai.onnx ops: ",
           absl::StrJoin(onnx_import::SupportedOpTypes(), ", ")));
     }
-    absl::Status arity = CheckNodeArity(node);
+    absl::Status arity =
+        CheckNodeArity(node, converter->second.required_inputs);
     if (!arity.ok()) return Prefixed(where, arity);
     std::vector<Val> operands;
     for (const std::string& in : node.input()) {
@@ -504,7 +489,7 @@ absl::StatusOr<std::vector<ValueId>> OnnxModel::TraceValues(
       operands.push_back(it->second);
     }
     NodeContext ctx(node, opset_, std::move(operands), state);
-    absl::Status converted = converter->second(ctx);
+    absl::Status converted = converter->second.convert(ctx);
     if (!converted.ok()) return Prefixed(where, converted);
     std::vector<std::string> unread = ctx.UnreadAttributes();
     if (!unread.empty()) {
