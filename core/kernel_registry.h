@@ -146,6 +146,21 @@ class KernelRegistry {
   std::map<std::pair<std::string, DType>, Entry> table_;
 };
 
+// Registers one kernel per element type: `make(TypeTag<T>{})` returns the
+// factory for T, registered as (op, DTypeOf<T>()). False when any key was
+// taken. Most callers use SY_REGISTER_KERNEL_FOR_TYPES below.
+template <typename T>
+struct TypeTag {
+  using type = T;
+};
+template <typename... Ts, typename DeviceT, typename MakeFactory>
+bool RegisterForTypes(KernelRegistry<DeviceT>& registry, const std::string& op,
+                      MakeFactory make) {
+  bool ok = true;
+  ((ok &= registry.Register(op, DTypeOf<Ts>(), make(TypeTag<Ts>{}))), ...);
+  return ok;
+}
+
 #define SY_KERNEL_CONCAT_INNER(a, b) a##b
 #define SY_KERNEL_CONCAT(a, b) SY_KERNEL_CONCAT_INNER(a, b)
 
@@ -156,6 +171,19 @@ class KernelRegistry {
 #define SY_REGISTER_KERNEL(registry, ...)                              \
   [[maybe_unused]] static const bool SY_KERNEL_CONCAT(                 \
       sy_kernel_registered_, __COUNTER__) = (registry).Register(__VA_ARGS__)
+
+// Registers the function template `factory<T>` for each element type T:
+//   SY_REGISTER_KERNEL_FOR_TYPES(CpuKernels(), "abs", MakeAbs, float, int64_t);
+// registers &MakeAbs<float> as (abs, float32) and &MakeAbs<int64_t> as
+// (abs, int64). A factory with template arguments of its own is registered
+// with RegisterForTypes and a lambda that names them.
+#define SY_REGISTER_KERNEL_FOR_TYPES(registry, op, factory, ...)   \
+  [[maybe_unused]] static const bool SY_KERNEL_CONCAT(             \
+      sy_kernel_registered_, __COUNTER__) =                        \
+      ::switchyard::RegisterForTypes<__VA_ARGS__>(                 \
+          (registry), (op), [](auto tag) {                         \
+            return &factory<typename decltype(tag)::type>;         \
+          })
 
 }  // namespace switchyard
 
