@@ -62,6 +62,11 @@ struct OpSchema {
   // The dtypes the operands may have (empty: any). Ops whose operands differ
   // in dtype (indices, masks) check the others in InferTypes.
   std::vector<DType> dtypes = {DType::kFloat32};
+  // The op's typed attribute struct (ops/attr_fields.h) as a function:
+  // checks `attrs` and returns them with every default explicit. Null for
+  // an op without attributes (or, as core's `copy`, without a struct).
+  absl::StatusOr<AttrMap> (*canonical_attrs)(const AttrMap& attrs,
+                                             absl::string_view op) = nullptr;
 
   int min_inputs() const;
   int max_inputs() const;  // -1: unbounded (variadic)

@@ -6,7 +6,9 @@
 
 #include "models/module.h"
 #include "ops/pool_attrs.h"
-#include "ops/tensor_attrs.h"
+#include "ops/flatten_attrs.h"
+#include "ops/softmax_attrs.h"
+#include "ops/dropout_attrs.h"
 
 namespace switchyard {
 namespace nn {

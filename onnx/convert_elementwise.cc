@@ -11,6 +11,7 @@
 #include "onnx/convert_util.h"
 #include "onnx/converter_registry.h"
 #include "onnx/onnx_tensor.h"
+#include "ops/elementwise_attrs.h"
 
 namespace switchyard {
 namespace onnx_import {
@@ -32,15 +33,16 @@ absl::Status ConvertHardSwish(NodeContext& ctx) {
 }
 
 absl::Status ConvertLeakyRelu(NodeContext& ctx) {
-  SY_ASSIGN_OR_RETURN(float alpha, ctx.Float("alpha", 0.01f));
-  return EmitUnary(ctx, "leaky_relu", Attrs({{"alpha", double{alpha}}}));
+  SY_ASSIGN_OR_RETURN(LeakyReluAttrs a,
+                      OnnxAttrs<LeakyReluAttrs>(ctx, {{"alpha", "alpha"}}));
+  return EmitUnary(ctx, "leaky_relu", a.ToAttrMap());
 }
 
 absl::Status ConvertHardSigmoid(NodeContext& ctx) {
-  SY_ASSIGN_OR_RETURN(float alpha, ctx.Float("alpha", 0.2f));
-  SY_ASSIGN_OR_RETURN(float beta, ctx.Float("beta", 0.5f));
-  return EmitUnary(ctx, "hard_sigmoid",
-                   Attrs({{"alpha", double{alpha}}, {"beta", double{beta}}}));
+  SY_ASSIGN_OR_RETURN(
+      HardSigmoidAttrs a,
+      OnnxAttrs<HardSigmoidAttrs>(ctx, {{"alpha", "alpha"}, {"beta", "beta"}}));
+  return EmitUnary(ctx, "hard_sigmoid", a.ToAttrMap());
 }
 
 absl::Status ConvertClip(NodeContext& ctx) {

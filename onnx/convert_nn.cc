@@ -9,6 +9,9 @@
 #include "core/status_macros.h"
 #include "onnx/convert_util.h"
 #include "onnx/converter_registry.h"
+#include "ops/gemm_attrs.h"
+#include "ops/nms_attrs.h"
+#include "ops/norm_attrs.h"
 
 namespace switchyard {
 namespace onnx_import {
@@ -248,7 +251,8 @@ absl::Status ConvertReduceMax(NodeContext& ctx) { return Reduce(ctx, "reduce_max
 absl::Status ConvertReduceMin(NodeContext& ctx) { return Reduce(ctx, "reduce_min", 18); }
 
 absl::Status ConvertBatchNormalization(NodeContext& ctx) {
-  SY_ASSIGN_OR_RETURN(float epsilon, ctx.Float("epsilon", 1e-5f));
+  SY_ASSIGN_OR_RETURN(BatchNormAttrs bn,
+                      OnnxAttrs<BatchNormAttrs>(ctx, {{"epsilon", "epsilon"}}));
   ctx.Ignore("momentum");  // only training updates the statistics
   SY_ASSIGN_OR_RETURN(int64_t training, ctx.Int("training_mode", 0));
   if (training != 0) {
@@ -260,23 +264,23 @@ absl::Status ConvertBatchNormalization(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(
       Val y, ctx.EmitOne("batch_norm",
                          {ctx.In(0), ctx.In(1), ctx.In(2), ctx.In(3), ctx.In(4)},
-                         Attrs({{"epsilon", double{epsilon}}})));
+                         bn.ToAttrMap()));
   return ctx.SetOutput(0, y);
 }
 
 absl::Status ConvertGemm(NodeContext& ctx) {
-  SY_ASSIGN_OR_RETURN(int64_t trans_a, ctx.Int("transA", 0));
-  SY_ASSIGN_OR_RETURN(int64_t trans_b, ctx.Int("transB", 0));
-  SY_ASSIGN_OR_RETURN(float alpha, ctx.Float("alpha", 1.0f));
-  SY_ASSIGN_OR_RETURN(float beta, ctx.Float("beta", 1.0f));
+  SY_ASSIGN_OR_RETURN(GemmAttrs g, OnnxAttrs<GemmAttrs>(ctx, {{"transA", "trans_a"},
+                                                           {"transB", "trans_b"},
+                                                           {"alpha", "alpha"},
+                                                           {"beta", "beta"}}));
   const Shape& b = ctx.InShape(1);
   // The common case, a fully connected layer, is `linear`, which backends
   // fuse with a following relu.
   const bool plain_bias =
       !ctx.HasInput(2) ||
-      (beta == 1.0f && ctx.InShape(2).rank() == 1 && b.rank() == 2 &&
+      (g.beta == 1.0 && ctx.InShape(2).rank() == 1 && b.rank() == 2 &&
        ctx.InShape(2).dim(0) == b.dim(0));
-  if (trans_a == 0 && trans_b == 1 && alpha == 1.0f && plain_bias &&
+  if (!g.trans_a && g.trans_b && g.alpha == 1.0 && plain_bias &&
       ctx.InShape(0).rank() == 2) {
     std::vector<Val> operands = {ctx.In(0), ctx.In(1)};
     if (ctx.HasInput(2)) operands.push_back(ctx.In(2));
@@ -286,11 +290,7 @@ absl::Status ConvertGemm(NodeContext& ctx) {
   std::vector<Val> operands = {ctx.In(0), ctx.In(1)};
   if (ctx.HasInput(2)) operands.push_back(ctx.In(2));
   SY_ASSIGN_OR_RETURN(
-      Val y, ctx.EmitOne("gemm", operands,
-                         Attrs({{"trans_a", trans_a != 0},
-                                {"trans_b", trans_b != 0},
-                                {"alpha", double{alpha}},
-                                {"beta", double{beta}}})));
+      Val y, ctx.EmitOne("gemm", operands, g.ToAttrMap()));
   return ctx.SetOutput(0, y);
 }
 
@@ -321,14 +321,15 @@ absl::Status ConvertSoftmax(NodeContext& ctx) { return Softmax(ctx, "softmax"); 
 absl::Status ConvertLogSoftmax(NodeContext& ctx) { return Softmax(ctx, "log_softmax"); }
 
 absl::Status ConvertLayerNormalization(NodeContext& ctx) {
-  SY_ASSIGN_OR_RETURN(int64_t a, ctx.Int("axis", -1));
-  SY_ASSIGN_OR_RETURN(float epsilon, ctx.Float("epsilon", 1e-5f));
+  SY_ASSIGN_OR_RETURN(LayerNormAttrs ln,
+                      OnnxAttrs<LayerNormAttrs>(
+                          ctx, {{"axis", "axis"}, {"epsilon", "epsilon"}}));
+  const int64_t a = ln.axis;
   ctx.Ignore("stash_type");  // the kernels accumulate in float or wider
   std::vector<Val> operands = {ctx.In(0), ctx.In(1)};
   if (ctx.HasInput(2)) operands.push_back(ctx.In(2));
   SY_ASSIGN_OR_RETURN(
-      Val y, ctx.EmitOne("layer_norm", operands,
-                         Attrs({{"axis", a}, {"epsilon", double{epsilon}}})));
+      Val y, ctx.EmitOne("layer_norm", operands, ln.ToAttrMap()));
   SY_RETURN_IF_ERROR(ctx.SetOutput(0, y));
   if (!ctx.OutputUsed(1) && !ctx.OutputUsed(2)) return absl::OkStatus();
   // The optional statistics, as ONNX defines them: Mean and 1 / sqrt(Var +
@@ -344,7 +345,7 @@ absl::Status ConvertLayerNormalization(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(Val var, ctx.EmitOne("reduce_mean", {square}, reduce));
   const DType dtype = ctx.Type(ctx.In(0)).dtype;
   std::vector<char> eps_bytes(DTypeSize(dtype));
-  SetElementFromDouble(eps_bytes.data(), dtype, 0, epsilon);
+  SetElementFromDouble(eps_bytes.data(), dtype, 0, ln.epsilon);
   const Val eps = ctx.Constant(HostArray(Shape(), dtype, std::move(eps_bytes)));
   SY_ASSIGN_OR_RETURN(Val shifted, ctx.EmitOne("add", {var, eps}, AttrMap()));
   SY_ASSIGN_OR_RETURN(Val std_dev, ctx.EmitOne("sqrt", {shifted}, AttrMap()));
@@ -358,33 +359,32 @@ absl::Status ConvertLayerNormalization(NodeContext& ctx) {
 // non_max_suppression op computes it padded to the largest size plus the
 // count. It may only be a graph output, which OnnxModel::Run cuts to size.
 absl::Status ConvertNonMaxSuppression(NodeContext& ctx) {
-  SY_ASSIGN_OR_RETURN(int64_t center_point_box, ctx.Int("center_point_box", 0));
-  double max_boxes = 0, iou = 0;
-  double score = -std::numeric_limits<double>::infinity();
+  // The struct's defaults are ONNX's for absent inputs too.
+  SY_ASSIGN_OR_RETURN(NonMaxSuppressionAttrs a,
+                      OnnxAttrs<NonMaxSuppressionAttrs>(
+                          ctx, {{"center_point_box", "center_point_box"}}));
   if (ctx.HasInput(2)) {
-    SY_ASSIGN_OR_RETURN(max_boxes, ctx.ConstScalar(2, "max_output_boxes_per_class"));
+    SY_ASSIGN_OR_RETURN(double max_boxes,
+                        ctx.ConstScalar(2, "max_output_boxes_per_class"));
+    // ONNX Runtime treats a negative count as 0; the op refuses negatives.
+    // Counts beyond int64 (or NaN) would overflow the conversion.
+    if (!(max_boxes < 9.2e18)) max_boxes = 9.2e18;
+    a.max_output_boxes_per_class = static_cast<int64_t>(std::max(0.0, max_boxes));
   }
   if (ctx.HasInput(3)) {
-    SY_ASSIGN_OR_RETURN(iou, ctx.ConstScalar(3, "iou_threshold"));
+    SY_ASSIGN_OR_RETURN(a.iou_threshold, ctx.ConstScalar(3, "iou_threshold"));
   }
   if (ctx.HasInput(4)) {
-    SY_ASSIGN_OR_RETURN(score, ctx.ConstScalar(4, "score_threshold"));
+    SY_ASSIGN_OR_RETURN(a.score_threshold, ctx.ConstScalar(4, "score_threshold"));
   }
   if (ctx.state().read_by_nodes.count(ctx.node().output(0)) > 0) {
     return absl::UnimplementedError(
         "selected_indices feeds other nodes; its row count is known only at run "
         "time, so Switchyard's static graphs take it only as a graph output");
   }
-  // ONNX Runtime treats a negative count as 0; the op refuses negatives.
-  max_boxes = std::max(0.0, max_boxes);
-  SY_ASSIGN_OR_RETURN(
-      std::vector<Val> outs,
-      ctx.Emit("non_max_suppression", {ctx.In(0), ctx.In(1)},
-               Attrs({{"max_output_boxes_per_class", static_cast<int64_t>(max_boxes)},
-                      {"iou_threshold", iou},
-                      {"score_threshold", score},
-                      {"center_point_box", center_point_box}}),
-               2));
+  SY_ASSIGN_OR_RETURN(std::vector<Val> outs,
+                      ctx.Emit("non_max_suppression", {ctx.In(0), ctx.In(1)},
+                               a.ToAttrMap(), 2));
   ctx.state().entry(outs[0]).valid_rows = outs[1];
   return ctx.SetOutput(0, outs[0]);
 }

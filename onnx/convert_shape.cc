@@ -13,6 +13,7 @@
 #include "onnx/convert_util.h"
 #include "onnx/converter_registry.h"
 #include "onnx/onnx_tensor.h"
+#include "ops/shape_attrs.h"
 
 namespace switchyard {
 namespace onnx_import {
@@ -138,12 +139,12 @@ absl::Status ConvertTranspose(NodeContext& ctx) {
 }
 
 absl::Status ConvertConcat(NodeContext& ctx) {
-  SY_ASSIGN_OR_RETURN(int64_t axis, ctx.Int("axis", 0));
+  SY_ASSIGN_OR_RETURN(ConcatAttrs a, OnnxAttrs<ConcatAttrs>(ctx, {{"axis", "axis"}}));
   std::vector<Val> operands;
   for (int i = 0; i < ctx.num_inputs(); ++i) {
     if (ctx.HasInput(i)) operands.push_back(ctx.In(i));
   }
-  SY_ASSIGN_OR_RETURN(Val y, ctx.EmitOne("concat", operands, Attrs({{"axis", axis}})));
+  SY_ASSIGN_OR_RETURN(Val y, ctx.EmitOne("concat", operands, a.ToAttrMap()));
   return ctx.SetOutput(0, y);
 }
 
@@ -201,25 +202,25 @@ absl::Status ConvertSlice(NodeContext& ctx) {
 }
 
 absl::Status ConvertGather(NodeContext& ctx) {
-  SY_ASSIGN_OR_RETURN(int64_t axis, ctx.Int("axis", 0));
+  SY_ASSIGN_OR_RETURN(GatherAttrs a, OnnxAttrs<GatherAttrs>(ctx, {{"axis", "axis"}}));
   SY_ASSIGN_OR_RETURN(
-      Val y, ctx.EmitOne("gather", {ctx.In(0), ctx.In(1)}, Attrs({{"axis", axis}})));
+      Val y, ctx.EmitOne("gather", {ctx.In(0), ctx.In(1)}, a.ToAttrMap()));
   return ctx.SetOutput(0, y);
 }
 
 absl::Status ConvertPad(NodeContext& ctx) {
-  SY_ASSIGN_OR_RETURN(std::string mode, ctx.String("mode", "constant"));
   SY_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ctx.ConstInts(1, "pads"));
-  double value = 0;
+  AttrMap given = Attrs({{"pads", pads}});
   if (ctx.HasInput(2)) {
-    SY_ASSIGN_OR_RETURN(value, ctx.ConstScalar(2, "constant_value"));
+    SY_ASSIGN_OR_RETURN(double value, ctx.ConstScalar(2, "constant_value"));
+    given.Set("value", value);
   }
   if (ctx.HasInput(3)) {
     // opset 18's axes; kept for files that set it early.
     return absl::UnimplementedError("the axes input of Pad is not supported");
   }
-  return EmitUnary(ctx, "pad",
-                   Attrs({{"pads", pads}, {"mode", mode}, {"value", value}}));
+  SY_ASSIGN_OR_RETURN(PadAttrs a, OnnxAttrs<PadAttrs>(ctx, {{"mode", "mode"}}, given));
+  return EmitUnary(ctx, "pad", a.ToAttrMap());
 }
 
 absl::Status ConvertExpand(NodeContext& ctx) {

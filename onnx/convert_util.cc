@@ -15,6 +15,58 @@ absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int rank, const char* what) 
   return axis < 0 ? axis + rank : axis;
 }
 
+absl::StatusOr<AttrMap> OnnxAttrMap(NodeContext& ctx,
+                                    const std::vector<AttrSpec>& specs,
+                                    const OnnxAttrNames& names,
+                                    AttrMap given) {
+  AttrMap attrs = std::move(given);
+  for (const auto& [onnx_name, name] : names) {
+    const AttrSpec* spec = nullptr;
+    for (const AttrSpec& s : specs) {
+      if (s.name == name) spec = &s;
+    }
+    if (spec == nullptr) {
+      return absl::InternalError(absl::StrCat(
+          "the ", ctx.op_type(), " converter maps ONNX attribute '", onnx_name,
+          "' to '", name, "', which the op's attribute struct does not declare"));
+    }
+    if (!ctx.HasAttr(onnx_name)) continue;
+    switch (spec->type) {
+      case AttrType::kInt: {
+        SY_ASSIGN_OR_RETURN(int64_t v, ctx.Int(onnx_name, 0));
+        attrs.Set(name, v);
+        break;
+      }
+      case AttrType::kBool: {
+        SY_ASSIGN_OR_RETURN(int64_t v, ctx.Int(onnx_name, 0));
+        attrs.Set(name, v != 0);
+        break;
+      }
+      case AttrType::kFloat: {
+        SY_ASSIGN_OR_RETURN(float v, ctx.Float(onnx_name, 0.0f));
+        attrs.Set(name, double{v});
+        break;
+      }
+      case AttrType::kString: {
+        SY_ASSIGN_OR_RETURN(std::string v, ctx.String(onnx_name, ""));
+        attrs.Set(name, v);
+        break;
+      }
+      case AttrType::kInts: {
+        SY_ASSIGN_OR_RETURN(std::vector<int64_t> v, ctx.Ints(onnx_name));
+        attrs.Set(name, v);
+        break;
+      }
+      case AttrType::kFloats: {
+        SY_ASSIGN_OR_RETURN(std::vector<float> v, ctx.Floats(onnx_name));
+        attrs.Set(name, std::vector<double>(v.begin(), v.end()));
+        break;
+      }
+    }
+  }
+  return attrs;
+}
+
 absl::Status EmitUnary(NodeContext& ctx, const std::string& op,
                        const AttrMap& attrs) {
   SY_ASSIGN_OR_RETURN(Val y, ctx.EmitOne(op, {ctx.In(0)}, attrs));

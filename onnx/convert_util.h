@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/attributes.h"
+#include "core/op_def.h"
 #include "onnx/node_context.h"
 
 namespace switchyard {
@@ -22,6 +23,27 @@ inline AttrMap Attrs(
   AttrMap attrs;
   for (const auto& [name, value] : values) attrs.Set(name, value);
   return attrs;
+}
+
+// The ONNX node's attributes as typed struct `A` (ops/*_attrs.h): each
+// {ONNX name, A's name} pair is read, when present, as A's declared type (an
+// ONNX int for a bool); absent attributes keep A's defaults, so a default is
+// written once, in the struct. A's own checks apply.
+//
+//   SY_ASSIGN_OR_RETURN(GemmAttrs g, OnnxAttrs<GemmAttrs>(ctx, {{"transA", "trans_a"},
+//                                                           {"alpha", "alpha"}}));
+using OnnxAttrNames = std::vector<std::pair<std::string, std::string>>;
+// `given`: attributes that come from elsewhere (an input known at import).
+absl::StatusOr<AttrMap> OnnxAttrMap(NodeContext& ctx,
+                                    const std::vector<AttrSpec>& specs,
+                                    const OnnxAttrNames& names, AttrMap given);
+template <typename A>
+absl::StatusOr<A> OnnxAttrs(NodeContext& ctx, const OnnxAttrNames& names,
+                            AttrMap given = AttrMap()) {
+  absl::StatusOr<AttrMap> attrs =
+      OnnxAttrMap(ctx, A::Specs(), names, std::move(given));
+  if (!attrs.ok()) return attrs.status();
+  return A::FromAttrMap(*attrs);
 }
 
 // `axis` in [-rank, rank) as a non-negative axis, or InvalidArgument.

@@ -33,7 +33,7 @@ class AdaptiveAvgPool2dOp : public OpDef {
     static const OpSchema* schema = [] {
       auto* s = new OpSchema;
       s->inputs = {{"input"}};
-      s->attrs = AdaptiveAvgPool2dAttrs::Specs();
+      AdaptiveAvgPool2dAttrs::DeclareIn(*s);
       s->dtypes = ops_internal::FloatingDTypes();
       return s;
     }();

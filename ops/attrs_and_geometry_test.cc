@@ -17,7 +17,9 @@
 #include "ops/op_test_util.h"
 #include "ops/pool_attrs.h"
 #include "ops/pool_geometry.h"
-#include "ops/tensor_attrs.h"
+#include "ops/flatten_attrs.h"
+#include "ops/softmax_attrs.h"
+#include "ops/dropout_attrs.h"
 
 namespace switchyard {
 namespace {

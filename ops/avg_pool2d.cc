@@ -31,7 +31,7 @@ class AvgPool2dOp : public OpDef {
     static const OpSchema* schema = [] {
       auto* s = new OpSchema;
       s->inputs = {{"input"}};
-      s->attrs = AvgPool2dAttrs::Specs();
+      AvgPool2dAttrs::DeclareIn(*s);
       s->dtypes = ops_internal::FloatingDTypes();
       return s;
     }();

@@ -29,7 +29,7 @@ class BatchNormOp : public OpDef {
       auto* s = new OpSchema;
       s->inputs = {
           {"input"}, {"weight"}, {"bias"}, {"running_mean"}, {"running_var"}};
-      s->attrs = BatchNormAttrs::Specs();
+      BatchNormAttrs::DeclareIn(*s);
       s->dtypes = ops_internal::FloatingDTypes();
       return s;
     }();

@@ -21,7 +21,7 @@ class CastOp : public OpDef {
     static const OpSchema* schema = [] {
       auto* s = new OpSchema;
       s->inputs = {{"input"}};
-      s->attrs = CastAttrs::Specs();
+      CastAttrs::DeclareIn(*s);
       s->dtypes = {};  // any
       return s;
     }();

@@ -26,7 +26,7 @@ class ConcatOp : public OpDef {
     static const OpSchema* schema = [] {
       auto* s = new OpSchema;
       s->inputs = {{"inputs", /*optional=*/false, /*variadic=*/true}};
-      s->attrs = ConcatAttrs::Specs();
+      ConcatAttrs::DeclareIn(*s);
       s->dtypes = {};  // any: it only moves elements (one dtype for all)
       return s;
     }();

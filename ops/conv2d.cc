@@ -36,7 +36,7 @@ class Conv2dOp : public OpDef {
     static const OpSchema* schema = [] {
       auto* s = new OpSchema;
       s->inputs = {{"input"}, {"weight"}, {"bias", /*optional=*/true}};
-      s->attrs = Conv2dAttrs::Specs();
+      Conv2dAttrs::DeclareIn(*s);
       s->dtypes = ops_internal::FloatingDTypes();
       return s;
     }();

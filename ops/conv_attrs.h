@@ -18,24 +18,29 @@
 
 #include "absl/status/statusor.h"
 #include "core/attributes.h"
-#include "core/op_def.h"
+#include "ops/attr_fields.h"
 
 namespace switchyard {
 
 struct Conv2dAttrs {
-  int64_t stride_h = 1, stride_w = 1;      // "stride", each >= 1
-  int64_t pad_h = 0, pad_w = 0;            // "padding", each >= 0
-  int64_t dilation_h = 1, dilation_w = 1;  // "dilation", each >= 1
-  int64_t groups = 1;                      // "groups", >= 1
+  SY_ATTR_STRUCT(Conv2dAttrs);
+  static constexpr const char* kOp = "conv2d";
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t pad_h = 0, pad_w = 0;  // zeros on both sides
+  int64_t dilation_h = 1, dilation_w = 1;
+  int64_t groups = 1;
 
-  // The attribute part of conv2d's schema; each default is this struct's.
-  static const std::vector<AttrSpec>& Specs();
-  // InvalidArgument naming the attribute for a wrong type, a list that is
-  // not exactly 2 values, a value out of range, or an unknown attribute
-  // name. Absent attributes take the defaults above.
-  static absl::StatusOr<Conv2dAttrs> FromAttrMap(const AttrMap& attrs);
-  // Every attribute, defaults included.
-  AttrMap ToAttrMap() const;
+  static void DeclareFields(AttrFields<Conv2dAttrs>& f) {
+    using A = Conv2dAttrs;
+    f.Ints("stride", {&A::stride_h, &A::stride_w}).Window(1);
+    f.Ints("padding", {&A::pad_h, &A::pad_w})
+        .Window(0)
+        .Doc("zeros on both sides");
+    f.Ints("dilation", {&A::dilation_h, &A::dilation_w}).Window(1);
+    f.Field("groups", &A::groups)
+        .AtLeast(1)
+        .Doc("dividing the input and output channels");
+  }
 };
 
 // The name kernels have always called; the same as Conv2dAttrs::FromAttrMap.

@@ -12,7 +12,7 @@
 #include "core/op_def.h"
 #include "core/status_macros.h"
 #include "ops/op_util.h"
-#include "ops/tensor_attrs.h"
+#include "ops/dropout_attrs.h"
 
 namespace switchyard {
 namespace {
@@ -24,7 +24,7 @@ class DropoutOp : public OpDef {
     static const OpSchema* schema = [] {
       auto* s = new OpSchema;
       s->inputs = {{"input"}};
-      s->attrs = DropoutAttrs::Specs();
+      DropoutAttrs::DeclareIn(*s);
       s->dtypes = ops_internal::FloatingDTypes();
       return s;
     }();

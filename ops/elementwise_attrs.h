@@ -18,39 +18,49 @@
 #include "absl/status/statusor.h"
 #include "core/attributes.h"
 #include "core/dtype.h"
-#include "core/op_def.h"
+#include "ops/attr_fields.h"
 
 namespace switchyard {
 
 // hard_sigmoid: max(0, min(1, alpha * x + beta)), as ONNX HardSigmoid.
 struct HardSigmoidAttrs {
-  double alpha = 0.2;  // "alpha", finite
-  double beta = 0.5;   // "beta", finite
+  SY_ATTR_STRUCT(HardSigmoidAttrs);
+  static constexpr const char* kOp = "hard_sigmoid";
+  double alpha = 0.2;
+  double beta = 0.5;
 
-  static const std::vector<AttrSpec>& Specs();
-  static absl::StatusOr<HardSigmoidAttrs> FromAttrMap(const AttrMap& attrs);
-  AttrMap ToAttrMap() const;
+  static void DeclareFields(AttrFields<HardSigmoidAttrs>& f) {
+    f.Field("alpha", &HardSigmoidAttrs::alpha).Finite().Doc("the slope");
+    f.Field("beta", &HardSigmoidAttrs::beta).Finite().Doc("the value at 0");
+  }
 };
 
 // leaky_relu: x < 0 ? alpha * x : x, as ONNX LeakyRelu.
 struct LeakyReluAttrs {
-  double alpha = 0.01;  // "alpha", finite
+  SY_ATTR_STRUCT(LeakyReluAttrs);
+  static constexpr const char* kOp = "leaky_relu";
+  double alpha = 0.01;
 
-  static const std::vector<AttrSpec>& Specs();
-  static absl::StatusOr<LeakyReluAttrs> FromAttrMap(const AttrMap& attrs);
-  AttrMap ToAttrMap() const;
+  static void DeclareFields(AttrFields<LeakyReluAttrs>& f) {
+    f.Field("alpha", &LeakyReluAttrs::alpha).Finite().Doc("the slope below 0");
+  }
 };
 
 // clip: min(max(x, min), max), as ONNX Clip with constant bounds: when
 // min > max every element is max; NaN stays NaN. For integer tensors the
 // bounds are rounded inward (min up, max down) to integers.
 struct ClipAttrs {
-  double min = -std::numeric_limits<double>::infinity();  // "min", not NaN
-  double max = std::numeric_limits<double>::infinity();   // "max", not NaN
+  SY_ATTR_STRUCT(ClipAttrs);
+  static constexpr const char* kOp = "clip";
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
 
-  static const std::vector<AttrSpec>& Specs();
-  static absl::StatusOr<ClipAttrs> FromAttrMap(const AttrMap& attrs);
-  AttrMap ToAttrMap() const;
+  static void DeclareFields(AttrFields<ClipAttrs>& f) {
+    f.Field("min", &ClipAttrs::min).NotNaN().Doc("-inf: no lower bound");
+    f.Field("max", &ClipAttrs::max)
+        .NotNaN()
+        .Doc("+inf: no upper bound; wins over min when smaller");
+  }
 };
 
 // cast: each element converted to dtype `to`, as ONNX Cast:
@@ -61,13 +71,16 @@ struct ClipAttrs {
 // - anything -> bool: nonzero (NaN included) is true; bool -> number: 0 or 1;
 // - to a floating dtype: rounded to nearest even, overflow to +-inf.
 struct CastAttrs {
-  // "to", spelled as DTypeName prints it (ParseDType's aliases accepted).
-  // ONNX requires it; the importer always sets it. Default float32.
+  SY_ATTR_STRUCT(CastAttrs);
+  static constexpr const char* kOp = "cast";
+  // ONNX requires it; the importer always sets it.
   DType to = DType::kFloat32;
 
-  static const std::vector<AttrSpec>& Specs();
-  static absl::StatusOr<CastAttrs> FromAttrMap(const AttrMap& attrs);
-  AttrMap ToAttrMap() const;
+  static void DeclareFields(AttrFields<CastAttrs>& f) {
+    f.Field("to", &CastAttrs::to)
+        .Doc("a dtype name: float32, float16, bfloat16, float64, int64, "
+             "int32, int8, uint8 or bool");
+  }
 };
 
 }  // namespace switchyard

@@ -27,7 +27,7 @@ class ExpandOp : public OpDef {
     static const OpSchema* schema = [] {
       auto* s = new OpSchema;
       s->inputs = {{"input"}};
-      s->attrs = ExpandAttrs::Specs();
+      ExpandAttrs::DeclareIn(*s);
       s->dtypes = {};  // any: it only copies elements
       return s;
     }();

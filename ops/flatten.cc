@@ -14,7 +14,7 @@
 #include "core/op_def.h"
 #include "core/status_macros.h"
 #include "ops/op_util.h"
-#include "ops/tensor_attrs.h"
+#include "ops/flatten_attrs.h"
 
 namespace switchyard {
 namespace {
@@ -26,7 +26,7 @@ class FlattenOp : public OpDef {
     static const OpSchema* schema = [] {
       auto* s = new OpSchema;
       s->inputs = {{"input"}};
-      s->attrs = FlattenAttrs::Specs();
+      FlattenAttrs::DeclareIn(*s);
       s->dtypes = {};  // any: it only reshapes
       return s;
     }();

@@ -12,7 +12,9 @@
 #include "ops/nms_attrs.h"
 #include "ops/norm_attrs.h"
 #include "ops/pool_attrs.h"
-#include "ops/tensor_attrs.h"
+#include "ops/flatten_attrs.h"
+#include "ops/softmax_attrs.h"
+#include "ops/dropout_attrs.h"
 
 namespace switchyard {
 namespace functional {

@@ -33,7 +33,7 @@ class GatherOp : public OpDef {
     static const OpSchema* schema = [] {
       auto* s = new OpSchema;
       s->inputs = {{"data"}, {"indices"}};
-      s->attrs = GatherAttrs::Specs();
+      GatherAttrs::DeclareIn(*s);
       s->dtypes = {};  // data: any; indices: int64 or int32 (checked below)
       return s;
     }();

@@ -16,7 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/op_def.h"
 #include "core/status_macros.h"
-#include "ops/matmul_attrs.h"
+#include "ops/gemm_attrs.h"
 #include "ops/matmul_geometry.h"
 #include "ops/op_util.h"
 
@@ -30,7 +30,7 @@ class GemmOp : public OpDef {
     static const OpSchema* schema = [] {
       auto* s = new OpSchema;
       s->inputs = {{"a"}, {"b"}, {"c", /*optional=*/true}};
-      s->attrs = GemmAttrs::Specs();
+      GemmAttrs::DeclareIn(*s);
       s->dtypes = ops_internal::FloatingDTypes();
       return s;
     }();

@@ -31,7 +31,7 @@ class LayerNormOp : public OpDef {
     static const OpSchema* schema = [] {
       auto* s = new OpSchema;
       s->inputs = {{"input"}, {"scale"}, {"bias", /*optional=*/true}};
-      s->attrs = LayerNormAttrs::Specs();
+      LayerNormAttrs::DeclareIn(*s);
       s->dtypes = ops_internal::FloatingDTypes();
       return s;
     }();

@@ -15,7 +15,7 @@
 #include "core/op_def.h"
 #include "core/status_macros.h"
 #include "ops/op_util.h"
-#include "ops/tensor_attrs.h"
+#include "ops/softmax_attrs.h"
 
 namespace switchyard {
 namespace {
@@ -27,7 +27,7 @@ class LogSoftmaxOp : public OpDef {
     static const OpSchema* schema = [] {
       auto* s = new OpSchema;
       s->inputs = {{"input"}};
-      s->attrs = SoftmaxAttrs::Specs();
+      SoftmaxAttrs::DeclareIn(*s);
       s->dtypes = ops_internal::FloatingDTypes();
       return s;
     }();

@@ -28,7 +28,7 @@ class MaxPool2dOp : public OpDef {
     static const OpSchema* schema = [] {
       auto* s = new OpSchema;
       s->inputs = {{"input"}};
-      s->attrs = MaxPool2dAttrs::Specs();
+      MaxPool2dAttrs::DeclareIn(*s);
       s->dtypes = ops_internal::FloatingDTypes();
       return s;
     }();

@@ -20,7 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/attributes.h"
-#include "core/op_def.h"
+#include "ops/attr_fields.h"
 
 namespace switchyard {
 
@@ -28,37 +28,49 @@ namespace switchyard {
 // optional scalar inputs are attributes here: output shapes must be known
 // when the graph is compiled, and they depend on max_output_boxes_per_class.
 struct NonMaxSuppressionAttrs {
+  SY_ATTR_STRUCT(NonMaxSuppressionAttrs);
+  static constexpr const char* kOp = "non_max_suppression";
   // No score threshold: ONNX's absent score_threshold input.
   static constexpr double kNoScoreThreshold =
       -std::numeric_limits<double>::infinity();
 
-  // "max_output_boxes_per_class", >= 0: at most this many boxes per (batch,
-  // class). 0, ONNX's default, selects nothing (ONNX says so; ONNX Runtime
-  // clamps a negative value to 0, this op refuses it).
+  // At most this many boxes per (batch, class). 0, ONNX's default, selects
+  // nothing (ONNX says so; ONNX Runtime clamps a negative value to 0, this
+  // op refuses it).
   int64_t max_output_boxes_per_class = 0;
-  // "iou_threshold", in [0, 1]: a box is suppressed when its IoU with a
-  // selected box of the same (batch, class) is > this (strictly).
+  // A box is suppressed when its IoU with a selected box of the same
+  // (batch, class) is > this (strictly).
   double iou_threshold = 0.0;
-  // "score_threshold": a box is a candidate only when score > this
-  // (strictly). -inf, the default, means no threshold (ONNX's absent input):
-  // every box whose score is not NaN is a candidate, -inf scores included.
+  // A box is a candidate only when score > this (strictly). -inf, the
+  // default, means no threshold (ONNX's absent input): every box whose score
+  // is not NaN is a candidate, -inf scores included.
   double score_threshold = kNoScoreThreshold;
-  // "center_point_box", 0 or 1: 0 reads a box as [y1, x1, y2, x2], any two
-  // diagonal corners (TensorFlow's layout); 1 as [x_center, y_center, width,
-  // height] (PyTorch's).
+  // 0 reads a box as [y1, x1, y2, x2], any two diagonal corners
+  // (TensorFlow's layout); 1 as [x_center, y_center, width, height]
+  // (PyTorch's).
   int64_t center_point_box = 0;
 
   bool has_score_threshold() const {
     return score_threshold != kNoScoreThreshold;
   }
 
-  static const std::vector<AttrSpec>& Specs();
-  // InvalidArgument for a wrong type, an unknown attribute, a negative
-  // max_output_boxes_per_class, an iou_threshold outside [0, 1] or NaN, a
-  // NaN or +inf score_threshold, or a center_point_box other than 0 or 1.
-  static absl::StatusOr<NonMaxSuppressionAttrs> FromAttrMap(
-      const AttrMap& attrs);
-  AttrMap ToAttrMap() const;
+  static void DeclareFields(AttrFields<NonMaxSuppressionAttrs>& f) {
+    using A = NonMaxSuppressionAttrs;
+    f.Field("max_output_boxes_per_class", &A::max_output_boxes_per_class)
+        .AtLeast(0)
+        .Doc("boxes selected per (batch, class) at most; 0 selects none (ONNX)");
+    f.Field("iou_threshold", &A::iou_threshold)
+        .InRange(0, 1, "in [0, 1] (as ONNX requires)")
+        .Doc("a box whose IoU with a selected box is > this is suppressed");
+    f.Field("score_threshold", &A::score_threshold)
+        .Check([](double t) { return !std::isnan(t) && t != INFINITY; },
+               "a number below +inf (-inf for no threshold)")
+        .Doc("only boxes with score > this are candidates");
+    f.Field("center_point_box", &A::center_point_box)
+        .Check([](int64_t c) { return c == 0 || c == 1; },
+               "0 ([y1, x1, y2, x2] corners) or 1 ([x_center, y_center, "
+               "width, height])");
+  }
 };
 
 }  // namespace switchyard

@@ -13,7 +13,7 @@
 #include "core/shape.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "ops/matmul_attrs.h"
+#include "ops/gemm_attrs.h"
 #include "ops/matmul_geometry.h"
 #include "ops/norm_attrs.h"
 #include "ops/op_test_util.h"

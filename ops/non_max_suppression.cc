@@ -78,7 +78,7 @@ class NonMaxSuppressionOp : public OpDef {
       auto* s = new OpSchema;
       s->inputs = {{"boxes"}, {"scores"}};
       s->outputs = {{"selected_indices"}, {"num_selected"}};
-      s->attrs = NonMaxSuppressionAttrs::Specs();
+      NonMaxSuppressionAttrs::DeclareIn(*s);
       s->dtypes = {DType::kFloat32};
       return s;
     }();

@@ -34,60 +34,6 @@ const std::vector<DType>& NumericDTypes() {
   return *dtypes;
 }
 
-absl::Status CheckAttrSpecs(const std::vector<AttrSpec>& specs,
-                            const AttrMap& attrs, absl::string_view op) {
-  OpSchema schema;
-  schema.attrs = specs;
-  return schema.CheckAttrs(attrs, op);
-}
-
-std::optional<AttrValue> DefaultOf(const AttrMap& defaults,
-                                   absl::string_view name) {
-  auto it = defaults.values().find(std::string(name));
-  if (it == defaults.values().end()) return std::nullopt;
-  return it->second;
-}
-
-absl::StatusOr<Pair> GetPair(const AttrMap& attrs, absl::string_view name,
-                             std::optional<Pair> fallback, PairRule rule) {
-  const char* what =
-      rule == PairRule::kPositive ? "positive" : "non-negative";
-  if (!attrs.Has(name)) {
-    if (fallback.has_value()) return *fallback;
-    return absl::InvalidArgumentError(absl::StrCat(
-        "attribute '", name, "' is required: 2 ", what,
-        " values (height, width)"));
-  }
-  SY_ASSIGN_OR_RETURN(std::vector<int64_t> values, attrs.GetInts(name));
-  const int64_t min = rule == PairRule::kPositive ? 1 : 0;
-  bool ok = values.size() == 2;
-  for (int64_t v : values) ok = ok && v >= min;
-  if (!ok) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("attribute '", name, "' must have 2 ", what,
-                     " values, got [", absl::StrJoin(values, ", "), "]"));
-  }
-  for (int64_t v : values) {
-    if (v > kMaxWindowValue) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "attribute '", name, "' value ", v, " is too large (at most ",
-          kMaxWindowValue, ")"));
-    }
-  }
-  return Pair{values[0], values[1]};
-}
-
-absl::StatusOr<int64_t> GetIntAtLeast(const AttrMap& attrs,
-                                      absl::string_view name, int64_t fallback,
-                                      int64_t min) {
-  SY_ASSIGN_OR_RETURN(int64_t value, attrs.GetInt(name, fallback));
-  if (value < min) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "attribute '", name, "' must be >= ", min, ", got ", value));
-  }
-  return value;
-}
-
 absl::Status CheckRank(const Shape& shape, absl::string_view operand, int rank,
                        absl::string_view layout) {
   if (shape.rank() == rank) return absl::OkStatus();
@@ -114,10 +60,6 @@ absl::StatusOr<int> WrapDim(int64_t dim, int rank, absl::string_view attr) {
         wrap - 1, "] for input of rank ", rank));
   }
   return static_cast<int>(dim < 0 ? dim + wrap : dim);
-}
-
-std::string PairToString(const Pair& p) {
-  return absl::StrCat("[", p[0], ", ", p[1], "]");
 }
 
 int64_t SaturatingProduct(std::initializer_list<int64_t> factors) {

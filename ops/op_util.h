@@ -5,9 +5,6 @@
 // They build the error messages, so every op words the same mistake the same
 // way:
 //
-//   SY_RETURN_IF_ERROR(CheckAttrSpecs(Conv2dAttrs::Specs(), attrs, "conv2d"));
-//   SY_ASSIGN_OR_RETURN(Pair stride, GetPair(attrs, "stride", Pair{1, 1},
-//                                            PairRule::kPositive));
 //   SY_RETURN_IF_ERROR(CheckRank(input, "input", 4, "(N, C, H, W)"));
 
 #include <array>
@@ -43,41 +40,6 @@ absl::Status CheckSchema(const OpDef& op, const AttrMap& attrs,
 const std::vector<DType>& FloatingDTypes();
 const std::vector<DType>& NumericDTypes();
 
-// Attribute names against `specs` (a typed attribute struct's Specs()):
-// unknown names, wrong types and missing required attributes, worded as
-// OpSchema::CheckAttrs words them.
-absl::Status CheckAttrSpecs(const std::vector<AttrSpec>& specs,
-                            const AttrMap& attrs, absl::string_view op);
-
-// `defaults`' value of `name`, for an AttrSpec's default: a typed struct's
-// defaults are the schema's (ToAttrMap of a default-constructed struct).
-std::optional<AttrValue> DefaultOf(const AttrMap& defaults,
-                                   absl::string_view name);
-
-// (height, width) values of a 2-D window attribute.
-using Pair = std::array<int64_t, 2>;
-
-// Largest value a window attribute (kernel, stride, padding, dilation,
-// output size) may take. Far beyond any real layer; it keeps the geometry
-// arithmetic clear of int64 overflow.
-inline constexpr int64_t kMaxWindowValue = int64_t{1} << 30;
-
-enum class PairRule { kPositive, kNonNegative };
-
-// Reads a 2-value int-list attribute. Absent: `fallback`, or an error saying
-// the attribute is required when there is none. Errors read "attribute
-// 'stride' must have 2 positive values, got [0, 1]".
-absl::StatusOr<Pair> GetPair(const AttrMap& attrs, absl::string_view name,
-                             std::optional<Pair> fallback, PairRule rule);
-
-// "[2, 3]" as a 2-value int list, for ToAttrMap.
-inline std::vector<int64_t> PairValue(int64_t h, int64_t w) { return {h, w}; }
-
-// Reads an int attribute that must be >= `min`.
-absl::StatusOr<int64_t> GetIntAtLeast(const AttrMap& attrs,
-                                      absl::string_view name, int64_t fallback,
-                                      int64_t min);
-
 // "input must be rank 4 (N, C, H, W), got [1, 3, 224]".
 absl::Status CheckRank(const Shape& shape, absl::string_view operand, int rank,
                        absl::string_view layout);
@@ -90,9 +52,6 @@ absl::Status CheckNonEmptyChw(const Shape& shape, absl::string_view operand);
 // counts as rank 1, as in PyTorch). Error: "attribute 'dim' is 4, out of
 // range [-4, 3] for input of rank 4".
 absl::StatusOr<int> WrapDim(int64_t dim, int rank, absl::string_view attr);
-
-// "[2, 3]".
-std::string PairToString(const Pair& p);
 
 // For FLOP counts, which for huge (valid) shapes exceed int64: the product
 // or sum of non-negative values, INT64_MAX when it would overflow (signed

@@ -33,7 +33,7 @@ class PadOp : public OpDef {
     static const OpSchema* schema = [] {
       auto* s = new OpSchema;
       s->inputs = {{"input"}};
-      s->attrs = PadAttrs::Specs();
+      PadAttrs::DeclareIn(*s);
       s->dtypes = {};  // any: it moves elements and fills one value
       return s;
     }();

@@ -18,23 +18,25 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/attributes.h"
-#include "core/op_def.h"
+#include "ops/attr_fields.h"
 
 namespace switchyard {
 
 struct ReduceAttrs {
-  // "axes": the axes to reduce, negative counting from the end; [] (the
-  // default) reduces every axis, as ONNX's default.
+  SY_ATTR_STRUCT(ReduceAttrs);
+  // Errors name the op FromAttrMap(attrs, op) is given; this one otherwise.
+  static constexpr const char* kOp = "reduce";
+  // The axes to reduce, negative counting from the end; [] (the default)
+  // reduces every axis, as ONNX's default.
   std::vector<int64_t> axes;
-  // "keepdims": keep each reduced axis with length 1 (ONNX's default).
-  bool keepdims = true;
+  bool keepdims = true;  // ONNX's default
 
-  static const std::vector<AttrSpec>& Specs();
-  // InvalidArgument for a wrong type or an unknown attribute; `op` names
-  // the op in messages.
-  static absl::StatusOr<ReduceAttrs> FromAttrMap(
-      const AttrMap& attrs, absl::string_view op = "reduce_mean");
-  AttrMap ToAttrMap() const;
+  static void DeclareFields(AttrFields<ReduceAttrs>& f) {
+    f.Field("axes", &ReduceAttrs::axes)
+        .Doc("distinct axes of the input (negative from the end); [] for all");
+    f.Field("keepdims", &ReduceAttrs::keepdims)
+        .Doc("keep each reduced axis with length 1");
+  }
 };
 
 }  // namespace switchyard

@@ -14,7 +14,7 @@ const OpSchema& ReduceOp::schema() const {
   static const OpSchema* schema = [] {
     auto* s = new OpSchema;
     s->inputs = {{"input"}};
-    s->attrs = ReduceAttrs::Specs();
+    ReduceAttrs::DeclareIn(*s);
     s->dtypes = FloatingDTypes();
     return s;
   }();

@@ -26,7 +26,7 @@ class ReshapeOp : public OpDef {
     static const OpSchema* schema = [] {
       auto* s = new OpSchema;
       s->inputs = {{"input"}};
-      s->attrs = ReshapeAttrs::Specs();
+      ReshapeAttrs::DeclareIn(*s);
       s->dtypes = {};  // any: it moves no element
       return s;
     }();

@@ -1,10 +1,8 @@
 // Every op in OpRegistry::Global() has a well-formed schema, and every op
-// with attributes has a typed attribute struct that agrees with it: a guard
-// that fails when a new op forgets either (add the op's struct to
-// TypedAttrTable below).
+// with attributes has a typed attribute struct (ops/attr_fields.h) that
+// round-trips: a guard that walks the registry, so a new op is checked
+// without editing this file.
 
-#include <functional>
-#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -15,76 +13,15 @@
 #include "core/op_def.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "ops/conv_attrs.h"
-#include "ops/matmul_attrs.h"
-#include "ops/elementwise_attrs.h"
-#include "ops/nms_attrs.h"
-#include "ops/norm_attrs.h"
-#include "ops/pool_attrs.h"
-#include "ops/reduce_attrs.h"
-#include "ops/shape_attrs.h"
-#include "ops/tensor_attrs.h"
 
 namespace switchyard {
 namespace {
-
-// One op's typed attribute struct, type-erased.
-struct TypedAttrs {
-  // FromAttrMap then ToAttrMap.
-  std::function<absl::StatusOr<AttrMap>(const AttrMap&)> round_trip;
-  AttrMap struct_defaults;  // ToAttrMap of a default-constructed struct
-  const std::vector<AttrSpec>* specs;
-};
-
-template <typename T>
-TypedAttrs Typed() {
-  return {[](const AttrMap& attrs) -> absl::StatusOr<AttrMap> {
-            absl::StatusOr<T> parsed = T::FromAttrMap(attrs);
-            if (!parsed.ok()) return parsed.status();
-            return parsed->ToAttrMap();
-          },
-          T().ToAttrMap(), &T::Specs()};
-}
 
 // Ops whose attributes have no typed struct: core's `copy`, whose one
 // attribute is read by CopyTarget (core/copy_op.h).
 const std::set<std::string>& UntypedOps() {
   static const auto* ops = new std::set<std::string>{"copy"};
   return *ops;
-}
-
-const std::map<std::string, TypedAttrs>& TypedAttrTable() {
-  static const auto* table = new std::map<std::string, TypedAttrs>{
-      {"adaptive_avg_pool2d", Typed<AdaptiveAvgPool2dAttrs>()},
-      {"batch_norm", Typed<BatchNormAttrs>()},
-      {"concat", Typed<ConcatAttrs>()},
-      {"expand", Typed<ExpandAttrs>()},
-      {"gather", Typed<GatherAttrs>()},
-      {"pad", Typed<PadAttrs>()},
-      {"reshape", Typed<ReshapeAttrs>()},
-      {"slice", Typed<SliceAttrs>()},
-      {"split", Typed<SplitAttrs>()},
-      {"transpose", Typed<TransposeAttrs>()},
-      {"cast", Typed<CastAttrs>()},
-      {"clip", Typed<ClipAttrs>()},
-      {"conv2d", Typed<Conv2dAttrs>()},
-      {"dropout", Typed<DropoutAttrs>()},
-      {"flatten", Typed<FlattenAttrs>()},
-      {"hard_sigmoid", Typed<HardSigmoidAttrs>()},
-      {"leaky_relu", Typed<LeakyReluAttrs>()},
-      {"max_pool2d", Typed<MaxPool2dAttrs>()},
-      {"non_max_suppression", Typed<NonMaxSuppressionAttrs>()},
-      {"softmax", Typed<SoftmaxAttrs>()},
-      {"avg_pool2d", Typed<AvgPool2dAttrs>()},
-      {"gemm", Typed<GemmAttrs>()},
-      {"layer_norm", Typed<LayerNormAttrs>()},
-      {"log_softmax", Typed<SoftmaxAttrs>()},
-      {"reduce_max", Typed<ReduceAttrs>()},
-      {"reduce_mean", Typed<ReduceAttrs>()},
-      {"reduce_min", Typed<ReduceAttrs>()},
-      {"reduce_sum", Typed<ReduceAttrs>()},
-  };
-  return *table;
 }
 
 // A valid value for a required attribute of `type`.
@@ -206,55 +143,38 @@ TEST(OpSchemaTest, EveryOpWithAttributesHasATypedStruct) {
   for (const std::string& op : OpRegistry::Global().Names()) {
     const OpSchema& s = Find(op).schema();
     if (s.attrs.empty() || UntypedOps().count(op) > 0) continue;
-    EXPECT_EQ(TypedAttrTable().count(op), 1u)
-        << op << " has attributes but no typed struct in TypedAttrTable; "
-        << "write one (ops/conv_attrs.h shows how) and add it there";
-  }
-  for (const auto& [op, typed] : TypedAttrTable()) {
-    EXPECT_TRUE(OpRegistry::Global().Find(op).ok()) << op;
+    EXPECT_NE(s.canonical_attrs, nullptr)
+        << op << " has attributes but no typed struct; declare one "
+        << "(ops/attr_fields.h shows how) and give it to the schema with "
+        << "Attrs::DeclareIn(schema)";
   }
 }
 
-TEST(OpSchemaTest, TypedStructsAgreeWithSchemas) {
-  for (const auto& [op, typed] : TypedAttrTable()) {
+// Walks every op with a typed struct: FromAttrMap(ToAttrMap(x)) == x,
+// ToAttrMap writes every attribute of its declared type, and absent
+// attributes read as the schema's defaults.
+TEST(OpSchemaTest, TypedStructsRoundTrip) {
+  for (const std::string& op : OpRegistry::Global().Names()) {
     SCOPED_TRACE(op);
     const OpSchema& s = Find(op).schema();
+    if (s.canonical_attrs == nullptr) continue;
 
-    // The op's schema declares the struct's attributes, in its order.
-    ASSERT_EQ(s.attrs.size(), typed.specs->size());
-    for (size_t i = 0; i < s.attrs.size(); ++i) {
-      EXPECT_EQ(s.attrs[i].name, (*typed.specs)[i].name);
-      EXPECT_EQ(s.attrs[i].type, (*typed.specs)[i].type);
-    }
-    // Every schema default is the default-constructed struct's value.
-    for (const AttrSpec& a : s.attrs) {
-      if (!a.default_value.has_value()) continue;
-      ASSERT_TRUE(typed.struct_defaults.Has(a.name)) << a.name;
-      EXPECT_EQ(typed.struct_defaults.values().at(a.name), *a.default_value)
-          << "attribute '" << a.name << "': schema default "
-          << AttrValueToString(*a.default_value) << ", struct default "
-          << AttrValueToString(typed.struct_defaults.values().at(a.name));
-    }
-
-    // FromAttrMap(ToAttrMap(x)) == x, and ToAttrMap writes every attribute,
-    // each of the declared type.
-    absl::StatusOr<AttrMap> once = typed.round_trip(DefaultsAndSamples(s));
+    absl::StatusOr<AttrMap> once = s.canonical_attrs(DefaultsAndSamples(s), op);
     ASSERT_TRUE(once.ok()) << once.status();
     EXPECT_TRUE(s.CheckAttrs(*once, op).ok()) << s.CheckAttrs(*once, op);
     EXPECT_EQ(once->values().size(), s.attrs.size()) << once->ToString();
-    absl::StatusOr<AttrMap> twice = typed.round_trip(*once);
+    absl::StatusOr<AttrMap> twice = s.canonical_attrs(*once, op);
     ASSERT_TRUE(twice.ok()) << twice.status();
     EXPECT_EQ(twice->values(), once->values())
         << once->ToString() << " became " << twice->ToString();
 
-    // Absent attributes read as the schema's defaults.
     AttrMap required_only;
     for (const AttrSpec& a : s.attrs) {
       if (!a.default_value.has_value()) {
         required_only.Set(a.name, SampleValue(a.type));
       }
     }
-    absl::StatusOr<AttrMap> from_defaults = typed.round_trip(required_only);
+    absl::StatusOr<AttrMap> from_defaults = s.canonical_attrs(required_only, op);
     ASSERT_TRUE(from_defaults.ok()) << from_defaults.status();
     EXPECT_EQ(from_defaults->values(), once->values());
   }

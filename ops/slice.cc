@@ -31,7 +31,7 @@ class SliceOp : public OpDef {
     static const OpSchema* schema = [] {
       auto* s = new OpSchema;
       s->inputs = {{"input"}};
-      s->attrs = SliceAttrs::Specs();
+      SliceAttrs::DeclareIn(*s);
       s->dtypes = {};  // any: it only moves elements
       return s;
     }();

@@ -14,7 +14,7 @@
 #include "core/op_def.h"
 #include "core/status_macros.h"
 #include "ops/op_util.h"
-#include "ops/tensor_attrs.h"
+#include "ops/softmax_attrs.h"
 
 namespace switchyard {
 namespace {
@@ -26,7 +26,7 @@ class SoftmaxOp : public OpDef {
     static const OpSchema* schema = [] {
       auto* s = new OpSchema;
       s->inputs = {{"input"}};
-      s->attrs = SoftmaxAttrs::Specs();
+      SoftmaxAttrs::DeclareIn(*s);
       s->dtypes = ops_internal::FloatingDTypes();
       return s;
     }();

@@ -30,7 +30,7 @@ class SplitOp : public OpDef {
       auto* s = new OpSchema;
       s->inputs = {{"input"}};
       s->outputs = {{"outputs", /*optional=*/false, /*variadic=*/true}};
-      s->attrs = SplitAttrs::Specs();
+      SplitAttrs::DeclareIn(*s);
       s->dtypes = {};  // any: it only moves elements
       return s;
     }();

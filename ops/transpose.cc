@@ -26,7 +26,7 @@ class TransposeOp : public OpDef {
     static const OpSchema* schema = [] {
       auto* s = new OpSchema;
       s->inputs = {{"input"}};
-      s->attrs = TransposeAttrs::Specs();
+      TransposeAttrs::DeclareIn(*s);
       s->dtypes = {};  // any: it only moves elements
       return s;
     }();

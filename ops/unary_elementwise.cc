@@ -36,6 +36,8 @@ struct UnaryOpInfo {
   std::vector<AttrSpec> attrs;
   std::function<absl::Status(const AttrMap&)> validate;  // null: no attrs
   int64_t flops_per_element;
+  absl::StatusOr<AttrMap> (*canonical)(const AttrMap&, absl::string_view) =
+      nullptr;
 };
 
 class UnaryElementwiseOp : public OpDef {
@@ -44,6 +46,7 @@ class UnaryElementwiseOp : public OpDef {
     info_ = std::move(info);
     schema_.inputs = {{"input"}};
     schema_.attrs = info_.attrs;
+    schema_.canonical_attrs = info_.canonical;
     schema_.dtypes = info_.dtypes;
   }
   std::string name() const override { return info_.name; }
@@ -91,11 +94,12 @@ bool RegisterAll() {
       {"abs", numbers, {}, nullptr, 1},
       {"reciprocal", floating, {}, nullptr, 1},
       {"hard_sigmoid", floating, HardSigmoidAttrs::Specs(),
-       &Validate<HardSigmoidAttrs>, 4},
+       &Validate<HardSigmoidAttrs>, 4, &HardSigmoidAttrs::Canonical},
       {"hard_swish", floating, {}, nullptr, 5},
-      {"clip", numbers, ClipAttrs::Specs(), &Validate<ClipAttrs>, 2},
+      {"clip", numbers, ClipAttrs::Specs(), &Validate<ClipAttrs>, 2,
+       &ClipAttrs::Canonical},
       {"leaky_relu", floating, LeakyReluAttrs::Specs(),
-       &Validate<LeakyReluAttrs>, 2},
+       &Validate<LeakyReluAttrs>, 2, &LeakyReluAttrs::Canonical},
   };
   bool ok = true;
   for (UnaryOpInfo& info : ops) {

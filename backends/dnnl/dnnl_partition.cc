@@ -21,7 +21,7 @@
 #include "ops/norm_attrs.h"
 #include "ops/op_util.h"
 #include "ops/pool_attrs.h"
-#include "ops/tensor_attrs.h"
+#include "ops/softmax_attrs.h"
 #include "oneapi/dnnl/dnnl_debug.h"
 
 namespace switchyard {

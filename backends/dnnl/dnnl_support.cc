@@ -8,7 +8,7 @@
 #include "ops/conv_attrs.h"
 #include "ops/pool_attrs.h"
 #include "ops/pool_geometry.h"
-#include "ops/tensor_attrs.h"
+#include "ops/softmax_attrs.h"
 
 namespace switchyard {
 namespace onednn {

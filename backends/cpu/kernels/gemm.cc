@@ -11,7 +11,7 @@
 #include "backends/cpu/cpu_device.h"
 #include "backends/cpu/kernels/elementwise.h"
 #include "core/tensor.h"
-#include "ops/matmul_attrs.h"
+#include "ops/gemm_attrs.h"
 #include "ops/matmul_geometry.h"
 
 namespace switchyard {

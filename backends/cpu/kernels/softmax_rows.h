@@ -12,7 +12,7 @@
 #include "backends/cpu/kernels/elementwise.h"
 #include "core/graph.h"
 #include "core/shape.h"
-#include "ops/tensor_attrs.h"
+#include "ops/softmax_attrs.h"
 
 namespace switchyard {
 namespace cpu {

@@ -4,7 +4,7 @@
 
 #include "backends/cuda/kernels/nn_family_launch.h"
 #include "backends/cuda/kernels/simple_kernel.h"
-#include "ops/matmul_attrs.h"
+#include "ops/gemm_attrs.h"
 #include "ops/matmul_geometry.h"
 
 namespace switchyard {

@@ -2,7 +2,7 @@
 
 #include "backends/cuda/kernels/nn_family_launch.h"
 #include "backends/cuda/kernels/simple_kernel.h"
-#include "ops/tensor_attrs.h"
+#include "ops/softmax_attrs.h"
 
 namespace switchyard {
 namespace cuda {

@@ -8,7 +8,7 @@
 // Accumulated in double, rounded once.
 
 #include "backends/reference/kernels/kernels.h"
-#include "ops/matmul_attrs.h"
+#include "ops/gemm_attrs.h"
 
 namespace switchyard {
 namespace reference {

@@ -12,7 +12,7 @@
 #include <limits>
 
 #include "backends/reference/kernels/kernels.h"
-#include "ops/tensor_attrs.h"
+#include "ops/softmax_attrs.h"
 
 namespace switchyard {
 namespace reference {
