@@ -32,11 +32,19 @@ find_runfile() {
   done
 }
 
-BIN="$(find_runfile tools/cli/switchyard)"
-if [[ -z "$BIN" || ! -x "$BIN" ]]; then
-  echo "FAIL: cannot find the switchyard binary (TEST_SRCDIR=${TEST_SRCDIR:-unset})"
-  exit 1
-fi
+# need_runfile PATH: find_runfile PATH, or a FAIL line and status 1:
+#   IMAGES="$(need_runfile tests/images)" || exit 1
+need_runfile() {
+  local found
+  found="$(find_runfile "$1")"
+  if [[ -z "$found" ]]; then
+    echo "FAIL: cannot find $1 (TEST_SRCDIR=${TEST_SRCDIR:-unset})" >&2
+    return 1
+  fi
+  echo "$found"
+}
+
+BIN="$(need_runfile tools/cli/switchyard)" || exit 1
 
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 # The CLI resolves relative paths against BUILD_WORKING_DIRECTORY; a value

@@ -13,11 +13,7 @@ set -u
 CLI_TEST_LIB="${TEST_SRCDIR:-$0.runfiles}/switchyard/tests/cli_test_lib.sh"
 [[ -f "$CLI_TEST_LIB" ]] || CLI_TEST_LIB="$(dirname "$0")/cli_test_lib.sh"
 source "$CLI_TEST_LIB"
-IMAGES="$(find_runfile tests/images)"
-if [[ -z "$IMAGES" ]]; then
-  echo "FAIL: cannot find tests/images"
-  exit 1
-fi
+IMAGES="$(need_runfile tests/images)" || exit 1
 PY=/usr/bin/python3
 
 SMALL=(--model=vgg11 --image-size=32 --batch=2 --threads=2)

@@ -11,11 +11,7 @@ set -u
 CLI_TEST_LIB="${TEST_SRCDIR:-$0.runfiles}/switchyard/tests/cli_test_lib.sh"
 [[ -f "$CLI_TEST_LIB" ]] || CLI_TEST_LIB="$(dirname "$0")/cli_test_lib.sh"
 source "$CLI_TEST_LIB"
-PLUGIN="$(find_runfile backends/reference/libswitchyard_ref_plugin.so)"
-if [[ -z "$PLUGIN" ]]; then
-  echo "FAIL: missing backends/reference/libswitchyard_ref_plugin.so (TEST_SRCDIR=${TEST_SRCDIR:-unset})"
-  exit 1
-fi
+PLUGIN="$(need_runfile backends/reference/libswitchyard_ref_plugin.so)" || exit 1
 
 # Not linked in.
 run_cli no_plugin devices
