@@ -87,7 +87,8 @@ TEST(PassPipelineTest, DumpsAfterANamedPassAndRefusesAnUnknownOne) {
   ASSERT_TRUE(pipeline.Run(g).ok());
   std::rewind(out);
   char text[256] = {};
-  std::fread(text, 1, sizeof(text) - 1, out);
+  [[maybe_unused]] const size_t bytes_read =
+      std::fread(text, 1, sizeof(text) - 1, out);
   std::fclose(out);
   EXPECT_THAT(std::string(text), HasSubstr("after noop:\ninput x [2] on cpu:0\na/relu"));
 

@@ -185,6 +185,51 @@ bool RegisterForTypes(KernelRegistry<DeviceT>& registry, const std::string& op,
             return &factory<typename decltype(tag)::type>;         \
           })
 
+// Registers one factory under each of `dtypes` (every dtype by default), for
+// kernels that move elements without reading them (transpose, pad, the
+// identity of flatten and dropout): one kernel serves every dtype by element
+// size. False when any key was taken. Most callers use
+// SY_REGISTER_KERNEL_FOR_DTYPES below.
+template <typename DeviceT>
+bool RegisterForDTypes(KernelRegistry<DeviceT>& registry, const std::string& op,
+                       const typename KernelRegistry<DeviceT>::Factory& make,
+                       const std::vector<DType>& dtypes = AllDTypes()) {
+  bool ok = true;
+  for (DType dtype : dtypes) ok &= registry.Register(op, dtype, make);
+  return ok;
+}
+
+// The factory of a kernel built from its node's typed attributes and its
+// device, `K(Attrs, DeviceT&)`, with Attrs::FromAttrMap's error when the
+// attributes are bad:
+//   SY_REGISTER_KERNEL_FOR_DTYPES(CpuKernels(), "pad",
+//                                 &MakeKernelWithAttrs<PadKernel, PadAttrs>);
+template <typename K, typename Attrs, typename DeviceT>
+absl::StatusOr<std::unique_ptr<Kernel>> MakeKernelWithAttrs(const Node& node,
+                                                            const Graph&,
+                                                            DeviceT& device) {
+  absl::StatusOr<Attrs> attrs = Attrs::FromAttrMap(node.attrs);
+  if (!attrs.ok()) return attrs.status();
+  return std::make_unique<K>(*std::move(attrs), device);
+}
+
+// The factory of a kernel built from its device alone, `K(DeviceT&)`.
+template <typename K, typename DeviceT>
+absl::StatusOr<std::unique_ptr<Kernel>> MakeKernel(const Node&, const Graph&,
+                                                   DeviceT& device) {
+  return std::make_unique<K>(device);
+}
+
+// Registers `factory` for each dtype (a list of DType values, or none for
+// every dtype) at static initialization:
+//   SY_REGISTER_KERNEL_FOR_DTYPES(CpuKernels(), "transpose", &MakeTranspose);
+//   SY_REGISTER_KERNEL_FOR_DTYPES(RefKernels(), "dropout", &MakeCopy,
+//                                 {DType::kFloat32, DType::kFloat64});
+#define SY_REGISTER_KERNEL_FOR_DTYPES(registry, op, ...)           \
+  [[maybe_unused]] static const bool SY_KERNEL_CONCAT(             \
+      sy_kernel_registered_, __COUNTER__) =                        \
+      ::switchyard::RegisterForDTypes((registry), (op), __VA_ARGS__)
+
 }  // namespace switchyard
 
 #endif  // SWITCHYARD_CORE_KERNEL_REGISTRY_H_

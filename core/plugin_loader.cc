@@ -6,8 +6,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <optional>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
@@ -54,11 +55,13 @@ absl::StatusOr<std::string> ResolvePath(const std::string& path) {
   return resolved.string();
 }
 
-// Loads `path`; nullopt when it is a shared object without the entry point
-// and `skip_non_plugins` is set (a library that sits in a plugin folder).
-absl::StatusOr<std::optional<LoadedPlugin>> Load(const std::string& path,
-                                                  BackendRegistry& registry,
-                                                  bool skip_non_plugins) {
+// Loads `path` and appends it to `loaded`; appends nothing when it is a
+// shared object without the entry point and `skip_non_plugins` is set (a
+// library that sits in a plugin folder). (An out-parameter, not a
+// StatusOr<std::optional<LoadedPlugin>>: GCC's -Wmaybe-uninitialized misreads
+// an optional moved out of a StatusOr at -O2, dozens of lines per build.)
+absl::Status Load(const std::string& path, BackendRegistry& registry,
+                  bool skip_non_plugins, std::vector<LoadedPlugin>& loaded) {
   SY_ASSIGN_OR_RETURN(const std::string resolved, ResolvePath(path));
   if (fs::is_directory(resolved)) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -91,7 +94,7 @@ absl::StatusOr<std::optional<LoadedPlugin>> Load(const std::string& path,
   void* symbol = dlsym(handle, kPluginEntryPoint);
   if (symbol == nullptr) {
     dlclose(handle);
-    if (skip_non_plugins) return std::nullopt;
+    if (skip_non_plugins) return absl::OkStatus();
     return absl::InvalidArgumentError(absl::StrCat(
         where, " is a shared object but not a Switchyard plugin: the symbol '",
         kPluginEntryPoint, "' is missing; ", kWhatAPluginIs));
@@ -148,22 +151,23 @@ absl::StatusOr<std::optional<LoadedPlugin>> Load(const std::string& path,
         absl::StrCat(where, " (", name, ") failed to register its backends: ",
                      registered.message(), hint));
   }
-  LoadedPlugin loaded{resolved, name, {}};
+  LoadedPlugin plugin{resolved, name, {}};
   for (const std::string& type : registry.Types()) {
     if (!std::binary_search(before.begin(), before.end(), type)) {
-      loaded.types.push_back(type);
+      plugin.types.push_back(type);
     }
   }
-  return loaded;
+  loaded.push_back(std::move(plugin));
+  return absl::OkStatus();
 }
 
 }  // namespace
 
 absl::StatusOr<LoadedPlugin> LoadPlugin(const std::string& path,
                                         BackendRegistry& registry) {
-  SY_ASSIGN_OR_RETURN(std::optional<LoadedPlugin> loaded,
-                      Load(path, registry, /*skip_non_plugins=*/false));
-  return *std::move(loaded);
+  std::vector<LoadedPlugin> loaded;
+  SY_RETURN_IF_ERROR(Load(path, registry, /*skip_non_plugins=*/false, loaded));
+  return std::move(loaded.front());
 }
 
 absl::StatusOr<std::vector<LoadedPlugin>> LoadPluginsFromPathList(
@@ -174,8 +178,8 @@ absl::StatusOr<std::vector<LoadedPlugin>> LoadPluginsFromPathList(
     const std::string path(entry);
     std::error_code error;
     if (!fs::is_directory(path, error)) {
-      SY_ASSIGN_OR_RETURN(LoadedPlugin plugin, LoadPlugin(path, registry));
-      loaded.push_back(std::move(plugin));
+      SY_RETURN_IF_ERROR(
+          Load(path, registry, /*skip_non_plugins=*/false, loaded));
       continue;
     }
     std::vector<std::string> files;
@@ -193,9 +197,8 @@ absl::StatusOr<std::vector<LoadedPlugin>> LoadPluginsFromPathList(
     }
     std::sort(files.begin(), files.end());
     for (const std::string& file : files) {
-      SY_ASSIGN_OR_RETURN(std::optional<LoadedPlugin> plugin,
-                          Load(file, registry, /*skip_non_plugins=*/true));
-      if (plugin.has_value()) loaded.push_back(*std::move(plugin));
+      SY_RETURN_IF_ERROR(
+          Load(file, registry, /*skip_non_plugins=*/true, loaded));
     }
   }
   return loaded;

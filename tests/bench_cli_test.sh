@@ -10,58 +10,16 @@
 
 set -u
 
-BIN=""
-for candidate in \
-    "${TEST_SRCDIR:-/nonexistent}/switchyard/tools/cli/switchyard" \
-    "${RUNFILES_DIR:-/nonexistent}/switchyard/tools/cli/switchyard" \
-    "$0.runfiles/switchyard/tools/cli/switchyard" \
-    "$(dirname "$0")/../tools/cli/switchyard"; do
-  if [[ -x "$candidate" ]]; then
-    BIN="$candidate"
-    break
-  fi
-done
-if [[ -z "$BIN" ]]; then
-  echo "FAIL: cannot find the switchyard binary (TEST_SRCDIR=${TEST_SRCDIR:-unset})"
-  exit 1
-fi
+# The shared helpers (run_cli, expect_exit, expect_in, ...; BIN, TMP):
+# tests/cli_test_lib.sh, in the runfiles tree or beside this script.
+CLI_TEST_LIB="${TEST_SRCDIR:-$0.runfiles}/switchyard/tests/cli_test_lib.sh"
+[[ -f "$CLI_TEST_LIB" ]] || CLI_TEST_LIB="$(dirname "$0")/cli_test_lib.sh"
+source "$CLI_TEST_LIB"
 PY=/usr/bin/python3
 if ! "$PY" -c 'import json' 2>/dev/null; then
   echo "FAIL: $PY is needed to check JSON output"
   exit 1
 fi
-
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-unset BUILD_WORKING_DIRECTORY
-unset SWITCHYARD_CPU_THREADS
-
-FAILURES=0
-fail() {
-  echo "FAIL: $*"
-  FAILURES=$((FAILURES + 1))
-}
-
-run_cli() {
-  local name="$1"
-  shift
-  "$BIN" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
-  RC=$?
-  echo "--- switchyard $* -> exit $RC"
-}
-
-expect_exit() {
-  if [[ "$RC" -ne "$2" ]]; then
-    fail "$1: exit code $RC, expected $2"
-    sed 's/^/    /' "$TMP/$1.out" "$TMP/$1.err" | head -30
-  fi
-}
-
-expect_in() {
-  if ! grep -qF -- "$3" "$TMP/$1.$2"; then
-    fail "$1: std$2 does not contain '$3'"
-    sed 's/^/    /' "$TMP/$1.$2" | head -30
-  fi
-}
 
 # check_py NAME SCRIPT ARGS...: runs a Python check; it prints problems and
 # exits non-zero.
@@ -240,8 +198,4 @@ run_cli bad_device bench --devices=CUDA
 expect_exit bad_device 1
 expect_in bad_device err "INVALID_ARGUMENT"
 
-if [[ "$FAILURES" -ne 0 ]]; then
-  echo "$FAILURES check(s) failed"
-  exit 1
-fi
-echo "PASS"
+finish

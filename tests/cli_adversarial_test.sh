@@ -8,69 +8,22 @@
 
 set -u
 
-BIN=""
-for candidate in \
-    "${TEST_SRCDIR:-/nonexistent}/switchyard/tools/cli/switchyard" \
-    "${RUNFILES_DIR:-/nonexistent}/switchyard/tools/cli/switchyard" \
-    "$0.runfiles/switchyard/tools/cli/switchyard" \
-    "$(dirname "$0")/../tools/cli/switchyard"; do
-  if [[ -x "$candidate" ]]; then
-    BIN="$candidate"
-    break
-  fi
-done
-if [[ -z "$BIN" ]]; then
-  echo "FAIL: cannot find the switchyard binary"
-  exit 1
-fi
-
-TMP="${TEST_TMPDIR:-$(mktemp -d)}/adversarial"
+# The shared helpers (run_cli, expect_exit, expect_in, ...; BIN, TMP):
+# tests/cli_test_lib.sh, in the runfiles tree or beside this script.
+CLI_TEST_LIB="${TEST_SRCDIR:-$0.runfiles}/switchyard/tests/cli_test_lib.sh"
+[[ -f "$CLI_TEST_LIB" ]] || CLI_TEST_LIB="$(dirname "$0")/cli_test_lib.sh"
+source "$CLI_TEST_LIB"
+CLI_TIMEOUT_S=120  # a hang is a failure
+TMP="$TMP/adversarial"
 rm -rf "$TMP"
 mkdir -p "$TMP/w"
 W="$TMP/w"  # where outputs go; checked for leftovers
-unset BUILD_WORKING_DIRECTORY SWITCHYARD_CPU_THREADS SWITCHYARD_PLUGIN_PATH
 
 PY=""
 for p in python3 python; do
   if command -v "$p" >/dev/null 2>&1; then PY="$p"; break; fi
 done
 
-FAILURES=0
-CASES=0
-fail() {
-  echo "FAIL: $*"
-  FAILURES=$((FAILURES + 1))
-}
-
-# run_cli NAME ARGS...: stdout in $TMP/NAME.out, stderr in $TMP/NAME.err,
-# exit code in $RC; a 120 s limit turns a hang into a failure.
-run_cli() {
-  local name="$1"
-  shift
-  CASES=$((CASES + 1))
-  timeout 120 "$BIN" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
-  RC=$?
-  echo "--- switchyard $* -> exit $RC"
-  if [[ "$RC" -eq 124 ]]; then fail "$name: hung (killed after 120 s)"; fi
-  if [[ "$RC" -gt 128 ]]; then fail "$name: died of signal $((RC - 128))"; fi
-}
-expect_exit() {
-  if [[ "$RC" -ne "$2" ]]; then
-    fail "$1: exit code $RC, expected $2"
-    sed 's/^/    /' "$TMP/$1.out" "$TMP/$1.err" | head -20
-  fi
-}
-expect_in() {
-  if ! grep -qF -- "$3" "$TMP/$1.$2"; then
-    fail "$1: std$2 does not contain '$3'"
-    sed 's/^/    /' "$TMP/$1.$2" | head -20
-  fi
-}
-expect_not_in() {
-  if grep -qF -- "$3" "$TMP/$1.$2"; then
-    fail "$1: std$2 contains '$3'"
-  fi
-}
 # refused NAME CODE TEXT... ARGS: exits CODE (1 or 2), stderr holds each TEXT,
 # and nothing was initialised (no model line on stdout).
 refused() {
@@ -352,9 +305,4 @@ if grep -q "^cuda: no devices" "$TMP/devices_for_bench.out"; then
   expect_in bench_nothing err "nothing was measured"
 fi
 
-echo
-echo "$CASES cases, $FAILURES failures"
-if [[ "$FAILURES" -gt 0 ]]; then
-  exit 1
-fi
-echo "PASS"
+finish

@@ -8,62 +8,11 @@
 
 set -u
 
-# The binary: from the runfiles tree under bazel test, else next to this
-# script's package (bazel-bin/tests/cli_test -> bazel-bin/tools/cli).
-BIN=""
-for candidate in \
-    "${TEST_SRCDIR:-/nonexistent}/switchyard/tools/cli/switchyard" \
-    "${RUNFILES_DIR:-/nonexistent}/switchyard/tools/cli/switchyard" \
-    "$0.runfiles/switchyard/tools/cli/switchyard" \
-    "$(dirname "$0")/../tools/cli/switchyard"; do
-  if [[ -x "$candidate" ]]; then
-    BIN="$candidate"
-    break
-  fi
-done
-if [[ -z "$BIN" ]]; then
-  echo "FAIL: cannot find the switchyard binary (TEST_SRCDIR=${TEST_SRCDIR:-unset})"
-  exit 1
-fi
-
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-# The CLI resolves relative paths against BUILD_WORKING_DIRECTORY; make sure
-# a value inherited from `bazel run` cannot redirect the test's files.
-unset BUILD_WORKING_DIRECTORY
-# Leave the thread count to --threads (or the default), not the caller's env.
-unset SWITCHYARD_CPU_THREADS
-
-FAILURES=0
-fail() {
-  echo "FAIL: $*"
-  FAILURES=$((FAILURES + 1))
-}
-
-# run_cli NAME ARGS...: runs the binary, stdout in $TMP/NAME.out, stderr in
-# $TMP/NAME.err, exit code in $RC.
-run_cli() {
-  local name="$1"
-  shift
-  "$BIN" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
-  RC=$?
-  echo "--- switchyard $* -> exit $RC"
-}
-
-# expect_exit NAME CODE
-expect_exit() {
-  if [[ "$RC" -ne "$2" ]]; then
-    fail "$1: exit code $RC, expected $2"
-    sed 's/^/    /' "$TMP/$1.out" "$TMP/$1.err" | head -20
-  fi
-}
-
-# expect_in NAME STREAM(out|err) TEXT: TEXT occurs literally.
-expect_in() {
-  if ! grep -qF -- "$3" "$TMP/$1.$2"; then
-    fail "$1: std$2 does not contain '$3'"
-    sed 's/^/    /' "$TMP/$1.$2" | head -20
-  fi
-}
+# The shared helpers (run_cli, expect_exit, expect_in, ...; BIN, TMP):
+# tests/cli_test_lib.sh, in the runfiles tree or beside this script.
+CLI_TEST_LIB="${TEST_SRCDIR:-$0.runfiles}/switchyard/tests/cli_test_lib.sh"
+[[ -f "$CLI_TEST_LIB" ]] || CLI_TEST_LIB="$(dirname "$0")/cli_test_lib.sh"
+source "$CLI_TEST_LIB"
 
 # --- devices ---------------------------------------------------------------
 run_cli devices devices
@@ -297,8 +246,4 @@ run_cli option_unknown_backend graph --backend_option=tpu.cores=2
 expect_exit option_unknown_backend 1
 expect_in option_unknown_backend err "NOT_FOUND: no backend is registered for device type 'tpu'"
 
-if [[ "$FAILURES" -ne 0 ]]; then
-  echo "$FAILURES check(s) failed"
-  exit 1
-fi
-echo "PASS"
+finish

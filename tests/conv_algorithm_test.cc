@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -26,8 +25,8 @@
 #include "gtest/gtest.h"
 #include "models/safetensors.h"
 #include "models/vgg.h"
-#include "nlohmann/json.hpp"
 #include "tests/conformance_cases.h"
+#include "tests/golden_fixtures.h"
 
 namespace switchyard {
 namespace {
@@ -35,8 +34,6 @@ namespace {
 using conformance::CompareResults;
 using conformance::ConformanceCase;
 using conformance::OpResult;
-
-constexpr char kDataDir[] = "tests/golden/data";
 
 // Sets cpu.conv_algorithm for one test and puts "auto" back after it.
 class ConvAlgorithmTest : public ::testing::TestWithParam<std::string> {
@@ -151,76 +148,40 @@ TEST_P(ConvAlgorithmTest, WeightsThatAreGraphInputsWork) {
   ExpectMatchesReference(c);
 }
 
-Tensor OnCpu(const HostArray& array) {
-  BackendDevice* cpu = *BackendRegistry::Global().GetDevice(Device::Cpu());
-  return *Tensor::FromBytes(array.shape, array.dtype, array.bytes.data(),
-                            array.bytes.size(), *cpu);
-}
-
 // tests/golden/data/conv2d__*: PyTorch's outputs, golden_test's tolerance.
 TEST_P(ConvAlgorithmTest, Conv2dGoldensMatchPyTorch) {
   int files = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(kDataDir)) {
-    const std::string name = entry.path().filename().string();
+  for (const std::string& name : golden::OpCaseFiles()) {
     if (!absl::StartsWith(name, "conv2d__")) continue;
     ++files;
-    absl::StatusOr<SafetensorsFile> golden = ReadSafetensors(entry.path().string());
-    ASSERT_TRUE(golden.ok()) << golden.status();
-    const auto& t = golden->tensors;
-    nlohmann::json json = nlohmann::json::parse(golden->metadata.at("attrs"));
-    AttrMap attrs;
-    for (auto it = json.begin(); it != json.end(); ++it) {
-      if (it.value().is_array()) {
-        attrs.Set(it.key(), it.value().get<std::vector<int64_t>>());
-      } else {
-        attrs.Set(it.key(), it.value().get<int64_t>());
-      }
-    }
-    Graph graph;
-    std::vector<ValueId> operands = {
-        graph.AddInput("input", t.at("input").shape, Device::Cpu())};
-    operands.push_back(graph.AddConstant("weight", OnCpu(t.at("weight"))));
-    if (t.count("bias") > 0) {
-      operands.push_back(graph.AddConstant("bias", OnCpu(t.at("bias"))));
-    }
-    graph.AddOutput(graph.AddNode("conv2d", "golden", operands, attrs));
-    absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan = Compile(std::move(graph));
+    absl::StatusOr<golden::OpGolden> golden =
+        golden::ReadOpGolden(name, Device::Cpu());
+    ASSERT_TRUE(golden.ok()) << name << ": " << golden.status();
+    absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan =
+        Compile(std::move(golden->graph));
     ASSERT_TRUE(plan.ok()) << name << ": " << plan.status();
-    absl::StatusOr<std::vector<Tensor>> out = (*plan)->Run({OnCpu(t.at("input"))});
+    absl::StatusOr<std::vector<Tensor>> out = (*plan)->Run(golden->inputs);
     ASSERT_TRUE(out.ok()) << name << ": " << out.status();
-    const std::vector<float> got = *(*out)[0].ToVector();
-    const HostArray& want = t.at("output");
-    ASSERT_EQ(got.size(), static_cast<size_t>(want.shape.num_elements())) << name;
-    for (size_t i = 0; i < got.size(); ++i) {
-      ASSERT_NEAR(got[i], want.values()[i], 1e-5 + 1e-4 * std::abs(want.values()[i]))
-          << name << " element " << i << " with " << (*plan)->KernelsToString();
-    }
+    golden::ExpectOpClose(
+        *(*out)[0].ToVector(), golden->want,
+        absl::StrCat(name, " with ", (*plan)->KernelsToString()));
   }
   EXPECT_GE(files, 8);
 }
 
 // The reduced VGG golden end to end (golden_test's ReducedVgg case).
 TEST_P(ConvAlgorithmTest, ReducedVggGoldenMatchesPyTorch) {
-  absl::StatusOr<SafetensorsFile> golden =
-      ReadSafetensors(absl::StrCat(kDataDir, "/vgg_small.safetensors"));
+  absl::StatusOr<golden::ModelGolden> golden =
+      golden::ReadModelGolden("vgg_small");
   ASSERT_TRUE(golden.ok()) << golden.status();
-  const auto& meta = golden->metadata;
-  nn::VggConfig config;
-  for (const auto& v : nlohmann::json::parse(meta.at("cfg"))) {
-    config.layers.push_back(v.is_string() ? nn::VggConfig::kPool : v.get<int64_t>());
-  }
-  config.hidden = std::stoll(meta.at("hidden"));
-  config.num_classes = std::stoll(meta.at("num_classes"));
-  config.avgpool = nlohmann::json::parse(meta.at("avgpool"))[0].get<int64_t>();
-  std::map<std::string, HostArray> state = golden->tensors;
-  const HostArray input = state.at("input");
-  const HostArray want = state.at("output");
-  state.erase("input");
-  state.erase("output");
-  nn::Vgg vgg(config);
+  absl::StatusOr<nn::VggConfig> config = golden::VggConfigOf(*golden);
+  ASSERT_TRUE(config.ok()) << config.status();
+  const HostArray& want = golden->want;
+  nn::Vgg vgg(*config);
   ASSERT_TRUE(vgg.To(Device::Cpu()).ok());
-  ASSERT_TRUE(vgg.LoadStateDict(state).ok());
-  absl::StatusOr<Tensor> logits = vgg.Forward(OnCpu(input));
+  ASSERT_TRUE(vgg.LoadStateDict(golden->state).ok());
+  absl::StatusOr<Tensor> logits =
+      vgg.Forward(golden::OnDevice(golden->input, Device::Cpu()));
   ASSERT_TRUE(logits.ok()) << logits.status();
   ASSERT_EQ(logits->shape(), want.shape);
   const std::vector<float> got = *logits->ToVector();

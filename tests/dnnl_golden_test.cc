@@ -9,36 +9,29 @@
 // Tolerances are golden_test.cc's and onnx_models_test.cc's: per element
 // 1e-5 + 1e-4 * |want| for single ops, 1e-4 * max |want| for models.
 
-#include <algorithm>
-#include <cmath>
-#include <filesystem>
+#include <cctype>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/compile.h"
 #include "core/plugin_loader.h"
 #include "core/tensor.h"
 #include "gtest/gtest.h"
-#include "models/batch_norm.h"
-#include "models/conv2d.h"
 #include "models/host_array.h"
 #include "models/npy.h"
-#include "models/parameterless_layers.h"
-#include "models/safetensors.h"
-#include "models/sequential.h"
 #include "models/vgg.h"
-#include "nlohmann/json.hpp"
 #include "onnx/onnx_model.h"
+#include "tests/golden_fixtures.h"
 
 namespace switchyard {
 namespace {
 
+using golden::ExpectModelClose;
+
 constexpr char kPlugin[] = "backends/dnnl/libswitchyard_dnnl_plugin.so";
-constexpr char kDataDir[] = "tests/golden/data";
 
 // Single-op goldens dnnl:0 refuses, and why (backends/dnnl/dnnl_support.cc).
 const std::map<std::string, std::string>& Refused() {
@@ -66,56 +59,7 @@ BackendDevice& Dnnl() {
 }
 
 Tensor OnDnnl(const HostArray& array) {
-  absl::StatusOr<Tensor> t = Tensor::FromBytes(
-      array.shape, array.dtype, array.bytes.data(), array.bytes.size(), Dnnl());
-  EXPECT_TRUE(t.ok()) << t.status();
-  return *t;
-}
-
-void ExpectModelClose(const std::vector<float>& got, const HostArray& want,
-                      const std::string& what) {
-  ASSERT_EQ(static_cast<int64_t>(got.size()), want.num_elements()) << what;
-  double scale = 0;
-  for (int64_t i = 0; i < want.num_elements(); ++i) {
-    scale = std::max(scale, std::abs(want.ElementAsDouble(i)));
-  }
-  for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_NEAR(got[i], want.ElementAsDouble(i), 1e-4 * scale)
-        << what << " element " << i;
-  }
-}
-
-std::vector<std::string> OpCases() {
-  std::vector<std::string> cases;
-  for (const auto& entry : std::filesystem::directory_iterator(kDataDir)) {
-    const std::string name = entry.path().filename().string();
-    if (absl::StrContains(name, "__")) cases.push_back(name);
-  }
-  std::sort(cases.begin(), cases.end());
-  return cases;
-}
-
-absl::StatusOr<AttrMap> ParseAttrs(const std::string& text) {
-  nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
-  if (json.is_discarded() || !json.is_object()) {
-    return absl::InvalidArgumentError(absl::StrCat("bad attrs JSON: ", text));
-  }
-  AttrMap attrs;
-  for (auto it = json.begin(); it != json.end(); ++it) {
-    const nlohmann::json& v = it.value();
-    if (v.is_boolean()) {
-      attrs.Set(it.key(), v.get<bool>());
-    } else if (v.is_number_integer()) {
-      attrs.Set(it.key(), v.get<int64_t>());
-    } else if (v.is_number_float()) {
-      attrs.Set(it.key(), v.get<double>());
-    } else if (v.is_array()) {
-      attrs.Set(it.key(), v.get<std::vector<int64_t>>());
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat("bad attr ", it.key()));
-    }
-  }
-  return attrs;
+  return golden::OnDevice(array, Dnnl().device());
 }
 
 class DnnlGoldenOpTest : public ::testing::TestWithParam<std::string> {};
@@ -123,49 +67,23 @@ class DnnlGoldenOpTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(DnnlGoldenOpTest, MatchesPyTorch) {
   const std::string& file = GetParam();
   const Device device = Dnnl().device();
-  absl::StatusOr<SafetensorsFile> golden =
-      ReadSafetensors(absl::StrCat(kDataDir, "/", file));
+  absl::StatusOr<golden::OpGolden> golden = golden::ReadOpGolden(file, device);
   ASSERT_TRUE(golden.ok()) << golden.status();
-  const auto& t = golden->tensors;
-  absl::StatusOr<AttrMap> attrs = ParseAttrs(golden->metadata.at("attrs"));
-  ASSERT_TRUE(attrs.ok()) << attrs.status();
-
-  Graph graph;
-  std::vector<Tensor> inputs;
-  std::vector<ValueId> operands;
-  for (const char* name : {"input", "input0", "input1"}) {
-    if (t.count(name) == 0) continue;
-    operands.push_back(graph.AddInput(name, t.at(name).shape, device));
-    inputs.push_back(OnDnnl(t.at(name)));
-  }
-  for (const char* name : {"weight", "bias", "running_mean", "running_var"}) {
-    if (t.count(name) > 0) {
-      operands.push_back(graph.AddConstant(name, OnDnnl(t.at(name))));
-    }
-  }
-  graph.AddOutput(
-      graph.AddNode(golden->metadata.at("op"), "golden", operands, *attrs));
-  absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan = Compile(std::move(graph));
+  absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan =
+      Compile(std::move(golden->graph));
   if (plan.status().code() == absl::StatusCode::kUnimplemented &&
       Refused().count(file) > 0) {
     GTEST_SKIP() << plan.status().message();
   }
   ASSERT_TRUE(plan.ok()) << plan.status();
-  absl::StatusOr<std::vector<Tensor>> out = (*plan)->Run(inputs);
+  absl::StatusOr<std::vector<Tensor>> out = (*plan)->Run(golden->inputs);
   ASSERT_TRUE(out.ok()) << out.status();
-
-  const HostArray& want = t.at("output");
-  ASSERT_EQ((*out)[0].shape(), want.shape);
-  std::vector<float> got = *(*out)[0].ToVector();
-  const absl::Span<const float> expected = want.values();
-  for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_NEAR(got[i], expected[i], 1e-5 + 1e-4 * std::abs(expected[i]))
-        << file << " element " << i;
-  }
+  ASSERT_EQ((*out)[0].shape(), golden->want.shape);
+  golden::ExpectOpClose(*(*out)[0].ToVector(), golden->want, file);
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    AllOps, DnnlGoldenOpTest, ::testing::ValuesIn(OpCases()),
+    AllOps, DnnlGoldenOpTest, ::testing::ValuesIn(golden::OpCaseFiles()),
     [](const ::testing::TestParamInfo<std::string>& info) {
       std::string name = info.param.substr(0, info.param.find('.'));
       for (char& c : name) {
@@ -176,27 +94,17 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(DnnlGoldenTest, ReducedVggMatchesPyTorchEndToEnd) {
   const Device device = Dnnl().device();
-  absl::StatusOr<SafetensorsFile> golden =
-      ReadSafetensors(absl::StrCat(kDataDir, "/vgg_small.safetensors"));
+  absl::StatusOr<golden::ModelGolden> golden =
+      golden::ReadModelGolden("vgg_small");
   ASSERT_TRUE(golden.ok()) << golden.status();
-  const auto& meta = golden->metadata;
-  nn::VggConfig config;
-  for (const auto& v : nlohmann::json::parse(meta.at("cfg"))) {
-    config.layers.push_back(v.is_string() ? nn::VggConfig::kPool : v.get<int64_t>());
-  }
-  config.hidden = std::stoll(meta.at("hidden"));
-  config.num_classes = std::stoll(meta.at("num_classes"));
-  config.avgpool = nlohmann::json::parse(meta.at("avgpool"))[0].get<int64_t>();
+  absl::StatusOr<nn::VggConfig> config = golden::VggConfigOf(*golden);
+  ASSERT_TRUE(config.ok()) << config.status();
+  const HostArray& input = golden->input;
+  const HostArray& want = golden->want;
 
-  std::map<std::string, HostArray> state = golden->tensors;
-  const HostArray input = state.at("input");
-  const HostArray want = state.at("output");
-  state.erase("input");
-  state.erase("output");
-
-  nn::Vgg vgg(config);
+  nn::Vgg vgg(*config);
   ASSERT_TRUE(vgg.To(device).ok());
-  absl::Status loaded = vgg.LoadStateDict(state);
+  absl::Status loaded = vgg.LoadStateDict(golden->state);
   ASSERT_TRUE(loaded.ok()) << loaded;
   absl::StatusOr<Tensor> logits = vgg.Forward(OnDnnl(input));
   ASSERT_TRUE(logits.ok()) << logits.status();
@@ -215,49 +123,16 @@ TEST(DnnlGoldenTest, ReducedVggMatchesPyTorchEndToEnd) {
   EXPECT_EQ(*again->ToVector(), got);
 }
 
-// torchvision's vgg*_bn layout, as in tests/golden_test.cc.
-class ConvBnSmall : public Module {
- public:
-  ConvBnSmall() {
-    auto features = std::make_unique<nn::Sequential>();
-    nn::Conv2dOptions first;
-    first.pad_h = first.pad_w = 1;
-    first.bias = false;
-    features->Add(std::make_unique<nn::Conv2d>(3, 8, 3, 3, first));
-    features->Add(std::make_unique<nn::BatchNorm2d>(8, 1e-5));
-    features->Add(std::make_unique<nn::ReLU>());
-    nn::Conv2dOptions second;
-    second.pad_h = second.pad_w = 1;
-    second.stride_h = second.stride_w = 2;
-    features->Add(std::make_unique<nn::Conv2d>(8, 16, 3, 3, second));
-    features->Add(std::make_unique<nn::BatchNorm2d>(16, 1e-3));
-    features->Add(std::make_unique<nn::ReLU>());
-    features_ = RegisterChild("features", std::move(features));
-  }
-  std::string type_name() const override { return "ConvBnSmall"; }
-  absl::StatusOr<ValueId> Trace(Graph& graph, ValueId x,
-                                const std::string& path) const override {
-    return features_->Trace(graph, x,
-                            path.empty() ? "features" : path + ".features");
-  }
-
- private:
-  Module* features_;
-};
-
 TEST(DnnlGoldenTest, ConvBatchNormFoldedOrNotMatchesPyTorch) {
   const Device device = Dnnl().device();
-  absl::StatusOr<SafetensorsFile> golden =
-      ReadSafetensors(absl::StrCat(kDataDir, "/conv_bn_small.safetensors"));
+  absl::StatusOr<golden::ModelGolden> golden =
+      golden::ReadModelGolden("conv_bn_small");
   ASSERT_TRUE(golden.ok()) << golden.status();
-  const HostArray& input = golden->tensors.at("input");
-  const HostArray& want = golden->tensors.at("output");
-  std::map<std::string, HostArray> state = golden->tensors;
-  state.erase("input");
-  state.erase("output");
-  ConvBnSmall model;
+  const HostArray& input = golden->input;
+  const HostArray& want = golden->want;
+  golden::ConvBnSmall model;
   ASSERT_TRUE(model.To(device).ok());
-  absl::Status loaded = model.LoadStateDict(state);
+  absl::Status loaded = model.LoadStateDict(golden->state);
   ASSERT_TRUE(loaded.ok()) << loaded;
   const Tensor x = OnDnnl(input);
 

@@ -1,82 +1,30 @@
 // Golden tests: every op case, a reduced VGG and a conv + batch-norm + relu
 // model with a torchvision state dict against PyTorch's outputs, on every
 // available device. Fixtures are made by tools/make_goldens.py (Debian's
-// python3-torch) and committed, so this test needs no PyTorch.
-//
-// Tolerance: per element |got - want| <= 1e-5 + 1e-4 * |want| for single
-// ops; <= 1e-4 * max|want| for the models (float32 sums in another order).
+// python3-torch) and committed, so this test needs no PyTorch; reading them
+// and their tolerances: tests/golden_fixtures.h.
 
-#include <algorithm>
-#include <cmath>
-#include <filesystem>
+#include <cctype>
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/types/span.h"
 #include "core/compile.h"
 #include "core/tensor.h"
 #include "gtest/gtest.h"
-#include "models/batch_norm.h"
-#include "models/conv2d.h"
-#include "models/parameterless_layers.h"
 #include "models/safetensors.h"
-#include "models/sequential.h"
 #include "models/vgg.h"
-#include "nlohmann/json.hpp"
+#include "tests/golden_fixtures.h"
 
 namespace switchyard {
 namespace {
 
-constexpr char kDataDir[] = "tests/golden/data";
-
-std::vector<std::string> OpCases() {
-  std::vector<std::string> cases;
-  for (const auto& entry : std::filesystem::directory_iterator(kDataDir)) {
-    const std::string name = entry.path().filename().string();
-    if (absl::StrContains(name, "__")) cases.push_back(name);
-  }
-  std::sort(cases.begin(), cases.end());
-  return cases;
-}
-
-// The JSON attributes the script wrote, as graph attributes.
-absl::StatusOr<AttrMap> ParseAttrs(const std::string& text) {
-  nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
-  if (json.is_discarded() || !json.is_object()) {
-    return absl::InvalidArgumentError(absl::StrCat("bad attrs JSON: ", text));
-  }
-  AttrMap attrs;
-  for (auto it = json.begin(); it != json.end(); ++it) {
-    const nlohmann::json& v = it.value();
-    if (v.is_boolean()) {
-      attrs.Set(it.key(), v.get<bool>());
-    } else if (v.is_number_integer()) {
-      attrs.Set(it.key(), v.get<int64_t>());
-    } else if (v.is_number_float()) {
-      attrs.Set(it.key(), v.get<double>());
-    } else if (v.is_array()) {
-      attrs.Set(it.key(), v.get<std::vector<int64_t>>());
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat("bad attr ", it.key()));
-    }
-  }
-  return attrs;
-}
-
-Tensor OnDevice(const HostArray& array, const Device& device) {
-  absl::StatusOr<BackendDevice*> backend_device =
-      BackendRegistry::Global().GetDevice(device);
-  EXPECT_TRUE(backend_device.ok()) << backend_device.status();
-  absl::StatusOr<Tensor> t =
-      Tensor::FromBytes(array.shape, array.dtype, array.bytes.data(),
-                        array.bytes.size(), **backend_device);
-  EXPECT_TRUE(t.ok()) << t.status();
-  return *t;
-}
+using golden::ExpectModelClose;
+using golden::ExpectOpClose;
+using golden::OnDevice;
 
 class GoldenOpTest
     : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
@@ -84,40 +32,15 @@ class GoldenOpTest
 TEST_P(GoldenOpTest, MatchesPyTorch) {
   const auto& [file, device_name] = GetParam();
   const Device device = *Device::Parse(device_name);
-  absl::StatusOr<SafetensorsFile> golden =
-      ReadSafetensors(absl::StrCat(kDataDir, "/", file));
+  absl::StatusOr<golden::OpGolden> golden = golden::ReadOpGolden(file, device);
   ASSERT_TRUE(golden.ok()) << golden.status();
-  const auto& t = golden->tensors;
-  absl::StatusOr<AttrMap> attrs = ParseAttrs(golden->metadata.at("attrs"));
-  ASSERT_TRUE(attrs.ok()) << attrs.status();
-
-  Graph graph;
-  std::vector<Tensor> inputs;
-  std::vector<ValueId> operands;
-  for (const char* name : {"input", "input0", "input1"}) {
-    if (t.count(name) == 0) continue;
-    operands.push_back(graph.AddInput(name, t.at(name).shape, device));
-    inputs.push_back(OnDevice(t.at(name), device));
-  }
-  for (const char* name : {"weight", "bias", "running_mean", "running_var"}) {
-    if (t.count(name) > 0) {
-      operands.push_back(graph.AddConstant(name, OnDevice(t.at(name), device)));
-    }
-  }
-  graph.AddOutput(graph.AddNode(golden->metadata.at("op"), "golden", operands, *attrs));
-  absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan = Compile(std::move(graph));
+  absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan =
+      Compile(std::move(golden->graph));
   ASSERT_TRUE(plan.ok()) << plan.status();
-  absl::StatusOr<std::vector<Tensor>> out = (*plan)->Run(inputs);
+  absl::StatusOr<std::vector<Tensor>> out = (*plan)->Run(golden->inputs);
   ASSERT_TRUE(out.ok()) << out.status();
-
-  const HostArray& want = t.at("output");
-  ASSERT_EQ((*out)[0].shape(), want.shape);
-  std::vector<float> got = *(*out)[0].ToVector();
-  const absl::Span<const float> expected = want.values();
-  for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_NEAR(got[i], expected[i], 1e-5 + 1e-4 * std::abs(expected[i]))
-        << file << " element " << i;
-  }
+  ASSERT_EQ((*out)[0].shape(), golden->want.shape);
+  ExpectOpClose(*(*out)[0].ToVector(), golden->want, file);
 }
 
 std::vector<std::string> DeviceNames() {
@@ -128,102 +51,58 @@ std::vector<std::string> DeviceNames() {
   return names;
 }
 
-std::string CaseName(
-    const ::testing::TestParamInfo<std::tuple<std::string, std::string>>& info) {
-  std::string name = absl::StrCat(std::get<0>(info.param), "_on_",
-                                  std::get<1>(info.param));
+// A test name from parts: every character but letters and digits as '_'.
+std::string TestName(const std::string& text) {
+  std::string name = text;
   for (char& c : name) {
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   }
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllOps, GoldenOpTest,
-                         ::testing::Combine(::testing::ValuesIn(OpCases()),
-                                            ::testing::ValuesIn(DeviceNames())),
-                         CaseName);
+std::string CaseName(
+    const ::testing::TestParamInfo<std::tuple<std::string, std::string>>& info) {
+  return TestName(
+      absl::StrCat(std::get<0>(info.param), "_on_", std::get<1>(info.param)));
+}
+
+std::string DeviceName(const ::testing::TestParamInfo<std::string>& info) {
+  return TestName(info.param);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllOps, GoldenOpTest,
+    ::testing::Combine(::testing::ValuesIn(golden::OpCaseFiles()),
+                       ::testing::ValuesIn(DeviceNames())),
+    CaseName);
 
 class GoldenVggTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GoldenVggTest, ReducedVggMatchesPyTorchEndToEnd) {
   const Device device = *Device::Parse(GetParam());
-  absl::StatusOr<SafetensorsFile> golden =
-      ReadSafetensors(absl::StrCat(kDataDir, "/vgg_small.safetensors"));
+  absl::StatusOr<golden::ModelGolden> golden =
+      golden::ReadModelGolden("vgg_small");
   ASSERT_TRUE(golden.ok()) << golden.status();
-  const auto& meta = golden->metadata;
-  nn::VggConfig config;
-  for (const auto& v : nlohmann::json::parse(meta.at("cfg"))) {
-    config.layers.push_back(v.is_string() ? nn::VggConfig::kPool : v.get<int64_t>());
-  }
-  config.hidden = std::stoll(meta.at("hidden"));
-  config.num_classes = std::stoll(meta.at("num_classes"));
-  config.avgpool = nlohmann::json::parse(meta.at("avgpool"))[0].get<int64_t>();
+  absl::StatusOr<nn::VggConfig> config = golden::VggConfigOf(*golden);
+  ASSERT_TRUE(config.ok()) << config.status();
 
-  std::map<std::string, HostArray> state = golden->tensors;
-  const HostArray input = state.at("input");
-  const HostArray want = state.at("output");
-  state.erase("input");
-  state.erase("output");
-
-  nn::Vgg vgg(config);
+  nn::Vgg vgg(*config);
   ASSERT_TRUE(vgg.To(device).ok());
-  absl::Status loaded = vgg.LoadStateDict(state);
+  absl::Status loaded = vgg.LoadStateDict(golden->state);
   ASSERT_TRUE(loaded.ok()) << loaded;
-  absl::StatusOr<Tensor> logits = vgg.Forward(OnDevice(input, device));
+  absl::StatusOr<Tensor> logits = vgg.Forward(OnDevice(golden->input, device));
   ASSERT_TRUE(logits.ok()) << logits.status();
-  ASSERT_EQ(logits->shape(), want.shape);
+  ASSERT_EQ(logits->shape(), golden->want.shape);
   std::vector<float> got = *logits->ToVector();
-  float scale = 0;
-  for (float v : want.values()) scale = std::max(scale, std::abs(v));
-  for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_NEAR(got[i], want.values()[i], 1e-4 * scale) << "logit " << i;
-  }
+  ExpectModelClose(got, golden->want, "logits");
   // A second call reuses the cached plan and gives the same answer.
-  absl::StatusOr<Tensor> again = vgg.Forward(OnDevice(input, device));
+  absl::StatusOr<Tensor> again = vgg.Forward(OnDevice(golden->input, device));
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(*again->ToVector(), got);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllDevices, GoldenVggTest,
-                         ::testing::ValuesIn(DeviceNames()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = info.param;
-                           for (char& c : name) {
-                             if (c == ':') c = '_';
-                           }
-                           return name;
-                         });
-
-// torchvision's vgg*_bn layout: a child "features" holding conv, bn, relu,
-// conv, bn, relu, so the state dict names match PyTorch's.
-class ConvBnSmall : public Module {
- public:
-  ConvBnSmall() {
-    auto features = std::make_unique<nn::Sequential>();
-    nn::Conv2dOptions first;
-    first.pad_h = first.pad_w = 1;
-    first.bias = false;
-    features->Add(std::make_unique<nn::Conv2d>(3, 8, 3, 3, first));
-    features->Add(std::make_unique<nn::BatchNorm2d>(8, 1e-5));
-    features->Add(std::make_unique<nn::ReLU>());
-    nn::Conv2dOptions second;
-    second.pad_h = second.pad_w = 1;
-    second.stride_h = second.stride_w = 2;
-    features->Add(std::make_unique<nn::Conv2d>(8, 16, 3, 3, second));
-    features->Add(std::make_unique<nn::BatchNorm2d>(16, 1e-3));
-    features->Add(std::make_unique<nn::ReLU>());
-    features_ = RegisterChild("features", std::move(features));
-  }
-  std::string type_name() const override { return "ConvBnSmall"; }
-  absl::StatusOr<ValueId> Trace(Graph& graph, ValueId x,
-                                const std::string& path) const override {
-    return features_->Trace(graph, x,
-                            path.empty() ? "features" : path + ".features");
-  }
-
- private:
-  Module* features_;
-};
+                         ::testing::ValuesIn(DeviceNames()), DeviceName);
 
 int CountOps(const Graph& graph, const std::string& op) {
   int n = 0;
@@ -237,18 +116,16 @@ TEST_P(GoldenConvBnTest, TorchvisionStateDictMatchesPyTorchFoldedOrNot) {
   const Device device = *Device::Parse(GetParam());
   // The file as torch saved it, num_batches_tracked (I64) included, loaded
   // straight from disk onto the device.
-  const std::string path = absl::StrCat(kDataDir, "/conv_bn_small.safetensors");
-  absl::StatusOr<SafetensorsFile> golden = ReadSafetensors(path);
+  absl::StatusOr<golden::ModelGolden> golden =
+      golden::ReadModelGolden("conv_bn_small");
   ASSERT_TRUE(golden.ok()) << golden.status();
   EXPECT_EQ(golden->metadata.at("eps"), "[1e-05, 0.001]");
-  const HostArray& input = golden->tensors.at("input");
-  const HostArray& want = golden->tensors.at("output");
-  std::map<std::string, HostArray> state = golden->tensors;
-  state.erase("input");
-  state.erase("output");
+  const HostArray& input = golden->input;
+  const HostArray& want = golden->want;
+  const std::map<std::string, HostArray>& state = golden->state;
   ASSERT_EQ(state.at("features.1.num_batches_tracked").dtype, DType::kInt64);
 
-  ConvBnSmall model;
+  golden::ConvBnSmall model;
   ASSERT_TRUE(model.To(device).ok());
   absl::Status loaded = model.LoadStateDict(state);
   ASSERT_TRUE(loaded.ok()) << loaded;
@@ -259,15 +136,9 @@ TEST_P(GoldenConvBnTest, TorchvisionStateDictMatchesPyTorchFoldedOrNot) {
   EXPECT_EQ(saved->at("features.4.running_var").bytes,
             state.at("features.4.running_var").bytes);
 
-  float scale = 0;
-  for (float v : want.values()) scale = std::max(scale, std::abs(v));
-  auto expect_golden = [&](const Tensor& got_tensor, const char* what) {
-    ASSERT_EQ(got_tensor.shape(), want.shape) << what;
-    const std::vector<float> got = *got_tensor.ToVector();
-    for (size_t i = 0; i < got.size(); ++i) {
-      ASSERT_NEAR(got[i], want.values()[i], 1e-4 * scale)
-          << what << " element " << i;
-    }
+  auto expect_golden = [&](const Tensor& got, const char* what) {
+    ASSERT_EQ(got.shape(), want.shape) << what;
+    ExpectModelClose(*got.ToVector(), want, what);
   };
 
   // Module::Forward: the default pipeline folds both batch norms.
@@ -300,7 +171,7 @@ TEST_P(GoldenConvBnTest, TorchvisionStateDictMatchesPyTorchFoldedOrNot) {
   SafetensorsFile file;
   file.tensors = *saved;
   ASSERT_TRUE(WriteSafetensors(weights, file).ok());
-  ConvBnSmall from_file;
+  golden::ConvBnSmall from_file;
   ASSERT_TRUE(from_file.To(device).ok());
   absl::Status mapped = from_file.LoadSafetensors(weights);
   ASSERT_TRUE(mapped.ok()) << mapped;
@@ -310,14 +181,7 @@ TEST_P(GoldenConvBnTest, TorchvisionStateDictMatchesPyTorchFoldedOrNot) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllDevices, GoldenConvBnTest,
-                         ::testing::ValuesIn(DeviceNames()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = info.param;
-                           for (char& c : name) {
-                             if (c == ':') c = '_';
-                           }
-                           return name;
-                         });
+                         ::testing::ValuesIn(DeviceNames()), DeviceName);
 
 }  // namespace
 }  // namespace switchyard

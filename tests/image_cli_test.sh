@@ -8,50 +8,13 @@
 
 set -u
 
-BIN=""
-for candidate in \
-    "${TEST_SRCDIR:-/nonexistent}/switchyard/tools/cli/switchyard" \
-    "$0.runfiles/switchyard/tools/cli/switchyard" \
-    "$(dirname "$0")/../tools/cli/switchyard"; do
-  if [[ -x "$candidate" ]]; then BIN="$candidate"; break; fi
-done
-IMAGES=""
-for candidate in "${TEST_SRCDIR:-/nonexistent}/switchyard/tests/images" \
-    "$(dirname "$0")/images"; do
-  if [[ -d "$candidate" ]]; then IMAGES="$candidate"; break; fi
-done
-if [[ -z "$BIN" || -z "$IMAGES" ]]; then
-  echo "FAIL: cannot find the switchyard binary or tests/images"
-  exit 1
-fi
+# The shared helpers (run_cli, expect_exit, expect_in, ...; BIN, TMP):
+# tests/cli_test_lib.sh, in the runfiles tree or beside this script.
+CLI_TEST_LIB="${TEST_SRCDIR:-$0.runfiles}/switchyard/tests/cli_test_lib.sh"
+[[ -f "$CLI_TEST_LIB" ]] || CLI_TEST_LIB="$(dirname "$0")/cli_test_lib.sh"
+source "$CLI_TEST_LIB"
+IMAGES="$(need_runfile tests/images)" || exit 1
 PY=/usr/bin/python3
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-unset BUILD_WORKING_DIRECTORY
-FAILURES=0
-fail() { echo "FAIL: $*"; FAILURES=$((FAILURES + 1)); }
-
-run_cli() {
-  local name="$1"
-  shift
-  "$BIN" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
-  RC=$?
-  echo "--- switchyard $* -> exit $RC"
-}
-expect_exit() {
-  if [[ "$RC" -ne "$2" ]]; then
-    fail "$1: exit code $RC, expected $2"
-    sed 's/^/    /' "$TMP/$1.out" "$TMP/$1.err" | head -40
-  fi
-}
-expect_in() {
-  if ! grep -qF -- "$3" "$TMP/$1.$2"; then
-    fail "$1: std$2 does not contain '$3'"
-    sed 's/^/    /' "$TMP/$1.$2" | head -40
-  fi
-}
-expect_not_in() {
-  if grep -qF -- "$3" "$TMP/$1.$2"; then fail "$1: std$2 contains '$3'"; fi
-}
 
 SMALL=(--model=vgg11 --image-size=32 --batch=2 --threads=2)
 
@@ -150,8 +113,4 @@ for flag in --images --bad-images --image-size --resize --augment; do
   expect_in help out "  $flag  (default"
 done
 
-if [[ $FAILURES -gt 0 ]]; then
-  echo "$FAILURES failure(s)"
-  exit 1
-fi
-echo "PASS"
+finish

@@ -21,9 +21,9 @@
 #include "core/tensor.h"
 #include "gtest/gtest.h"
 #include "models/safetensors.h"
-#include "nlohmann/json.hpp"
 #include "ops/functional.h"
 #include "ops/nms_attrs.h"
+#include "tests/golden_fixtures.h"
 
 namespace switchyard {
 namespace {
@@ -57,19 +57,9 @@ std::vector<int64_t> Int64s(const HostArray& a) {
 }
 
 absl::StatusOr<NonMaxSuppressionAttrs> ParseAttrs(const std::string& text) {
-  const nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
-  if (json.is_discarded() || !json.is_object()) {
-    return absl::InvalidArgumentError(absl::StrCat("bad attrs JSON: ", text));
-  }
-  AttrMap attrs;
-  for (auto it = json.begin(); it != json.end(); ++it) {
-    if (it.value().is_number_integer()) {
-      attrs.Set(it.key(), it.value().get<int64_t>());
-    } else {
-      attrs.Set(it.key(), it.value().get<double>());
-    }
-  }
-  return NonMaxSuppressionAttrs::FromAttrMap(attrs);
+  absl::StatusOr<AttrMap> attrs = golden::ParseAttrs(text);
+  if (!attrs.ok()) return attrs.status();
+  return NonMaxSuppressionAttrs::FromAttrMap(*attrs);
 }
 
 // "first difference at 12: 40 vs 41 (got 300 values, want 301)".

@@ -6,54 +6,12 @@
 
 set -u
 
-RUNFILES="${TEST_SRCDIR:-$0.runfiles}/switchyard"
-BIN="$RUNFILES/tools/cli/switchyard"
-PLUGIN="$RUNFILES/backends/reference/libswitchyard_ref_plugin.so"
-for f in "$BIN" "$PLUGIN"; do
-  if [[ ! -e "$f" ]]; then
-    echo "FAIL: missing $f (TEST_SRCDIR=${TEST_SRCDIR:-unset})"
-    exit 1
-  fi
-done
-
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-unset BUILD_WORKING_DIRECTORY SWITCHYARD_PLUGIN_PATH SWITCHYARD_REF_DEVICES
-
-FAILURES=0
-fail() {
-  echo "FAIL: $*"
-  FAILURES=$((FAILURES + 1))
-}
-
-# run_cli NAME ARGS...: stdout in $TMP/NAME.out, stderr in $TMP/NAME.err,
-# exit code in $RC.
-run_cli() {
-  local name="$1"
-  shift
-  "$BIN" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
-  RC=$?
-  echo "--- switchyard $* -> exit $RC"
-}
-
-expect_exit() {
-  if [[ "$RC" -ne "$2" ]]; then
-    fail "$1: exit code $RC, expected $2"
-    sed 's/^/    /' "$TMP/$1.out" "$TMP/$1.err" | head -20
-  fi
-}
-
-expect_in() {
-  if ! grep -qF -- "$3" "$TMP/$1.$2"; then
-    fail "$1: std$2 does not contain '$3'"
-    sed 's/^/    /' "$TMP/$1.$2" | head -20
-  fi
-}
-
-expect_not_in() {
-  if grep -qF -- "$3" "$TMP/$1.$2"; then
-    fail "$1: std$2 contains '$3'"
-  fi
-}
+# The shared helpers (run_cli, expect_exit, expect_in, ...; BIN, TMP):
+# tests/cli_test_lib.sh, in the runfiles tree or beside this script.
+CLI_TEST_LIB="${TEST_SRCDIR:-$0.runfiles}/switchyard/tests/cli_test_lib.sh"
+[[ -f "$CLI_TEST_LIB" ]] || CLI_TEST_LIB="$(dirname "$0")/cli_test_lib.sh"
+source "$CLI_TEST_LIB"
+PLUGIN="$(need_runfile backends/reference/libswitchyard_ref_plugin.so)" || exit 1
 
 # Not linked in.
 run_cli no_plugin devices
@@ -119,8 +77,4 @@ SWITCHYARD_PLUGIN_PATH="/no/such/dir" run_cli env_missing devices
 expect_exit env_missing 1
 expect_in env_missing err "NOT_FOUND: SWITCHYARD_PLUGIN_PATH: plugin '/no/such/dir' does not exist"
 
-if [[ "$FAILURES" -ne 0 ]]; then
-  echo "$FAILURES check(s) failed"
-  exit 1
-fi
-echo "PASS"
+finish

@@ -108,7 +108,7 @@ TEST(SafetensorsLimitsTest, DuplicateTensorNameIsRejected) {
 TEST(SafetensorsLimitsTest, DuplicateKeyInsideAnEntryIsRejected) {
   // {"dtype": "F32", ..., "dtype": "F16"}: which dtype is meant depends on
   // the reader; refused like a duplicate tensor name, naming the tensor.
-  for (const std::string header :
+  for (const std::string& header :
        {std::string(R"({"w":{"dtype":"F32","shape":[1],"dtype":"F16",)"
                     R"("data_offsets":[0,4]}})"),
         std::string(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4],)"

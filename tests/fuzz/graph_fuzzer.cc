@@ -43,6 +43,7 @@
 #include "core/tensor.h"
 #include "core/testing/host_backend.h"
 #include "tests/fuzz/fuzz_check.h"
+#include "tests/fuzz/fuzz_choices.h"
 
 namespace switchyard {
 namespace {
@@ -52,32 +53,7 @@ constexpr int64_t kMaxMaterializedElements = 1 << 16;  // per parameter
 constexpr int64_t kMaxRunBytes = 4 << 20;
 constexpr int64_t kMaxRunFlops = 20'000'000;
 
-// Reads the fuzzer's bytes as a stream of choices; past the end every read
-// is 0, so any prefix is a complete program.
-class Choices {
- public:
-  Choices(const uint8_t* data, size_t size) : data_(data), size_(size) {}
-
-  uint8_t Byte() {
-    if (pos_ >= size_) return 0;
-    return data_[pos_++];
-  }
-  bool Bool() { return Byte() & 1; }
-  // Uniform-ish in [lo, hi] (hi - lo < 2^16).
-  int64_t Range(int64_t lo, int64_t hi) {
-    const uint16_t r = static_cast<uint16_t>(Byte() | (Byte() << 8));
-    return lo + static_cast<int64_t>(r % static_cast<uint64_t>(hi - lo + 1));
-  }
-  template <typename T>
-  const T& Pick(const std::vector<T>& items) {
-    return items[Byte() % items.size()];
-  }
-
- private:
-  const uint8_t* data_;
-  size_t size_;
-  size_t pos_ = 0;
-};
+using fuzz::Choices;
 
 // Values that sit on the edges of the arithmetic in ops/ and core/.
 const std::vector<int64_t>& EdgeValues() {

@@ -39,31 +39,12 @@
 #include "ops/functional.h"
 #include "ops/nms_attrs.h"
 #include "tests/fuzz/fuzz_check.h"
+#include "tests/fuzz/fuzz_choices.h"
 
 namespace switchyard {
 namespace {
 
-class Choices {
- public:
-  Choices(const uint8_t* data, size_t size) : data_(data), size_(size) {}
-  uint8_t Byte() { return pos_ < size_ ? data_[pos_++] : 0; }
-  int64_t Range(int64_t lo, int64_t hi) {
-    const uint16_t r = static_cast<uint16_t>(Byte() | (Byte() << 8));
-    return lo + static_cast<int64_t>(r % static_cast<uint64_t>(hi - lo + 1));
-  }
-  float Float() {
-    uint32_t bits = 0;
-    for (int i = 0; i < 4; ++i) bits |= static_cast<uint32_t>(Byte()) << (8 * i);
-    float f;
-    std::memcpy(&f, &bits, sizeof(f));
-    return f;
-  }
-
- private:
-  const uint8_t* data_;
-  size_t size_;
-  size_t pos_ = 0;
-};
+using fuzz::Choices;
 
 float Special(uint8_t b) {
   static const float kValues[] = {-0.0f,

@@ -4,9 +4,9 @@
 #include <memory>
 #include <vector>
 
-#include "backends/cpu/kernels/shape_kernels.h"
+#include "backends/cpu/cpu_device.h"
 #include "backends/cpu/kernels/strided_copy.h"
-#include "core/status_macros.h"
+#include "core/kernel_registry.h"
 #include "core/tensor.h"
 #include "ops/shape_attrs.h"
 
@@ -16,8 +16,8 @@ namespace {
 
 class ConcatKernel : public Kernel {
  public:
-  ConcatKernel(int64_t axis, std::shared_ptr<const CpuContext> context)
-      : axis_(axis), context_(std::move(context)) {}
+  ConcatKernel(const ConcatAttrs& attrs, const CpuDevice& device)
+      : axis_(attrs.axis), context_(device.context()) {}
 
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
@@ -49,14 +49,9 @@ class ConcatKernel : public Kernel {
   std::shared_ptr<const CpuContext> context_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterEveryDType(
-    "concat",
-    [](const Node& node, const Graph&,
-       CpuDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      SY_ASSIGN_OR_RETURN(ConcatAttrs attrs,
-                          ConcatAttrs::FromAttrMap(node.attrs));
-      return std::make_unique<ConcatKernel>(attrs.axis, device.context());
-    });
+SY_REGISTER_KERNEL_FOR_DTYPES(
+    CpuKernels(), "concat",
+    &MakeKernelWithAttrs<ConcatKernel, ConcatAttrs, CpuDevice>);
 
 }  // namespace
 }  // namespace cpu

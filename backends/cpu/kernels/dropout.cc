@@ -7,9 +7,10 @@ namespace switchyard {
 namespace cpu {
 namespace {
 
-[[maybe_unused]] const bool kRegistered = RegisterIdentityKernels(
-    "dropout", {DType::kFloat32, DType::kFloat16, DType::kBFloat16,
-                DType::kFloat64});
+SY_REGISTER_KERNEL_FOR_DTYPES(CpuKernels(), "dropout",
+                              &MakeKernel<IdentityKernel, CpuDevice>,
+                              {DType::kFloat32, DType::kFloat16,
+                               DType::kBFloat16, DType::kFloat64});
 
 }  // namespace
 }  // namespace cpu

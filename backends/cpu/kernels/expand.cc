@@ -4,8 +4,9 @@
 #include <memory>
 #include <vector>
 
-#include "backends/cpu/kernels/shape_kernels.h"
+#include "backends/cpu/cpu_device.h"
 #include "backends/cpu/kernels/strided_copy.h"
+#include "core/kernel_registry.h"
 #include "core/tensor.h"
 #include "ops/broadcast.h"
 
@@ -15,8 +16,8 @@ namespace {
 
 class ExpandKernel : public Kernel {
  public:
-  explicit ExpandKernel(std::shared_ptr<const CpuContext> context)
-      : context_(std::move(context)) {}
+  explicit ExpandKernel(const CpuDevice& device)
+      : context_(device.context()) {}
 
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
@@ -36,12 +37,8 @@ class ExpandKernel : public Kernel {
   std::shared_ptr<const CpuContext> context_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterEveryDType(
-    "expand",
-    [](const Node&, const Graph&,
-       CpuDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      return std::make_unique<ExpandKernel>(device.context());
-    });
+SY_REGISTER_KERNEL_FOR_DTYPES(CpuKernels(), "expand",
+                              &MakeKernel<ExpandKernel, CpuDevice>);
 
 }  // namespace
 }  // namespace cpu

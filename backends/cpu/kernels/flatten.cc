@@ -6,7 +6,8 @@ namespace switchyard {
 namespace cpu {
 namespace {
 
-[[maybe_unused]] const bool kRegistered = RegisterIdentityKernels("flatten");
+SY_REGISTER_KERNEL_FOR_DTYPES(CpuKernels(), "flatten",
+                              &MakeKernel<IdentityKernel, CpuDevice>);
 
 }  // namespace
 }  // namespace cpu

@@ -8,7 +8,8 @@
 #include <memory>
 #include <vector>
 
-#include "backends/cpu/kernels/shape_kernels.h"
+#include "backends/cpu/cpu_device.h"
+#include "core/kernel_registry.h"
 #include "core/status_macros.h"
 #include "core/tensor.h"
 #include "ops/shape_attrs.h"
@@ -40,8 +41,8 @@ absl::StatusOr<std::vector<int64_t>> Normalize(const Tensor& indices,
 
 class GatherKernel : public Kernel {
  public:
-  GatherKernel(int64_t axis, std::shared_ptr<const CpuContext> context)
-      : axis_(axis), context_(std::move(context)) {}
+  GatherKernel(const GatherAttrs& attrs, const CpuDevice& device)
+      : axis_(attrs.axis), context_(device.context()) {}
 
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
@@ -85,14 +86,9 @@ class GatherKernel : public Kernel {
   std::shared_ptr<const CpuContext> context_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterEveryDType(
-    "gather",
-    [](const Node& node, const Graph&,
-       CpuDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      SY_ASSIGN_OR_RETURN(GatherAttrs attrs,
-                          GatherAttrs::FromAttrMap(node.attrs));
-      return std::make_unique<GatherKernel>(attrs.axis, device.context());
-    });
+SY_REGISTER_KERNEL_FOR_DTYPES(
+    CpuKernels(), "gather",
+    &MakeKernelWithAttrs<GatherKernel, GatherAttrs, CpuDevice>);
 
 }  // namespace
 }  // namespace cpu

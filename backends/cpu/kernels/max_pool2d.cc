@@ -1,4 +1,4 @@
-// MaxPool2d over NCHW planes, in parallel over planes. Windows wholly inside
+// MaxPool2d over NCHW planes (pool2d.h walks them). Windows wholly inside
 // the input take a branch-free path; padded positions never win.
 
 #include <algorithm>
@@ -6,6 +6,8 @@
 #include <limits>
 
 #include "backends/cpu/cpu_device.h"
+#include "backends/cpu/kernels/pool2d.h"
+#include "core/kernel_registry.h"
 #include "core/tensor.h"
 #include "ops/pool_attrs.h"
 
@@ -13,30 +15,14 @@ namespace switchyard {
 namespace cpu {
 namespace {
 
-class MaxPool2dKernel : public Kernel {
+class MaxPool2dKernel : public Pool2dKernel {
  public:
-  MaxPool2dKernel(MaxPool2dAttrs attrs, std::shared_ptr<const CpuContext> context)
-      : attrs_(attrs), context_(std::move(context)) {}
+  MaxPool2dKernel(MaxPool2dAttrs attrs, const CpuDevice& device)
+      : Pool2dKernel(device), attrs_(attrs) {}
 
-  absl::Status Run(absl::Span<const Tensor* const> inputs,
-                   absl::Span<Tensor* const> outputs) override {
-    const Shape& in = inputs[0]->shape();
-    const Shape& out = outputs[0]->shape();
-    const int64_t planes = in.dim(0) * in.dim(1);
-    const int64_t h = in.dim(2), w = in.dim(3), ho = out.dim(2), wo = out.dim(3);
-    const float* src = inputs[0]->data<float>();
-    float* dst = outputs[0]->data<float>();
-    context_->ParallelRange(planes, [&](int64_t begin, int64_t end) {
-      for (int64_t p = begin; p < end; ++p) {
-        PoolPlane(src + p * h * w, h, w, dst + p * ho * wo, ho, wo);
-      }
-    });
-    return absl::OkStatus();
-  }
-
- private:
+ protected:
   void PoolPlane(const float* plane, int64_t h, int64_t w, float* result,
-                 int64_t ho, int64_t wo) const {
+                 int64_t ho, int64_t wo) const override {
     const MaxPool2dAttrs& a = attrs_;
     for (int64_t oh = 0; oh < ho; ++oh) {
       const int64_t h0 = oh * a.stride_h - a.pad_h;
@@ -86,19 +72,13 @@ class MaxPool2dKernel : public Kernel {
   static float Max(float a, float b) { return a > b ? a : b; }
   static bool IsNan(float v) { return v != v; }
 
+ private:
   MaxPool2dAttrs attrs_;
-  std::shared_ptr<const CpuContext> context_;
 };
 
-SY_REGISTER_KERNEL(CpuKernels(), "max_pool2d", DType::kFloat32,
-                   [](const Node& node, const Graph&, CpuDevice& device)
-                       -> absl::StatusOr<std::unique_ptr<Kernel>> {
-                     absl::StatusOr<MaxPool2dAttrs> attrs =
-                         MaxPool2dAttrs::FromAttrMap(node.attrs);
-                     if (!attrs.ok()) return attrs.status();
-                     return std::make_unique<MaxPool2dKernel>(
-                         *attrs, device.context());
-                   });
+SY_REGISTER_KERNEL(
+    CpuKernels(), "max_pool2d", DType::kFloat32,
+    &MakeKernelWithAttrs<MaxPool2dKernel, MaxPool2dAttrs, CpuDevice>);
 
 }  // namespace
 }  // namespace cpu

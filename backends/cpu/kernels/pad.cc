@@ -9,8 +9,8 @@
 #include <memory>
 #include <vector>
 
-#include "backends/cpu/kernels/shape_kernels.h"
-#include "core/status_macros.h"
+#include "backends/cpu/cpu_device.h"
+#include "core/kernel_registry.h"
 #include "core/tensor.h"
 #include "ops/shape_attrs.h"
 #include "ops/shape_geometry.h"
@@ -23,8 +23,8 @@ constexpr int64_t kMinParallelBytes = int64_t{1} << 18;
 
 class PadKernel : public Kernel {
  public:
-  PadKernel(PadAttrs attrs, std::shared_ptr<const CpuContext> context)
-      : attrs_(std::move(attrs)), context_(std::move(context)) {}
+  PadKernel(PadAttrs attrs, const CpuDevice& device)
+      : attrs_(std::move(attrs)), context_(device.context()) {}
 
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
@@ -115,13 +115,9 @@ class PadKernel : public Kernel {
   std::shared_ptr<const CpuContext> context_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterEveryDType(
-    "pad",
-    [](const Node& node, const Graph&,
-       CpuDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      SY_ASSIGN_OR_RETURN(PadAttrs attrs, PadAttrs::FromAttrMap(node.attrs));
-      return std::make_unique<PadKernel>(std::move(attrs), device.context());
-    });
+SY_REGISTER_KERNEL_FOR_DTYPES(
+    CpuKernels(), "pad",
+    &MakeKernelWithAttrs<PadKernel, PadAttrs, CpuDevice>);
 
 }  // namespace
 }  // namespace cpu

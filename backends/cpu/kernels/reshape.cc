@@ -6,7 +6,8 @@ namespace switchyard {
 namespace cpu {
 namespace {
 
-[[maybe_unused]] const bool kRegistered = RegisterIdentityKernels("reshape");
+SY_REGISTER_KERNEL_FOR_DTYPES(CpuKernels(), "reshape",
+                              &MakeKernel<IdentityKernel, CpuDevice>);
 
 }  // namespace
 }  // namespace cpu

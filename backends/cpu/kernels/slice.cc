@@ -5,8 +5,9 @@
 #include <memory>
 #include <vector>
 
-#include "backends/cpu/kernels/shape_kernels.h"
+#include "backends/cpu/cpu_device.h"
 #include "backends/cpu/kernels/strided_copy.h"
+#include "core/kernel_registry.h"
 #include "core/status_macros.h"
 #include "core/tensor.h"
 #include "ops/shape_attrs.h"
@@ -18,8 +19,8 @@ namespace {
 
 class SliceKernel : public Kernel {
  public:
-  SliceKernel(SliceAttrs attrs, std::shared_ptr<const CpuContext> context)
-      : attrs_(std::move(attrs)), context_(std::move(context)) {}
+  SliceKernel(SliceAttrs attrs, const CpuDevice& device)
+      : attrs_(std::move(attrs)), context_(device.context()) {}
 
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
@@ -52,13 +53,9 @@ class SliceKernel : public Kernel {
   std::shared_ptr<const CpuContext> context_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterEveryDType(
-    "slice",
-    [](const Node& node, const Graph&,
-       CpuDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      SY_ASSIGN_OR_RETURN(SliceAttrs attrs, SliceAttrs::FromAttrMap(node.attrs));
-      return std::make_unique<SliceKernel>(std::move(attrs), device.context());
-    });
+SY_REGISTER_KERNEL_FOR_DTYPES(
+    CpuKernels(), "slice",
+    &MakeKernelWithAttrs<SliceKernel, SliceAttrs, CpuDevice>);
 
 }  // namespace
 }  // namespace cpu

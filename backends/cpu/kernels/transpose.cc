@@ -5,9 +5,9 @@
 #include <memory>
 #include <vector>
 
-#include "backends/cpu/kernels/shape_kernels.h"
+#include "backends/cpu/cpu_device.h"
 #include "backends/cpu/kernels/strided_copy.h"
-#include "core/status_macros.h"
+#include "core/kernel_registry.h"
 #include "core/tensor.h"
 #include "ops/shape_attrs.h"
 
@@ -17,9 +17,8 @@ namespace {
 
 class TransposeKernel : public Kernel {
  public:
-  TransposeKernel(std::vector<int64_t> perm,
-                  std::shared_ptr<const CpuContext> context)
-      : perm_(std::move(perm)), context_(std::move(context)) {}
+  TransposeKernel(TransposeAttrs attrs, const CpuDevice& device)
+      : perm_(std::move(attrs.perm)), context_(device.context()) {}
 
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
@@ -41,15 +40,9 @@ class TransposeKernel : public Kernel {
   std::shared_ptr<const CpuContext> context_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterEveryDType(
-    "transpose",
-    [](const Node& node, const Graph&,
-       CpuDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      SY_ASSIGN_OR_RETURN(TransposeAttrs attrs,
-                          TransposeAttrs::FromAttrMap(node.attrs));
-      return std::make_unique<TransposeKernel>(std::move(attrs.perm),
-                                               device.context());
-    });
+SY_REGISTER_KERNEL_FOR_DTYPES(
+    CpuKernels(), "transpose",
+    &MakeKernelWithAttrs<TransposeKernel, TransposeAttrs, CpuDevice>);
 
 }  // namespace
 }  // namespace cpu

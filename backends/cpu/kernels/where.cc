@@ -8,7 +8,8 @@
 #include <memory>
 #include <vector>
 
-#include "backends/cpu/kernels/shape_kernels.h"
+#include "backends/cpu/cpu_device.h"
+#include "core/kernel_registry.h"
 #include "core/tensor.h"
 #include "ops/broadcast.h"
 
@@ -45,8 +46,8 @@ void Select(const CpuContext& context, const BroadcastLayout& layout,
 
 class WhereKernel : public Kernel {
  public:
-  explicit WhereKernel(std::shared_ptr<const CpuContext> context)
-      : context_(std::move(context)) {}
+  explicit WhereKernel(const CpuDevice& device)
+      : context_(device.context()) {}
 
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
@@ -82,10 +83,7 @@ class WhereKernel : public Kernel {
 };
 
 SY_REGISTER_KERNEL(CpuKernels(), "where", DType::kBool,
-                   [](const Node&, const Graph&, CpuDevice& device)
-                       -> absl::StatusOr<std::unique_ptr<Kernel>> {
-                     return std::make_unique<WhereKernel>(device.context());
-                   });
+                   &MakeKernel<WhereKernel, CpuDevice>);
 
 }  // namespace
 }  // namespace cpu

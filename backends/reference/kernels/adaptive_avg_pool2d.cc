@@ -6,6 +6,7 @@
 // is larger than the input. Sums are accumulated in double.
 
 #include "backends/reference/kernels/kernels.h"
+#include "backends/reference/kernels/pool2d.h"
 #include "ops/pool_geometry.h"
 
 namespace switchyard {
@@ -19,37 +20,24 @@ class AdaptiveAvgPool2dKernel : public RefKernel {
 
  protected:
   void Compute(absl::Span<const Tensor* const> inputs, Tensor& output) override {
-    const Shape& in_shape = inputs[0]->shape();
-    const int64_t planes = in_shape.dim(0) * in_shape.dim(1);
-    const int64_t h = in_shape.dim(2), w = in_shape.dim(3);
     const int64_t ho = output.shape().dim(2), wo = output.shape().dim(3);
-    const float* x = inputs[0]->data<float>();
-    float* y = output.data<float>();
-    for (int64_t p = 0; p < planes; ++p) {
-      const float* plane = x + p * h * w;
-      for (int64_t i = 0; i < ho; ++i) {
-        const int64_t h0 = AdaptiveStart(i, h, ho), h1 = AdaptiveEnd(i, h, ho);
-        for (int64_t j = 0; j < wo; ++j) {
+    ForEachPooledCell(
+        *inputs[0], output,
+        [&](const float* plane, int64_t h, int64_t w, int64_t i, int64_t j) {
+          const int64_t h0 = AdaptiveStart(i, h, ho), h1 = AdaptiveEnd(i, h, ho);
           const int64_t w0 = AdaptiveStart(j, w, wo), w1 = AdaptiveEnd(j, w, wo);
           double sum = 0.0;
           for (int64_t r = h0; r < h1; ++r) {
             for (int64_t c = w0; c < w1; ++c) sum += plane[r * w + c];
           }
-          y[(p * ho + i) * wo + j] =
-              static_cast<float>(sum / static_cast<double>((h1 - h0) * (w1 - w0)));
-        }
-      }
-    }
+          return static_cast<float>(
+              sum / static_cast<double>((h1 - h0) * (w1 - w0)));
+        });
   }
 };
 
-absl::StatusOr<std::unique_ptr<Kernel>> MakeAdaptiveAvgPool2d(
-    const Node&, const Graph&, RefDevice& device) {
-  return std::make_unique<AdaptiveAvgPool2dKernel>(device);
-}
-
 SY_REGISTER_KERNEL(RefKernels(), "adaptive_avg_pool2d", DType::kFloat32,
-                   &MakeAdaptiveAvgPool2d);
+                   &MakeKernel<AdaptiveAvgPool2dKernel, RefDevice>);
 
 }  // namespace
 }  // namespace reference

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "backends/reference/kernels/movement.h"
-#include "core/status_macros.h"
 #include "ops/shape_attrs.h"
 
 namespace switchyard {
@@ -15,8 +14,8 @@ namespace {
 
 class ConcatKernel : public MovementKernel {
  public:
-  ConcatKernel(const RefDevice& device, int64_t axis)
-      : MovementKernel(device, "concat", 1, -1, 1), axis_(axis) {}
+  ConcatKernel(const ConcatAttrs& attrs, const RefDevice& device)
+      : MovementKernel(device, "concat", 1, -1, 1), axis_(attrs.axis) {}
 
  protected:
   absl::Status Move(absl::Span<const Tensor* const> inputs,
@@ -40,14 +39,9 @@ class ConcatKernel : public MovementKernel {
   int64_t axis_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterEveryDType(
-    "concat",
-    [](const Node& node, const Graph&,
-       RefDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      SY_ASSIGN_OR_RETURN(ConcatAttrs attrs,
-                          ConcatAttrs::FromAttrMap(node.attrs));
-      return std::make_unique<ConcatKernel>(device, attrs.axis);
-    });
+SY_REGISTER_KERNEL_FOR_DTYPES(
+    RefKernels(), "concat",
+    &MakeKernelWithAttrs<ConcatKernel, ConcatAttrs, RefDevice>);
 
 }  // namespace
 }  // namespace reference

@@ -8,9 +8,9 @@ namespace switchyard {
 namespace reference {
 namespace {
 
-[[maybe_unused]] const bool kRegistered = RegisterCopyElements(
-    "dropout",
-    {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64});
+SY_REGISTER_KERNEL_FOR_DTYPES(RefKernels(), "dropout", &MakeCopyElements,
+                              {DType::kFloat32, DType::kFloat16,
+                               DType::kBFloat16, DType::kFloat64});
 
 }  // namespace
 }  // namespace reference

@@ -39,12 +39,8 @@ class ExpandKernel : public MovementKernel {
   }
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterEveryDType(
-    "expand",
-    [](const Node&, const Graph&,
-       RefDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      return std::make_unique<ExpandKernel>(device);
-    });
+SY_REGISTER_KERNEL_FOR_DTYPES(RefKernels(), "expand",
+                              &MakeKernel<ExpandKernel, RefDevice>);
 
 }  // namespace
 }  // namespace reference

@@ -8,8 +8,7 @@ namespace switchyard {
 namespace reference {
 namespace {
 
-[[maybe_unused]] const bool kRegistered =
-    RegisterCopyElements("flatten", AllDTypes());
+SY_REGISTER_KERNEL_FOR_DTYPES(RefKernels(), "flatten", &MakeCopyElements);
 
 }  // namespace
 }  // namespace reference

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "backends/reference/kernels/movement.h"
-#include "core/status_macros.h"
 #include "ops/shape_attrs.h"
 #include "ops/shape_geometry.h"
 
@@ -17,8 +16,8 @@ namespace {
 
 class GatherKernel : public MovementKernel {
  public:
-  GatherKernel(const RefDevice& device, int64_t axis)
-      : MovementKernel(device, "gather", 2, 2, 1), axis_(axis) {}
+  GatherKernel(const GatherAttrs& attrs, const RefDevice& device)
+      : MovementKernel(device, "gather", 2, 2, 1), axis_(attrs.axis) {}
 
  protected:
   absl::Status Move(absl::Span<const Tensor* const> inputs,
@@ -56,14 +55,9 @@ class GatherKernel : public MovementKernel {
   int64_t axis_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterEveryDType(
-    "gather",
-    [](const Node& node, const Graph&,
-       RefDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      SY_ASSIGN_OR_RETURN(GatherAttrs attrs,
-                          GatherAttrs::FromAttrMap(node.attrs));
-      return std::make_unique<GatherKernel>(device, attrs.axis);
-    });
+SY_REGISTER_KERNEL_FOR_DTYPES(
+    RefKernels(), "gather",
+    &MakeKernelWithAttrs<GatherKernel, GatherAttrs, RefDevice>);
 
 }  // namespace
 }  // namespace reference

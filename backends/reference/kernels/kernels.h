@@ -3,14 +3,16 @@
 
 // What the reference backend's kernels share: the RefKernel base and the
 // registry they add themselves to. Each op is one file in this folder that
-// registers its kernels by (op, dtype):
+// registers its kernels by (op, dtype) with core/kernel_registry.h's macros:
 //
 //   SY_REGISTER_KERNEL(RefKernels(), "relu", DType::kFloat32,
-//   &MakeRelu<float>);
+//                      &MakeRelu<float>);
+//   SY_REGISTER_KERNEL(
+//       RefKernels(), "max_pool2d", DType::kFloat32,
+//       &MakeKernelWithAttrs<MaxPool2dKernel, MaxPool2dAttrs, RefDevice>);
+//   SY_REGISTER_KERNEL_FOR_DTYPES(RefKernels(), "flatten", &MakeCopyElements);
 
 #include <memory>
-#include <string>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -64,10 +66,12 @@ class CopyElementsKernel : public RefKernel {
   void Compute(absl::Span<const Tensor* const> inputs, Tensor& output) override;
 };
 
-// Registers `op` with a CopyElementsKernel for each of `dtypes`; for the
-// data-movement ops' own files.
-bool RegisterCopyElements(const std::string& op,
-                          const std::vector<DType>& dtypes);
+// The factory of a CopyElementsKernel in the node's dtype, for each dtype
+// the op moves:
+//   SY_REGISTER_KERNEL_FOR_DTYPES(RefKernels(), "flatten", &MakeCopyElements);
+absl::StatusOr<std::unique_ptr<Kernel>> MakeCopyElements(const Node& node,
+                                                         const Graph& graph,
+                                                         RefDevice& device);
 
 }  // namespace reference
 }  // namespace switchyard

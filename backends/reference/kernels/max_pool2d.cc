@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "backends/reference/kernels/kernels.h"
+#include "backends/reference/kernels/pool2d.h"
 #include "ops/pool_attrs.h"
 
 namespace switchyard {
@@ -19,21 +20,14 @@ namespace {
 
 class MaxPool2dKernel : public RefKernel {
  public:
-  MaxPool2dKernel(const RefDevice& device, MaxPool2dAttrs attrs)
+  MaxPool2dKernel(MaxPool2dAttrs attrs, const RefDevice& device)
       : RefKernel(device, DType::kFloat32, 1, 1), a_(attrs) {}
 
  protected:
   void Compute(absl::Span<const Tensor* const> inputs, Tensor& output) override {
-    const Shape& in_shape = inputs[0]->shape();
-    const int64_t planes = in_shape.dim(0) * in_shape.dim(1);
-    const int64_t h = in_shape.dim(2), w = in_shape.dim(3);
-    const int64_t ho = output.shape().dim(2), wo = output.shape().dim(3);
-    const float* x = inputs[0]->data<float>();
-    float* y = output.data<float>();
-    for (int64_t p = 0; p < planes; ++p) {
-      const float* plane = x + p * h * w;
-      for (int64_t oh = 0; oh < ho; ++oh) {
-        for (int64_t ow = 0; ow < wo; ++ow) {
+    ForEachPooledCell(
+        *inputs[0], output,
+        [&](const float* plane, int64_t h, int64_t w, int64_t oh, int64_t ow) {
           float best = -std::numeric_limits<float>::infinity();
           for (int64_t i = 0; i < a_.kernel_h; ++i) {
             const int64_t ih = oh * a_.stride_h - a_.pad_h + i * a_.dilation_h;
@@ -46,25 +40,17 @@ class MaxPool2dKernel : public RefKernel {
               if (v > best || std::isnan(v)) best = v;
             }
           }
-          y[(p * ho + oh) * wo + ow] = best;
-        }
-      }
-    }
+          return best;
+        });
   }
 
  private:
   MaxPool2dAttrs a_;
 };
 
-absl::StatusOr<std::unique_ptr<Kernel>> MakeMaxPool2d(const Node& node,
-                                                      const Graph&,
-                                                      RefDevice& device) {
-  absl::StatusOr<MaxPool2dAttrs> attrs = ParseMaxPool2dAttrs(node.attrs);
-  if (!attrs.ok()) return attrs.status();
-  return std::make_unique<MaxPool2dKernel>(device, *attrs);
-}
-
-SY_REGISTER_KERNEL(RefKernels(), "max_pool2d", DType::kFloat32, &MakeMaxPool2d);
+SY_REGISTER_KERNEL(
+    RefKernels(), "max_pool2d", DType::kFloat32,
+    &MakeKernelWithAttrs<MaxPool2dKernel, MaxPool2dAttrs, RefDevice>);
 
 }  // namespace
 }  // namespace reference

@@ -3,7 +3,9 @@
 
 // What the reference's shape-op kernels (transpose, concat, split, slice,
 // gather, pad, expand, where) share: a base that checks what the executor
-// hands over, and the index arithmetic they are written in. Each kernel
+// hands over, and the index arithmetic they are written in. They move
+// elements without reading them, so each registers one factory for every
+// dtype (SY_REGISTER_KERNEL_FOR_DTYPES, core/kernel_registry.h). Each kernel
 // walks its output element by element, turns the flat index into a
 // multi-index, computes the input multi-index the op's definition names,
 // and copies that element's bytes: no strides, merging or tiling, so that
@@ -98,15 +100,6 @@ inline int64_t Ravel(const std::vector<int64_t>& index, const Shape& shape) {
 inline void CopyElement(const Tensor& from, int64_t i, Tensor& to, int64_t j) {
   const size_t size = DTypeSize(to.dtype());
   std::memcpy(to.data<char>() + j * size, from.data<char>() + i * size, size);
-}
-
-// Registers `make` as `op`'s factory for every dtype; false when one was
-// taken.
-inline bool RegisterEveryDType(const std::string& op,
-                               const KernelRegistry<RefDevice>::Factory& make) {
-  bool all = true;
-  for (DType dtype : AllDTypes()) all &= RefKernels().Register(op, dtype, make);
-  return all;
 }
 
 }  // namespace reference

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "backends/reference/kernels/movement.h"
-#include "core/status_macros.h"
 #include "ops/shape_attrs.h"
 
 namespace switchyard {
@@ -26,7 +25,7 @@ int64_t Fold(PadMode mode, int64_t i, int64_t n) {
 
 class PadKernel : public MovementKernel {
  public:
-  PadKernel(const RefDevice& device, PadAttrs attrs)
+  PadKernel(PadAttrs attrs, const RefDevice& device)
       : MovementKernel(device, "pad", 1, 1, 1), attrs_(std::move(attrs)) {}
 
  protected:
@@ -61,13 +60,9 @@ class PadKernel : public MovementKernel {
   PadAttrs attrs_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterEveryDType(
-    "pad",
-    [](const Node& node, const Graph&,
-       RefDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      SY_ASSIGN_OR_RETURN(PadAttrs attrs, PadAttrs::FromAttrMap(node.attrs));
-      return std::make_unique<PadKernel>(device, std::move(attrs));
-    });
+SY_REGISTER_KERNEL_FOR_DTYPES(
+    RefKernels(), "pad",
+    &MakeKernelWithAttrs<PadKernel, PadAttrs, RefDevice>);
 
 }  // namespace
 }  // namespace reference

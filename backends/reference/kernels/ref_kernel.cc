@@ -2,6 +2,7 @@
 // copy that Flatten and Dropout share.
 
 #include <cstring>
+#include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "backends/reference/kernels/kernels.h"
@@ -57,18 +58,10 @@ void CopyElementsKernel::Compute(absl::Span<const Tensor* const> inputs,
               output.size_bytes());
 }
 
-bool RegisterCopyElements(const std::string& op,
-                          const std::vector<DType>& dtypes) {
-  bool registered = true;
-  for (DType dtype : dtypes) {
-    registered &= RefKernels().Register(
-        op, dtype,
-        [dtype](const Node&, const Graph&,
-                RefDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-          return std::make_unique<CopyElementsKernel>(device, dtype);
-        });
-  }
-  return registered;
+absl::StatusOr<std::unique_ptr<Kernel>> MakeCopyElements(const Node& node,
+                                                         const Graph& graph,
+                                                         RefDevice& device) {
+  return std::make_unique<CopyElementsKernel>(device, KernelDType(node, graph));
 }
 
 }  // namespace reference

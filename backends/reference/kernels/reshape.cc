@@ -7,8 +7,7 @@ namespace switchyard {
 namespace reference {
 namespace {
 
-[[maybe_unused]] const bool kRegistered =
-    RegisterCopyElements("reshape", AllDTypes());
+SY_REGISTER_KERNEL_FOR_DTYPES(RefKernels(), "reshape", &MakeCopyElements);
 
 }  // namespace
 }  // namespace reference

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "backends/reference/kernels/movement.h"
-#include "core/status_macros.h"
 #include "ops/shape_attrs.h"
 
 namespace switchyard {
@@ -18,7 +17,7 @@ namespace {
 
 class SliceKernel : public MovementKernel {
  public:
-  SliceKernel(const RefDevice& device, SliceAttrs attrs)
+  SliceKernel(SliceAttrs attrs, const RefDevice& device)
       : MovementKernel(device, "slice", 1, 1, 1), attrs_(std::move(attrs)) {}
 
  protected:
@@ -57,13 +56,9 @@ class SliceKernel : public MovementKernel {
   SliceAttrs attrs_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterEveryDType(
-    "slice",
-    [](const Node& node, const Graph&,
-       RefDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      SY_ASSIGN_OR_RETURN(SliceAttrs attrs, SliceAttrs::FromAttrMap(node.attrs));
-      return std::make_unique<SliceKernel>(device, std::move(attrs));
-    });
+SY_REGISTER_KERNEL_FOR_DTYPES(
+    RefKernels(), "slice",
+    &MakeKernelWithAttrs<SliceKernel, SliceAttrs, RefDevice>);
 
 }  // namespace
 }  // namespace reference

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "backends/reference/kernels/movement.h"
-#include "core/status_macros.h"
 #include "ops/shape_attrs.h"
 
 namespace switchyard {
@@ -14,7 +13,7 @@ namespace {
 
 class SplitKernel : public MovementKernel {
  public:
-  SplitKernel(const RefDevice& device, SplitAttrs attrs)
+  SplitKernel(const SplitAttrs& attrs, const RefDevice& device)
       : MovementKernel(device, "split", 1, 1,
                        static_cast<int>(attrs.sizes.size())),
         axis_(attrs.axis) {}
@@ -41,13 +40,9 @@ class SplitKernel : public MovementKernel {
   int64_t axis_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterEveryDType(
-    "split",
-    [](const Node& node, const Graph&,
-       RefDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      SY_ASSIGN_OR_RETURN(SplitAttrs attrs, SplitAttrs::FromAttrMap(node.attrs));
-      return std::make_unique<SplitKernel>(device, std::move(attrs));
-    });
+SY_REGISTER_KERNEL_FOR_DTYPES(
+    RefKernels(), "split",
+    &MakeKernelWithAttrs<SplitKernel, SplitAttrs, RefDevice>);
 
 }  // namespace
 }  // namespace reference

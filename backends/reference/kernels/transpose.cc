@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "backends/reference/kernels/movement.h"
-#include "core/status_macros.h"
 #include "ops/shape_attrs.h"
 
 namespace switchyard {
@@ -13,8 +12,9 @@ namespace {
 
 class TransposeKernel : public MovementKernel {
  public:
-  TransposeKernel(const RefDevice& device, std::vector<int64_t> perm)
-      : MovementKernel(device, "transpose", 1, 1, 1), perm_(std::move(perm)) {}
+  TransposeKernel(TransposeAttrs attrs, const RefDevice& device)
+      : MovementKernel(device, "transpose", 1, 1, 1),
+        perm_(std::move(attrs.perm)) {}
 
  protected:
   absl::Status Move(absl::Span<const Tensor* const> inputs,
@@ -34,14 +34,9 @@ class TransposeKernel : public MovementKernel {
   std::vector<int64_t> perm_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterEveryDType(
-    "transpose",
-    [](const Node& node, const Graph&,
-       RefDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      SY_ASSIGN_OR_RETURN(TransposeAttrs attrs,
-                          TransposeAttrs::FromAttrMap(node.attrs));
-      return std::make_unique<TransposeKernel>(device, std::move(attrs.perm));
-    });
+SY_REGISTER_KERNEL_FOR_DTYPES(
+    RefKernels(), "transpose",
+    &MakeKernelWithAttrs<TransposeKernel, TransposeAttrs, RefDevice>);
 
 }  // namespace
 }  // namespace reference

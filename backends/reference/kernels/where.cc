@@ -48,10 +48,7 @@ class WhereKernel : public MovementKernel {
 };
 
 SY_REGISTER_KERNEL(RefKernels(), "where", DType::kBool,
-                   [](const Node&, const Graph&, RefDevice& device)
-                       -> absl::StatusOr<std::unique_ptr<Kernel>> {
-                     return std::make_unique<WhereKernel>(device);
-                   });
+                   &MakeKernel<WhereKernel, RefDevice>);
 
 }  // namespace
 }  // namespace reference
