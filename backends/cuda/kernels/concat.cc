@@ -1,10 +1,10 @@
 // Concat: each operand copied into its stretch of the output along the
-// axis, one strided copy (shape_ops.cu) per operand on the stream.
+// axis, one strided copy (strided_copy.cu) per operand on the stream.
 
 #include <memory>
 #include <vector>
 
-#include "backends/cuda/kernels/strided_copy_kernel.h"
+#include "backends/cuda/kernels/strided_copy_host.h"
 #include "ops/shape_attrs.h"
 
 namespace switchyard {
@@ -13,8 +13,8 @@ namespace {
 
 class ConcatKernel : public Kernel {
  public:
-  ConcatKernel(CudaDevice& device, int64_t axis)
-      : device_(device), axis_(axis) {}
+  ConcatKernel(CudaDevice& device, const ConcatAttrs& attrs)
+      : device_(device), axis_(attrs.axis) {}
 
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
@@ -45,14 +45,8 @@ class ConcatKernel : public Kernel {
   int64_t axis_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterEveryDType(
-    "concat",
-    [](const Node& node, const Graph&,
-       CudaDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      SY_ASSIGN_OR_RETURN(ConcatAttrs attrs,
-                          ConcatAttrs::FromAttrMap(node.attrs));
-      return std::make_unique<ConcatKernel>(device, attrs.axis);
-    });
+[[maybe_unused]] const bool kRegistered =
+    RegisterEveryDType("concat", &MakeWithAttrs<ConcatAttrs, ConcatKernel>);
 
 }  // namespace
 }  // namespace cuda

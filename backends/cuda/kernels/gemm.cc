@@ -2,8 +2,8 @@
 // op(b) as strides and c's broadcast as steps (ops/matmul_geometry.h
 // GemmBiasStepsOf). beta == 0 leaves c unread, as BLAS does.
 
-#include "backends/cuda/kernels/nn_family_launch.h"
-#include "backends/cuda/kernels/simple_kernel.h"
+#include "backends/cuda/kernels/cuda_kernel.h"
+#include "backends/cuda/kernels/gemm.cuh"
 #include "ops/matmul_attrs.h"
 #include "ops/matmul_geometry.h"
 

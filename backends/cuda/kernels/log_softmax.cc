@@ -1,7 +1,7 @@
 // LogSoftmax along one dimension (kernels/log_softmax.cu).
 
-#include "backends/cuda/kernels/nn_family_launch.h"
-#include "backends/cuda/kernels/simple_kernel.h"
+#include "backends/cuda/kernels/cuda_kernel.h"
+#include "backends/cuda/kernels/log_softmax.cuh"
 #include "ops/tensor_attrs.h"
 
 namespace switchyard {

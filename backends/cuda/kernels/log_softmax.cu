@@ -6,12 +6,13 @@
 // reductions for the maximum and the sum. inner > 1: one thread per
 // (outer, inner) column, coalesced across neighbouring threads.
 
+#include "backends/cuda/kernels/log_softmax.cuh"
+
 #include <cmath>
 #include <cstdint>
 
-#include "backends/cuda/kernels/grid.h"
-#include "backends/cuda/kernels/nn_block_reduce.h"
-#include "backends/cuda/kernels/nn_family_launch.h"
+#include "backends/cuda/kernels/block_reduce.cuh"
+#include "backends/cuda/kernels/grid_stride_loop.cuh"
 
 namespace switchyard {
 namespace cuda {
@@ -21,21 +22,21 @@ namespace {
 __global__ void LogSoftmaxRows(const float* __restrict__ in,
                                float* __restrict__ out, int64_t rows,
                                int64_t n) {
-  __shared__ float scratch[kNnBlockThreads / 32];
+  __shared__ float scratch[kBlockReduceThreads / 32];
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const float* x = in + row * n;
     float* y = out + row * n;
     float max_value = -INFINITY;
     for (int64_t t = threadIdx.x; t < n; t += blockDim.x) {
-      max_value = NnMax()(max_value, x[t]);
+      max_value = BlockMax()(max_value, x[t]);
     }
-    max_value = NnBlockReduce(max_value, NnMax(), -INFINITY, scratch);
+    max_value = BlockReduce(max_value, BlockMax(), -INFINITY, scratch);
     float sum = 0.0f;
     for (int64_t t = threadIdx.x; t < n; t += blockDim.x) {
       sum += expf(x[t] - max_value);
     }
     const float shift =
-        max_value + logf(NnBlockReduce(sum, NnSum(), 0.0f, scratch));
+        max_value + logf(BlockReduce(sum, BlockSum(), 0.0f, scratch));
     for (int64_t t = threadIdx.x; t < n; t += blockDim.x) y[t] = x[t] - shift;
   }
 }
@@ -47,7 +48,7 @@ __global__ void LogSoftmaxColumns(const float* __restrict__ in,
     const int64_t base = (index / inner) * n * inner + index % inner;
     float max_value = -INFINITY;
     for (int64_t k = 0; k < n; ++k) {
-      max_value = NnMax()(max_value, in[base + k * inner]);
+      max_value = BlockMax()(max_value, in[base + k * inner]);
     }
     float sum = 0.0f;
     for (int64_t k = 0; k < n; ++k)
@@ -66,7 +67,7 @@ cudaError_t LaunchLogSoftmax(const float* in, float* out, int64_t outer,
   if (outer * n * inner <= 0) return cudaSuccess;
   if (inner == 1) {
     const int64_t blocks = outer < kMaxBlocks ? outer : kMaxBlocks;
-    LogSoftmaxRows<<<static_cast<unsigned int>(blocks), kNnBlockThreads, 0,
+    LogSoftmaxRows<<<static_cast<unsigned int>(blocks), kBlockReduceThreads, 0,
                      stream>>>(in, out, outer, n);
   } else {
     LogSoftmaxColumns<<<Blocks(outer * inner), kThreads, 0, stream>>>(

@@ -3,8 +3,8 @@
 // (ops/matmul_geometry.h).
 
 #include "absl/strings/str_cat.h"
-#include "backends/cuda/kernels/nn_family_launch.h"
-#include "backends/cuda/kernels/simple_kernel.h"
+#include "backends/cuda/kernels/cuda_kernel.h"
+#include "backends/cuda/kernels/gemm.cuh"
 #include "ops/matmul_geometry.h"
 
 namespace switchyard {

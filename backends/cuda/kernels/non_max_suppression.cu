@@ -12,10 +12,11 @@
 // multiply-add, so every decision is the CPU's and the reference's
 // (ops/nms_geometry.h NmsIou).
 
+#include "backends/cuda/kernels/non_max_suppression.cuh"
+
 #include <cstdint>
 
-#include "backends/cuda/kernels/grid.h"
-#include "backends/cuda/kernels/launch.h"
+#include "backends/cuda/kernels/grid_stride_loop.cuh"
 
 namespace switchyard {
 namespace cuda {

@@ -1,12 +1,14 @@
 // Pad (constant, reflect, edge; negative pads crop): one thread per output
-// element (shape_ops.cu), which finds its input element per dim with
-// ops/shape_geometry.h's PadSourceIndex rule, or writes the fill.
+// element (pad.cu), which finds its input element per dim by the mode's
+// ops/pad_geometry.h function, or writes the fill.
 
 #include <cstring>
 #include <memory>
 #include <vector>
 
-#include "backends/cuda/kernels/strided_copy_kernel.h"
+#include "absl/strings/str_cat.h"
+#include "backends/cuda/kernels/cuda_kernel.h"
+#include "backends/cuda/kernels/pad.cuh"
 #include "ops/shape_attrs.h"
 
 namespace switchyard {
@@ -54,13 +56,8 @@ class PadKernel : public Kernel {
   PadAttrs attrs_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterEveryDType(
-    "pad",
-    [](const Node& node, const Graph&,
-       CudaDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      SY_ASSIGN_OR_RETURN(PadAttrs attrs, PadAttrs::FromAttrMap(node.attrs));
-      return std::make_unique<PadKernel>(device, std::move(attrs));
-    });
+[[maybe_unused]] const bool kRegistered =
+    RegisterEveryDType("pad", &MakeWithAttrs<PadAttrs, PadKernel>);
 
 }  // namespace
 }  // namespace cuda

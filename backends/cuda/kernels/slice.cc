@@ -1,10 +1,10 @@
-// Slice: one strided copy (shape_ops.cu) from the first selected element
+// Slice: one strided copy (strided_copy.cu) from the first selected element
 // with stride * step per dim (ops/shape_geometry.h SliceGeometry).
 
 #include <memory>
 #include <vector>
 
-#include "backends/cuda/kernels/strided_copy_kernel.h"
+#include "backends/cuda/kernels/strided_copy_host.h"
 #include "ops/shape_attrs.h"
 #include "ops/shape_geometry.h"
 
@@ -47,13 +47,8 @@ class SliceKernel : public Kernel {
   SliceAttrs attrs_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterEveryDType(
-    "slice",
-    [](const Node& node, const Graph&,
-       CudaDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      SY_ASSIGN_OR_RETURN(SliceAttrs attrs, SliceAttrs::FromAttrMap(node.attrs));
-      return std::make_unique<SliceKernel>(device, std::move(attrs));
-    });
+[[maybe_unused]] const bool kRegistered =
+    RegisterEveryDType("slice", &MakeWithAttrs<SliceAttrs, SliceKernel>);
 
 }  // namespace
 }  // namespace cuda

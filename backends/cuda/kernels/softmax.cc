@@ -1,7 +1,7 @@
 // Softmax along one dimension (kernels/softmax.cu).
 
-#include "backends/cuda/kernels/launch.h"
-#include "backends/cuda/kernels/simple_kernel.h"
+#include "backends/cuda/kernels/cuda_kernel.h"
+#include "backends/cuda/kernels/softmax.cuh"
 #include "ops/tensor_attrs.h"
 
 namespace switchyard {

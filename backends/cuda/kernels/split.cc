@@ -1,10 +1,10 @@
 // Split: each output copied from its stretch of the input along the axis,
-// one strided copy (shape_ops.cu) per output on the stream.
+// one strided copy (strided_copy.cu) per output on the stream.
 
 #include <memory>
 #include <vector>
 
-#include "backends/cuda/kernels/strided_copy_kernel.h"
+#include "backends/cuda/kernels/strided_copy_host.h"
 #include "ops/shape_attrs.h"
 
 namespace switchyard {
@@ -13,7 +13,8 @@ namespace {
 
 class SplitKernel : public Kernel {
  public:
-  SplitKernel(CudaDevice& device, int64_t axis) : device_(device), axis_(axis) {}
+  SplitKernel(CudaDevice& device, const SplitAttrs& attrs)
+      : device_(device), axis_(attrs.axis) {}
 
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
@@ -43,13 +44,8 @@ class SplitKernel : public Kernel {
   int64_t axis_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterEveryDType(
-    "split",
-    [](const Node& node, const Graph&,
-       CudaDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      SY_ASSIGN_OR_RETURN(SplitAttrs attrs, SplitAttrs::FromAttrMap(node.attrs));
-      return std::make_unique<SplitKernel>(device, attrs.axis);
-    });
+[[maybe_unused]] const bool kRegistered =
+    RegisterEveryDType("split", &MakeWithAttrs<SplitAttrs, SplitKernel>);
 
 }  // namespace
 }  // namespace cuda

@@ -1,10 +1,10 @@
-// Transpose: one strided copy (shape_ops.cu), the output written in order,
+// Transpose: one strided copy (strided_copy.cu), the output written in order,
 // the input read with the permuted strides.
 
 #include <memory>
 #include <vector>
 
-#include "backends/cuda/kernels/strided_copy_kernel.h"
+#include "backends/cuda/kernels/strided_copy_host.h"
 #include "ops/shape_attrs.h"
 
 namespace switchyard {
@@ -13,8 +13,8 @@ namespace {
 
 class TransposeKernel : public Kernel {
  public:
-  TransposeKernel(CudaDevice& device, std::vector<int64_t> perm)
-      : device_(device), perm_(std::move(perm)) {}
+  TransposeKernel(CudaDevice& device, TransposeAttrs attrs)
+      : device_(device), perm_(std::move(attrs.perm)) {}
 
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
@@ -38,14 +38,8 @@ class TransposeKernel : public Kernel {
   std::vector<int64_t> perm_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterEveryDType(
-    "transpose",
-    [](const Node& node, const Graph&,
-       CudaDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      SY_ASSIGN_OR_RETURN(TransposeAttrs attrs,
-                          TransposeAttrs::FromAttrMap(node.attrs));
-      return std::make_unique<TransposeKernel>(device, std::move(attrs.perm));
-    });
+[[maybe_unused]] const bool kRegistered =
+    RegisterEveryDType("transpose", &MakeWithAttrs<TransposeAttrs, TransposeKernel>);
 
 }  // namespace
 }  // namespace cuda
