@@ -3,12 +3,13 @@
 
 // What every CUDA kernel file (kernels/<op>.cc) builds on: the Kernel
 // interface, CudaDevice and its registry CudaKernels(), SY_CUDA_RETURN_IF_ERROR
-// for CUDA calls, and the registration helpers below.
+// for CUDA calls, and the helpers below for kernels configured by their
+// op's typed attributes.
 //
-//   class PadKernel : public Kernel {
+//   class PadKernel : public AttrsKernel<PadAttrs> {
 //    public:
-//     PadKernel(CudaDevice& device, PadAttrs attrs);
-//     ...
+//     using AttrsKernel::AttrsKernel;
+//     absl::Status Run(...) override;  // uses device() and attrs()
 //   };
 //   [[maybe_unused]] const bool kRegistered =
 //       RegisterEveryDType("pad", &MakeWithAttrs<PadAttrs, PadKernel>);
@@ -27,6 +28,39 @@
 
 namespace switchyard {
 namespace cuda {
+
+// A kernel whose configuration is its op's typed attributes, parsed once
+// when it is made (MakeWithAttrs below).
+template <typename Attrs>
+class AttrsKernel : public Kernel {
+ public:
+  AttrsKernel(CudaDevice& device, Attrs attrs)
+      : device_(device), attrs_(std::move(attrs)) {}
+
+ protected:
+  CudaDevice& device() const { return device_; }
+  const Attrs& attrs() const { return attrs_; }
+
+ private:
+  CudaDevice& device_;
+  Attrs attrs_;
+};
+
+// An AttrsKernel of one input and one output that has nothing to do when
+// the output is empty; subclasses implement RunOne.
+template <typename Attrs>
+class OneToOneAttrsKernel : public AttrsKernel<Attrs> {
+ public:
+  using AttrsKernel<Attrs>::AttrsKernel;
+  absl::Status Run(absl::Span<const Tensor* const> inputs,
+                   absl::Span<Tensor* const> outputs) final {
+    if (outputs[0]->num_elements() == 0) return absl::OkStatus();
+    return RunOne(*inputs[0], *outputs[0]);
+  }
+
+ protected:
+  virtual absl::Status RunOne(const Tensor& in, Tensor& out) = 0;
+};
 
 // The factory of a kernel built from its op's typed attributes alone:
 // Attrs::FromAttrMap(node.attrs) (its error as it is), then

@@ -1,9 +1,9 @@
 #ifndef SWITCHYARD_BACKENDS_CUDA_KERNELS_GEMM_CUH_
 #define SWITCHYARD_BACKENDS_CUDA_KERNELS_GEMM_CUH_
 
-// Launcher of gemm.cu, the device code of gemm.cc and matmul.cc. Plain C++
-// as every kernels/*.cuh: device pointers, parameters and a stream in, the
-// launch's cudaError_t out; empty work launches nothing and succeeds.
+// Launcher of gemm.cu, the device code of gemm and matmul (gemm.cc). Plain
+// C++ as every kernels/*.cuh: device pointers, parameters and a stream in,
+// the launch's cudaError_t out; empty work launches nothing and succeeds.
 //
 //   GemmParams p = ...;
 //   cudaError_t e = LaunchGemm(a, b, c, y, p, stream);

@@ -12,18 +12,14 @@ namespace switchyard {
 namespace cuda {
 namespace {
 
-class SliceKernel : public Kernel {
+class SliceKernel : public OneToOneAttrsKernel<SliceAttrs> {
  public:
-  SliceKernel(CudaDevice& device, SliceAttrs attrs)
-      : device_(device), attrs_(std::move(attrs)) {}
+  using OneToOneAttrsKernel::OneToOneAttrsKernel;
 
-  absl::Status Run(absl::Span<const Tensor* const> inputs,
-                   absl::Span<Tensor* const> outputs) override {
-    const Tensor& in = *inputs[0];
-    Tensor& out = *outputs[0];
-    if (out.num_elements() == 0) return absl::OkStatus();
+ private:
+  absl::Status RunOne(const Tensor& in, Tensor& out) override {
     SY_ASSIGN_OR_RETURN(std::vector<SliceDim> dims,
-                        SliceGeometry(attrs_, in.shape()));
+                        SliceGeometry(attrs(), in.shape()));
     const std::vector<int64_t> in_strides =
         kernels::ContiguousStrides(in.shape().dims());
     std::vector<int64_t> src_strides;
@@ -34,17 +30,14 @@ class SliceKernel : public Kernel {
                                               : 0);
     }
     const size_t element = DTypeSize(in.dtype());
-    SY_RETURN_IF_ERROR(device_.Activate());
+    SY_RETURN_IF_ERROR(device().Activate());
     return RunStridedCopy(
-        device_, "slice", out.data<void>(),
+        device(), "slice", out.data<void>(),
         in.data<char>() + first * static_cast<int64_t>(element), element,
         out.shape().dims(), kernels::ContiguousStrides(out.shape().dims()),
         src_strides);
   }
 
- private:
-  CudaDevice& device_;
-  SliceAttrs attrs_;
 };
 
 [[maybe_unused]] const bool kRegistered =

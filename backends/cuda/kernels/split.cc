@@ -11,25 +11,25 @@ namespace switchyard {
 namespace cuda {
 namespace {
 
-class SplitKernel : public Kernel {
+class SplitKernel : public AttrsKernel<SplitAttrs> {
  public:
-  SplitKernel(CudaDevice& device, const SplitAttrs& attrs)
-      : device_(device), axis_(attrs.axis) {}
+  using AttrsKernel::AttrsKernel;
 
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
     const Tensor& in = *inputs[0];
     const int rank = in.shape().rank();
-    const int axis = static_cast<int>(axis_ < 0 ? axis_ + rank : axis_);
+    const int64_t a = attrs().axis;
+    const int axis = static_cast<int>(a < 0 ? a + rank : a);
     const size_t element = DTypeSize(in.dtype());
     const std::vector<int64_t> in_strides =
         kernels::ContiguousStrides(in.shape().dims());
-    SY_RETURN_IF_ERROR(device_.Activate());
+    SY_RETURN_IF_ERROR(device().Activate());
     int64_t offset = 0;  // along the axis
     for (Tensor* out : outputs) {
       if (out->num_elements() > 0) {
         SY_RETURN_IF_ERROR(RunStridedCopy(
-            device_, "split", out->data<void>(),
+            device(), "split", out->data<void>(),
             in.data<char>() + offset * in_strides[axis] * element, element,
             out->shape().dims(), kernels::ContiguousStrides(out->shape().dims()),
             in_strides));
@@ -39,9 +39,6 @@ class SplitKernel : public Kernel {
     return absl::OkStatus();
   }
 
- private:
-  CudaDevice& device_;
-  int64_t axis_;
 };
 
 [[maybe_unused]] const bool kRegistered =
