@@ -2,8 +2,8 @@
 #define SWITCHYARD_BACKENDS_CUDA_KERNELS_BLOCK_REDUCE_CUH_
 
 // Block-wide reductions of the row kernels (reduce.cu, layer_norm.cu,
-// softmax.cu, log_softmax.cu): warp shuffles, then one value per warp
-// through shared memory. Device code; include only from .cu files.
+// softmax.cu): warp shuffles, then one value per warp through shared
+// memory. Device code; include only from .cu files.
 //
 //   __shared__ float scratch[kBlockReduceThreads / 32];
 //   const float total = BlockReduce(partial, BlockSum(), 0.0f, scratch);

@@ -1,7 +1,7 @@
 // One reduction pass over an [outer, n, inner] view (ops/reduce_geometry.h).
 //
 // inner == 1 (contiguous rows): one block per row, each thread combining a
-// strided share of the row, then a block-wide reduction (nn_block_reduce.h).
+// strided share of the row, then a block-wide reduction (block_reduce.cuh).
 // inner > 1: one thread per (outer, inner) output; neighbouring threads read
 // neighbouring addresses, so the walk over n stays coalesced.
 
