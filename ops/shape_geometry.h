@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/shape.h"
+#include "ops/pad_geometry.h"
 #include "ops/shape_attrs.h"
 
 namespace switchyard {
@@ -47,27 +48,18 @@ absl::StatusOr<Shape> PadOutputShape(const PadAttrs& attrs,
                                      const Shape& input);
 
 // The input index that output index `out` of one dim (of input length n,
-// padded with `begin` before) copies, or -1 for the constant fill. The same
-// for every mode where out - begin is inside [0, n); outside: constant gives
-// -1, edge the nearest end, reflect numpy's mirror about the end elements
-// (repeated when the pad is longer than the dim; a dim of 1 repeats its
-// element). n >= 1 for edge and reflect.
+// padded with `begin` before) copies, or -1 for the constant fill: the
+// mode's function of ops/pad_geometry.h (constant -1, edge the nearest end,
+// reflect numpy's mirror). n >= 1 for edge and reflect.
 inline int64_t PadSourceIndex(PadMode mode, int64_t out, int64_t begin,
                               int64_t n) {
-  const int64_t i = out - begin;
-  if (i >= 0 && i < n) return i;
   switch (mode) {
     case PadMode::kConstant:
-      return -1;
+      return ConstantPadSource(out, begin, n);
     case PadMode::kEdge:
-      return i < 0 ? 0 : n - 1;
-    case PadMode::kReflect: {
-      if (n == 1) return 0;
-      const int64_t period = 2 * (n - 1);
-      int64_t r = i % period;
-      if (r < 0) r += period;
-      return r < n ? r : period - r;
-    }
+      return EdgePadSource(out, begin, n);
+    case PadMode::kReflect:
+      return ReflectPadSource(out, begin, n);
   }
   return -1;
 }

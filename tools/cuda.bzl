@@ -5,7 +5,8 @@
     cuda_library(
         name = "relu_kernels",
         srcs = ["relu.cu"],
-        hdrs = ["relu.h"],       # what .cc files include; plain C++
+        hdrs = ["relu.cuh"],     # what .cc files include; plain C++
+        device_hdrs = ["//ops:device_headers"],  # other packages' headers
     )
     cc_library(
         name = "backend",
@@ -24,9 +25,12 @@ default the repository's CUDA_ARCHS (SWITCHYARD_CUDA_ARCHS, default "90").
 Each gets machine code (sm_XX); the highest also gets PTX (compute_XX), which
 the driver compiles for newer GPUs.
 
-Limits: a .cu file may include its own `hdrs` and the CUDA headers, not other
-Bazel targets' headers (keep device code plain: pointers, sizes and a
-cudaStream_t in, cudaError_t out). Where CUDA is missing or turned off
+Limits: a .cu file may include its own `hdrs`, the headers listed in
+`device_hdrs` (files or filegroups of other packages, by workspace path, e.g.
+"ops/pool_geometry.h"), and the CUDA headers; not other Bazel targets'
+headers through deps (keep device code plain: pointers, sizes and a
+cudaStream_t in, cudaError_t out; shared index math as inline SY_HOST_DEVICE
+functions, ops/host_device.h). Where CUDA is missing or turned off
 (--define=switchyard_cuda=off), cuda_library is an empty cc_library that
 still exports `hdrs`, and nvcc never runs.
 """
@@ -52,6 +56,7 @@ def cuda_library(
         name,
         srcs,
         hdrs = [],
+        device_hdrs = [],
         deps = [],
         cuda_archs = None,
         nvcc_flags = [],
@@ -64,6 +69,8 @@ def cuda_library(
       name: the cc_library's name.
       srcs: .cu files.
       hdrs: headers the .cu files and the library's users include.
+      device_hdrs: headers of other packages the .cu files include (labels of
+        files or filegroups); the cc_library's users get them through deps.
       deps: cc deps of the library (the CUDA runtime is added).
       cuda_archs: compute capabilities, e.g. ["80", "90"]; default CUDA_ARCHS.
       nvcc_flags: extra nvcc flags.
@@ -101,7 +108,7 @@ def cuda_library(
         obj = "_cuda_objs/%s/%s.pic.o" % (name, stem)
         native.genrule(
             name = "%s_%s_nvcc" % (name, stem.replace("/", "_")),
-            srcs = [src] + hdrs,
+            srcs = [src] + hdrs + device_hdrs,
             outs = [obj],
             cmd = " ".join([
                 NVCC,

@@ -4,8 +4,8 @@
 // folded values, recomputed each run (the parameters are operands, so they
 // may change between runs).
 
-#include "backends/cuda/kernels/launch.h"
-#include "backends/cuda/kernels/simple_kernel.h"
+#include "backends/cuda/kernels/batch_norm.cuh"
+#include "backends/cuda/kernels/cuda_kernel.h"
 #include "ops/norm_attrs.h"
 
 namespace switchyard {

@@ -3,10 +3,11 @@
 // nothing to the reference's (x - mean) / sqrt(var + eps) * w + b beyond
 // one rounding of each), then one fused multiply-add per element.
 
+#include "backends/cuda/kernels/batch_norm.cuh"
+
 #include <cstdint>
 
-#include "backends/cuda/kernels/grid.h"
-#include "backends/cuda/kernels/launch.h"
+#include "backends/cuda/kernels/grid_stride_loop.cuh"
 
 namespace switchyard {
 namespace cuda {

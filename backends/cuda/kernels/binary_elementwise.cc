@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cuda/kernels/elementwise_family_launch.h"
-#include "backends/cuda/kernels/simple_kernel.h"
+#include "backends/cuda/kernels/cuda_kernel.h"
 #include "ops/broadcast.h"
 
 namespace switchyard {

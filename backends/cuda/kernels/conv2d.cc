@@ -31,8 +31,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/cuda/cuda_libraries.h"
-#include "backends/cuda/kernels/launch.h"
-#include "backends/cuda/kernels/simple_kernel.h"
+#include "backends/cuda/kernels/bias_epilogue.cuh"
+#include "backends/cuda/kernels/cuda_kernel.h"
 #include "ops/conv_attrs.h"
 
 namespace switchyard {

@@ -1,7 +1,7 @@
 // Dropout: the identity at inference, as in PyTorch's eval mode; a byte
 // copy, so every dtype the op takes (the floating ones, ops/dropout.cc).
 
-#include "backends/cuda/kernels/simple_kernel.h"
+#include "backends/cuda/kernels/identity_kernel.h"
 
 namespace switchyard {
 namespace cuda {

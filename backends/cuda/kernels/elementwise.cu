@@ -1,10 +1,10 @@
-// Elementwise device code: ReLU, Add, the bias fill of a Linear with no
-// input features, and the bias + ReLU epilogue of a fused conv2d+relu. 16-byte vector loads and stores when the pointers allow
-// (buffers from the allocator always do), a scalar loop for the tail.
+// Elementwise device code: ReLU and Add. 16-byte vector loads and stores
+// when the pointers allow (buffers from the allocator always do), a scalar
+// loop for the tail.
 
 #include <cstdint>
 
-#include "backends/cuda/kernels/grid.h"
+#include "backends/cuda/kernels/grid_stride_loop.cuh"
 #include "backends/cuda/kernels/launch.h"
 
 namespace switchyard {
@@ -40,22 +40,6 @@ __global__ void AddVec(const float4* __restrict__ a, const float4* __restrict__ 
 __global__ void AddScalar(const float* __restrict__ a, const float* __restrict__ b,
                           float* __restrict__ out, int64_t n) {
   SY_GRID_STRIDE_LOOP(i, n) { out[i] = a[i] + b[i]; }
-}
-
-__global__ void FillRows(const float* __restrict__ bias, float* __restrict__ out,
-                         int64_t rows, int64_t cols) {
-  SY_GRID_STRIDE_LOOP(i, rows * cols) {
-    out[i] = bias == nullptr ? 0.0f : bias[i % cols];
-  }
-}
-
-__global__ void BiasReluInPlace(float* __restrict__ out,
-                                const float* __restrict__ bias, int64_t n,
-                                int64_t channels, int64_t inner) {
-  SY_GRID_STRIDE_LOOP(i, n) {
-    const float b = bias == nullptr ? 0.0f : bias[(i / inner) % channels];
-    out[i] = Relu(out[i] + b);
-  }
 }
 
 bool Aligned16(const void* p) {
@@ -96,23 +80,6 @@ cudaError_t LaunchAdd(const float* a, const float* b, float* out, int64_t n,
     AddScalar<<<Blocks(n - done), kThreads, 0, stream>>>(a + done, b + done,
                                                         out + done, n - done);
   }
-  return cudaGetLastError();
-}
-
-cudaError_t LaunchFillRows(const float* bias, float* out, int64_t rows,
-                           int64_t cols, cudaStream_t stream) {
-  if (rows <= 0 || cols <= 0) return cudaSuccess;
-  FillRows<<<Blocks(rows * cols), kThreads, 0, stream>>>(bias, out, rows, cols);
-  return cudaGetLastError();
-}
-
-cudaError_t LaunchBiasReluInPlace(float* out, const float* bias, int64_t batch,
-                                  int64_t channels, int64_t inner,
-                                  cudaStream_t stream) {
-  const int64_t n = batch * channels * inner;
-  if (n <= 0) return cudaSuccess;
-  BiasReluInPlace<<<Blocks(n), kThreads, 0, stream>>>(out, bias, n, channels,
-                                                      inner);
   return cudaGetLastError();
 }
 

@@ -8,7 +8,7 @@
 #include <type_traits>
 
 #include "backends/cuda/kernels/elementwise_family_launch.h"
-#include "backends/cuda/kernels/grid.h"
+#include "backends/cuda/kernels/grid_stride_loop.cuh"
 #include "cuda_fp16.h"
 
 namespace switchyard {

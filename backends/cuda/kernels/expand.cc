@@ -1,10 +1,10 @@
-// Expand: one strided copy (shape_ops.cu) reading the input with stride 0
+// Expand: one strided copy (strided_copy.cu) reading the input with stride 0
 // along every broadcast dim (ops/broadcast.h BroadcastStrides).
 
 #include <memory>
 #include <vector>
 
-#include "backends/cuda/kernels/strided_copy_kernel.h"
+#include "backends/cuda/kernels/strided_copy_host.h"
 #include "ops/broadcast.h"
 
 namespace switchyard {

@@ -1,4 +1,4 @@
-// Gather (shape_ops.cu): one thread per output element over data viewed as
+// Gather (gather.cu): one thread per output element over data viewed as
 // [outer, n, inner]. Out-of-range indices (ops/gather.cc) are caught two
 // ways:
 //   * indices that are a graph constant are checked on the host when the
@@ -16,7 +16,8 @@
 #include <memory>
 #include <vector>
 
-#include "backends/cuda/kernels/strided_copy_kernel.h"
+#include "backends/cuda/kernels/cuda_kernel.h"
+#include "backends/cuda/kernels/gather.cuh"
 #include "ops/shape_attrs.h"
 #include "ops/shape_geometry.h"
 

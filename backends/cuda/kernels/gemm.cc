@@ -1,9 +1,12 @@
-// gemm (kernels/gemm.cu): one launch of the tiled kernel with op(a) and
-// op(b) as strides and c's broadcast as steps (ops/matmul_geometry.h
-// GemmBiasStepsOf). beta == 0 leaves c unread, as BLAS does.
+// gemm and matmul, each one launch of the tiled kernel (gemm.cu).
+// gemm: op(a) and op(b) as strides and c's broadcast as steps
+// (ops/matmul_geometry.h GemmBiasStepsOf); beta == 0 leaves c unread, as
+// BLAS does. matmul (numpy.matmul): every output matrix in the one launch,
+// each operand's broadcast batch as steps (ops/matmul_geometry.h).
 
-#include "backends/cuda/kernels/nn_family_launch.h"
-#include "backends/cuda/kernels/simple_kernel.h"
+#include "absl/strings/str_cat.h"
+#include "backends/cuda/kernels/cuda_kernel.h"
+#include "backends/cuda/kernels/gemm.cuh"
 #include "ops/gemm_attrs.h"
 #include "ops/matmul_geometry.h"
 
@@ -11,6 +14,7 @@ namespace switchyard {
 namespace cuda {
 namespace {
 
+// Runs LaunchGemm with c read only when read_c.
 class GemmKernel : public Kernel {
  public:
   GemmKernel(CudaDevice& device, kernels::GemmParams params, bool read_c)
@@ -62,7 +66,40 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeGemm(const Node& node,
   return std::make_unique<GemmKernel>(device, p, read_c);
 }
 
+absl::StatusOr<std::unique_ptr<Kernel>> MakeMatmul(const Node& node,
+                                                   const Graph& graph,
+                                                   CudaDevice& device) {
+  SY_ASSIGN_OR_RETURN(MatmulGeometry g,
+                      MatmulGeometryOf(*graph.value(node.inputs[0]).shape,
+                                       *graph.value(node.inputs[1]).shape));
+  if (g.batch.size() > static_cast<size_t>(kernels::kMaxGemmBatchDims)) {
+    return absl::UnimplementedError(
+        absl::StrCat("matmul on ", device.name(), " takes at most ",
+                     kernels::kMaxGemmBatchDims, " batch dimensions, got ",
+                     g.batch.size(), " for output ", g.output.ToString()));
+  }
+  kernels::GemmParams p;
+  p.m = g.m;
+  p.n = g.n;
+  p.k = g.k;
+  p.a_row = g.k;
+  p.a_col = 1;
+  p.b_row = g.n;
+  p.b_col = 1;
+  p.alpha = 1.0f;
+  p.beta = 0.0f;
+  p.batch_rank = static_cast<int>(g.batch.size());
+  for (size_t d = 0; d < g.batch.size(); ++d) {
+    p.batch[d] = g.batch[d];
+    p.a_step[d] = g.a_stride[d] * g.m * g.k;  // matrices to elements
+    p.b_step[d] = g.b_stride[d] * g.k * g.n;
+  }
+  p.batch_count = g.batch_count;
+  return std::make_unique<GemmKernel>(device, p, /*read_c=*/false);
+}
+
 SY_REGISTER_KERNEL(CudaKernels(), "gemm", DType::kFloat32, &MakeGemm);
+SY_REGISTER_KERNEL(CudaKernels(), "matmul", DType::kFloat32, &MakeMatmul);
 
 }  // namespace
 }  // namespace cuda

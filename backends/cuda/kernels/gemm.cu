@@ -5,9 +5,9 @@
 // (GemmParams), so every case is this one kernel. Output matrices beyond
 // the grid's z limit are covered by a grid-stride loop over z.
 
-#include <cstdint>
+#include "backends/cuda/kernels/gemm.cuh"
 
-#include "backends/cuda/kernels/nn_family_launch.h"
+#include <cstdint>
 
 namespace switchyard {
 namespace cuda {

@@ -1,7 +1,7 @@
 // LayerNorm over the trailing dimensions (kernels/layer_norm.cu).
 
-#include "backends/cuda/kernels/nn_family_launch.h"
-#include "backends/cuda/kernels/simple_kernel.h"
+#include "backends/cuda/kernels/cuda_kernel.h"
+#include "backends/cuda/kernels/layer_norm.cuh"
 #include "ops/norm_attrs.h"
 
 namespace switchyard {

@@ -3,12 +3,13 @@
 // deviations (no cancellation for rows with a large mean), then each thread
 // writes its share of (x - mean) * rsqrt(var + epsilon) * scale + bias.
 
+#include "backends/cuda/kernels/layer_norm.cuh"
+
 #include <cmath>
 #include <cstdint>
 
-#include "backends/cuda/kernels/grid.h"
-#include "backends/cuda/kernels/nn_block_reduce.h"
-#include "backends/cuda/kernels/nn_family_launch.h"
+#include "backends/cuda/kernels/block_reduce.cuh"
+#include "backends/cuda/kernels/grid_stride_loop.cuh"
 
 namespace switchyard {
 namespace cuda {
@@ -20,19 +21,19 @@ __global__ void LayerNorm(const float* __restrict__ in,
                           const float* __restrict__ bias,
                           float* __restrict__ out, int64_t rows, int64_t n,
                           float epsilon) {
-  __shared__ float scratch[kNnBlockThreads / 32];
+  __shared__ float scratch[kBlockReduceThreads / 32];
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const float* x = in + row * n;
     float* y = out + row * n;
     float sum = 0.0f;
     for (int64_t t = threadIdx.x; t < n; t += blockDim.x) sum += x[t];
-    const float mean = NnBlockReduce(sum, NnSum(), 0.0f, scratch) / n;
+    const float mean = BlockReduce(sum, BlockSum(), 0.0f, scratch) / n;
     float squares = 0.0f;
     for (int64_t t = threadIdx.x; t < n; t += blockDim.x) {
       const float d = x[t] - mean;
       squares += d * d;
     }
-    const float var = NnBlockReduce(squares, NnSum(), 0.0f, scratch) / n;
+    const float var = BlockReduce(squares, BlockSum(), 0.0f, scratch) / n;
     const float inv_std = 1.0f / sqrtf(var + epsilon);
     for (int64_t t = threadIdx.x; t < n; t += blockDim.x) {
       const float v = (x[t] - mean) * inv_std * scale[t];
@@ -48,7 +49,7 @@ cudaError_t LaunchLayerNorm(const float* in, const float* scale,
                             int64_t n, float epsilon, cudaStream_t stream) {
   if (rows <= 0 || n <= 0) return cudaSuccess;
   const int64_t blocks = rows < kMaxBlocks ? rows : kMaxBlocks;
-  LayerNorm<<<static_cast<unsigned int>(blocks), kNnBlockThreads, 0, stream>>>(
+  LayerNorm<<<static_cast<unsigned int>(blocks), kBlockReduceThreads, 0, stream>>>(
       in, scale, bias, out, rows, n, epsilon);
   return cudaGetLastError();
 }

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "backends/cuda/kernels/launch.h"
-#include "backends/cuda/kernels/simple_kernel.h"
+#include "backends/cuda/kernels/cuda_kernel.h"
+#include "backends/cuda/kernels/non_max_suppression.cuh"
 #include "ops/nms_attrs.h"
 #include "ops/nms_geometry.h"
 

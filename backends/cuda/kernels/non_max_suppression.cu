@@ -8,14 +8,17 @@
 // bit is set in the running "removed" row, and ORs each kept box's mask row
 // into it: the only sequential part, and it never leaves the GPU.
 //
-// IoU in double with the _rn intrinsics, which nvcc never fuses into a
-// multiply-add, so every decision is the CPU's and the reference's
-// (ops/nms_geometry.h NmsIou).
+// Boxes are decoded and compared by ops/nms_box_geometry.h (DecodeNmsBox,
+// NmsSuppresses), on the device as on the host: double steps through the
+// _rn intrinsics, which nvcc never fuses into a multiply-add, so every
+// decision is the CPU's and the reference's.
+
+#include "backends/cuda/kernels/non_max_suppression.cuh"
 
 #include <cstdint>
 
-#include "backends/cuda/kernels/grid.h"
-#include "backends/cuda/kernels/launch.h"
+#include "backends/cuda/kernels/grid_stride_loop.cuh"
+#include "ops/nms_box_geometry.h"
 
 namespace switchyard {
 namespace cuda {
@@ -43,49 +46,32 @@ __device__ Decoded View(const double* decoded, int64_t total, int64_t offset) {
           decoded + 4 * total + offset};
 }
 
-// ops/nms_geometry.cc DecodeNmsBox, step for step.
 __global__ void DecodeBoxes(const float* __restrict__ boxes,
                             const int64_t* __restrict__ order, int64_t total,
                             int64_t center_point_box,
                             double* __restrict__ decoded) {
   SY_GRID_STRIDE_LOOP(i, total) {
-    const float* b = boxes + 4 * order[i];
-    const double v0 = b[0], v1 = b[1], v2 = b[2], v3 = b[3];
-    double min0, min1, max0, max1;
-    if (center_point_box == 0) {
-      min0 = fmin(v0, v2);
-      max0 = fmax(v0, v2);
-      min1 = fmin(v1, v3);
-      max1 = fmax(v1, v3);
-    } else {
-      const double half3 = __dmul_rn(v3, 0.5), half2 = __dmul_rn(v2, 0.5);
-      min0 = __dsub_rn(v1, half3);
-      max0 = __dadd_rn(v1, half3);
-      min1 = __dsub_rn(v0, half2);
-      max1 = __dadd_rn(v0, half2);
-    }
-    const double extent0 = __dsub_rn(max0, min0);
-    const double extent1 = __dsub_rn(max1, min1);
-    const double area = __dmul_rn(extent0, extent1);
-    const bool valid = extent0 > 0 && extent1 > 0 && isfinite(area);
-    decoded[i] = valid ? min0 : 0;
-    decoded[total + i] = valid ? min1 : 0;
-    decoded[2 * total + i] = valid ? max0 : 0;
-    decoded[3 * total + i] = valid ? max1 : 0;
-    decoded[4 * total + i] = valid ? area : 0;
+    // All 0 for an invalid box.
+    const NmsBox b = DecodeNmsBox(boxes + 4 * order[i], center_point_box);
+    decoded[i] = b.min0;
+    decoded[total + i] = b.min1;
+    decoded[2 * total + i] = b.max0;
+    decoded[3 * total + i] = b.max1;
+    decoded[4 * total + i] = b.area;
   }
 }
 
-__device__ bool Suppresses(double a_min0, double a_min1, double a_max0,
-                           double a_max1, double a_area, double b_min0,
-                           double b_min1, double b_max0, double b_max1,
-                           double b_area, double threshold) {
-  if (a_area == 0 || b_area == 0) return false;
-  const double w = fmax(0.0, __dsub_rn(fmin(a_max0, b_max0), fmax(a_min0, b_min0)));
-  const double h = fmax(0.0, __dsub_rn(fmin(a_max1, b_max1), fmax(a_min1, b_min1)));
-  const double intersection = __dmul_rn(w, h);
-  const double uni = __dsub_rn(__dadd_rn(a_area, b_area), intersection);
-  return __ddiv_rn(intersection, uni) > threshold;
+// A decoded box back from its five values (area 0: invalid).
+__device__ NmsBox Box(double min0, double min1, double max0, double max1,
+                      double area) {
+  NmsBox b;
+  b.min0 = min0;
+  b.min1 = min1;
+  b.max0 = max0;
+  b.max1 = max1;
+  b.area = area;
+  b.valid = area != 0;
+  return b;
 }
 
 // Block (x = column block, y = row block), 64 threads: thread t sets bit j
@@ -117,15 +103,13 @@ __global__ void MaskBlocks(const double* __restrict__ decoded, int64_t total,
   __syncthreads();
   if (t >= row_size) return;
   const int64_t row = row_start + t;
-  const double a_min0 = d.min0[row], a_min1 = d.min1[row];
-  const double a_max0 = d.max0[row], a_max1 = d.max1[row];
-  const double a_area = d.area[row];
+  const NmsBox a =
+      Box(d.min0[row], d.min1[row], d.max0[row], d.max1[row], d.area[row]);
   uint64_t bits = 0;
   for (int j = row_block == col_block ? t + 1 : 0; j < col_size; ++j) {
-    if (Suppresses(a_min0, a_min1, a_max0, a_max1, a_area, cols[0][j],
-                   cols[1][j], cols[2][j], cols[3][j], cols[4][j], threshold)) {
-      bits |= uint64_t{1} << j;
-    }
+    const NmsBox b =
+        Box(cols[0][j], cols[1][j], cols[2][j], cols[3][j], cols[4][j]);
+    if (NmsSuppresses(a, b, threshold)) bits |= uint64_t{1} << j;
   }
   mask[row * words + col_block] = bits;
 }

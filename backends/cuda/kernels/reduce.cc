@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "backends/cuda/kernels/nn_family_launch.h"
-#include "backends/cuda/kernels/simple_kernel.h"
+#include "backends/cuda/kernels/cuda_kernel.h"
+#include "backends/cuda/kernels/reduce.cuh"
 #include "ops/reduce_attrs.h"
 #include "ops/reduce_geometry.h"
 

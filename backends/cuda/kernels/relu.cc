@@ -1,7 +1,7 @@
 // ReLU: max(x, 0), elementwise (kernels/elementwise.cu).
 
 #include "backends/cuda/kernels/launch.h"
-#include "backends/cuda/kernels/simple_kernel.h"
+#include "backends/cuda/kernels/cuda_kernel.h"
 
 namespace switchyard {
 namespace cuda {

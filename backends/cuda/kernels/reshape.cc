@@ -1,7 +1,7 @@
 // Reshape: row-major data is unchanged, only the shape differs; a byte
 // copy, so every dtype.
 
-#include "backends/cuda/kernels/simple_kernel.h"
+#include "backends/cuda/kernels/identity_kernel.h"
 
 namespace switchyard {
 namespace cuda {

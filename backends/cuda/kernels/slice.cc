@@ -1,10 +1,10 @@
-// Slice: one strided copy (shape_ops.cu) from the first selected element
+// Slice: one strided copy (strided_copy.cu) from the first selected element
 // with stride * step per dim (ops/shape_geometry.h SliceGeometry).
 
 #include <memory>
 #include <vector>
 
-#include "backends/cuda/kernels/strided_copy_kernel.h"
+#include "backends/cuda/kernels/strided_copy_host.h"
 #include "ops/shape_attrs.h"
 #include "ops/shape_geometry.h"
 
@@ -12,18 +12,14 @@ namespace switchyard {
 namespace cuda {
 namespace {
 
-class SliceKernel : public Kernel {
+class SliceKernel : public OneToOneAttrsKernel<SliceAttrs> {
  public:
-  SliceKernel(CudaDevice& device, SliceAttrs attrs)
-      : device_(device), attrs_(std::move(attrs)) {}
+  using OneToOneAttrsKernel::OneToOneAttrsKernel;
 
-  absl::Status Run(absl::Span<const Tensor* const> inputs,
-                   absl::Span<Tensor* const> outputs) override {
-    const Tensor& in = *inputs[0];
-    Tensor& out = *outputs[0];
-    if (out.num_elements() == 0) return absl::OkStatus();
+ private:
+  absl::Status RunOne(const Tensor& in, Tensor& out) override {
     SY_ASSIGN_OR_RETURN(std::vector<SliceDim> dims,
-                        SliceGeometry(attrs_, in.shape()));
+                        SliceGeometry(attrs(), in.shape()));
     const std::vector<int64_t> in_strides =
         kernels::ContiguousStrides(in.shape().dims());
     std::vector<int64_t> src_strides;
@@ -34,26 +30,18 @@ class SliceKernel : public Kernel {
                                               : 0);
     }
     const size_t element = DTypeSize(in.dtype());
-    SY_RETURN_IF_ERROR(device_.Activate());
+    SY_RETURN_IF_ERROR(device().Activate());
     return RunStridedCopy(
-        device_, "slice", out.data<void>(),
+        device(), "slice", out.data<void>(),
         in.data<char>() + first * static_cast<int64_t>(element), element,
         out.shape().dims(), kernels::ContiguousStrides(out.shape().dims()),
         src_strides);
   }
 
- private:
-  CudaDevice& device_;
-  SliceAttrs attrs_;
 };
 
-[[maybe_unused]] const bool kRegistered = RegisterEveryDType(
-    "slice",
-    [](const Node& node, const Graph&,
-       CudaDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      SY_ASSIGN_OR_RETURN(SliceAttrs attrs, SliceAttrs::FromAttrMap(node.attrs));
-      return std::make_unique<SliceKernel>(device, std::move(attrs));
-    });
+[[maybe_unused]] const bool kRegistered =
+    RegisterEveryDType("slice", &MakeWithAttrs<SliceAttrs, SliceKernel>);
 
 }  // namespace
 }  // namespace cuda

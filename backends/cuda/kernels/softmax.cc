@@ -1,45 +1,62 @@
-// Softmax along one dimension (kernels/softmax.cu).
+// Softmax and LogSoftmax along one dimension (softmax.cu): one launch over
+// the input as [outer, n, inner], n the wrapped dim's length, fixed when
+// the kernel is made.
 
-#include "backends/cuda/kernels/launch.h"
-#include "backends/cuda/kernels/simple_kernel.h"
+#include <cstdint>
+#include <memory>
+
+#include "backends/cuda/kernels/cuda_kernel.h"
+#include "backends/cuda/kernels/softmax.cuh"
 #include "ops/softmax_attrs.h"
 
 namespace switchyard {
 namespace cuda {
 namespace {
 
+using SoftmaxLauncher = cudaError_t (*)(const float*, float*, int64_t,
+                                        int64_t, int64_t, cudaStream_t);
+
+template <SoftmaxLauncher Launch>
 class SoftmaxKernel : public Kernel {
  public:
-  SoftmaxKernel(CudaDevice& device, int dim) : device_(device), dim_(dim) {}
+  SoftmaxKernel(CudaDevice& device, int64_t outer, int64_t n, int64_t inner)
+      : device_(device), outer_(outer), n_(n), inner_(inner) {}
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
-    const Shape& shape = inputs[0]->shape();
-    int64_t outer = 1, inner = 1;
-    for (int d = 0; d < dim_; ++d) outer *= shape.dim(d);
-    for (int d = dim_ + 1; d < shape.rank(); ++d) inner *= shape.dim(d);
     SY_RETURN_IF_ERROR(device_.Activate());
     SY_CUDA_RETURN_IF_ERROR(
-        kernels::LaunchSoftmax(inputs[0]->data<float>(), outputs[0]->data<float>(),
-                               outer, shape.dim(dim_), inner, device_.stream()),
+        Launch(inputs[0]->data<float>(), outputs[0]->data<float>(), outer_, n_,
+               inner_, device_.stream()),
         device_.name());
     return absl::OkStatus();
   }
 
  private:
   CudaDevice& device_;
-  int dim_;
+  int64_t outer_, n_, inner_;
 };
 
-absl::StatusOr<std::unique_ptr<Kernel>> MakeSoftmax(const Node& node, const Graph& graph,
+template <SoftmaxLauncher Launch>
+absl::StatusOr<std::unique_ptr<Kernel>> MakeSoftmax(const Node& node,
+                                                    const Graph& graph,
                                                     CudaDevice& device) {
-  SY_ASSIGN_OR_RETURN(SoftmaxAttrs attrs, SoftmaxAttrs::FromAttrMap(node.attrs));
-  const int64_t dim = attrs.dim;
-  const int rank = graph.value(node.inputs[0]).shape->rank();
-  const int wrapped = static_cast<int>(dim < 0 ? dim + rank : dim);
-  return std::make_unique<SoftmaxKernel>(device, wrapped);
+  SY_ASSIGN_OR_RETURN(SoftmaxAttrs attrs,
+                      SoftmaxAttrs::FromAttrMap(node.attrs));
+  const Shape& shape = *graph.value(node.inputs[0]).shape;
+  const int rank = shape.rank();
+  const int dim =
+      static_cast<int>(attrs.dim < 0 ? attrs.dim + rank : attrs.dim);
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < dim; ++d) outer *= shape.dim(d);
+  for (int d = dim + 1; d < rank; ++d) inner *= shape.dim(d);
+  return std::make_unique<SoftmaxKernel<Launch>>(device, outer, shape.dim(dim),
+                                                 inner);
 }
 
-SY_REGISTER_KERNEL(CudaKernels(), "softmax", DType::kFloat32, &MakeSoftmax);
+SY_REGISTER_KERNEL(CudaKernels(), "softmax", DType::kFloat32,
+                   &MakeSoftmax<&kernels::LaunchSoftmax>);
+SY_REGISTER_KERNEL(CudaKernels(), "log_softmax", DType::kFloat32,
+                   &MakeSoftmax<&kernels::LaunchLogSoftmax>);
 
 }  // namespace
 }  // namespace cuda

@@ -1,77 +1,43 @@
-// Softmax device code over the middle dimension of an [outer, n, inner] view,
-// shifted by the maximum for stability, with expf (not the fast __expf).
+// Softmax and LogSoftmax device code over the middle dimension of an
+// [outer, n, inner] view, shifted by the maximum for stability, with expf
+// and logf (not the fast intrinsics).
 //
-// inner == 1 (softmax over the last dimension, the common case): one block
-// per row, a block-wide reduction for the maximum and for the sum.
-// inner > 1: one thread per (outer, inner) column; neighbouring threads read
-// neighbouring addresses, so the strided walk over n stays coalesced.
+// inner == 1 (the last dimension, the common case): one block per row,
+// block-wide reductions for the maximum and for the sum. inner > 1: one
+// thread per (outer, inner) column; neighbouring threads read neighbouring
+// addresses, so the strided walk over n stays coalesced.
+
+#include "backends/cuda/kernels/softmax.cuh"
 
 #include <cmath>
 #include <cstdint>
 
-#include "backends/cuda/kernels/grid.h"
-#include "backends/cuda/kernels/launch.h"
+#include "backends/cuda/kernels/block_reduce.cuh"
+#include "backends/cuda/kernels/grid_stride_loop.cuh"
 
 namespace switchyard {
 namespace cuda {
 namespace kernels {
 namespace {
 
-constexpr int kRowThreads = 256;
-
-// Reduces one value per thread of the block (blockDim.x a multiple of 32);
-// every thread gets the result. `identity` fills the unused lanes.
-template <typename Op>
-__device__ float BlockReduce(float value, Op op, float identity,
-                             float* scratch) {
-  const int lane = threadIdx.x % 32;
-  const int warp = threadIdx.x / 32;
-  for (int offset = 16; offset > 0; offset /= 2) {
-    value = op(value, __shfl_down_sync(0xffffffffu, value, offset));
-  }
-  if (lane == 0) scratch[warp] = value;
-  __syncthreads();
-  if (warp == 0) {
-    value = lane < blockDim.x / 32 ? scratch[lane] : identity;
-    for (int offset = 16; offset > 0; offset /= 2) {
-      value = op(value, __shfl_down_sync(0xffffffffu, value, offset));
-    }
-    if (lane == 0) scratch[0] = value;
-  }
-  __syncthreads();
-  const float result = scratch[0];
-  __syncthreads();  // scratch is reused by the next reduction
-  return result;
-}
-
-struct Max {
-  __device__ float operator()(float a, float b) const {
-    // NaN wins, as in the CPU's running maximum it poisons the row anyway.
-    return (a > b || isnan(a)) ? a : b;
-  }
-};
-struct Sum {
-  __device__ float operator()(float a, float b) const { return a + b; }
-};
-
 __global__ void SoftmaxRows(const float* __restrict__ in, float* __restrict__ out,
                             int64_t rows, int64_t n) {
-  __shared__ float scratch[kRowThreads / 32];
+  __shared__ float scratch[kBlockReduceThreads / 32];
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const float* x = in + row * n;
     float* y = out + row * n;
     float local_max = -INFINITY;
     for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
-      local_max = Max()(local_max, x[i]);
+      local_max = BlockMax()(local_max, x[i]);
     }
-    const float row_max = BlockReduce(local_max, Max(), -INFINITY, scratch);
+    const float row_max = BlockReduce(local_max, BlockMax(), -INFINITY, scratch);
     float local_sum = 0.0f;
     for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
       const float e = expf(x[i] - row_max);
       y[i] = e;
       local_sum += e;
     }
-    const float sum = BlockReduce(local_sum, Sum(), 0.0f, scratch);
+    const float sum = BlockReduce(local_sum, BlockSum(), 0.0f, scratch);
     for (int64_t i = threadIdx.x; i < n; i += blockDim.x) y[i] /= sum;
   }
 }
@@ -82,7 +48,7 @@ __global__ void SoftmaxColumns(const float* __restrict__ in,
   SY_GRID_STRIDE_LOOP(column, outer * inner) {
     const int64_t base = (column / inner) * n * inner + column % inner;
     float max_value = -INFINITY;
-    for (int64_t i = 0; i < n; ++i) max_value = Max()(max_value, in[base + i * inner]);
+    for (int64_t i = 0; i < n; ++i) max_value = BlockMax()(max_value, in[base + i * inner]);
     float sum = 0.0f;
     for (int64_t i = 0; i < n; ++i) {
       const float e = expf(in[base + i * inner] - max_value);
@@ -93,20 +59,78 @@ __global__ void SoftmaxColumns(const float* __restrict__ in,
   }
 }
 
+__global__ void LogSoftmaxRows(const float* __restrict__ in,
+                               float* __restrict__ out, int64_t rows,
+                               int64_t n) {
+  __shared__ float scratch[kBlockReduceThreads / 32];
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const float* x = in + row * n;
+    float* y = out + row * n;
+    float max_value = -INFINITY;
+    for (int64_t t = threadIdx.x; t < n; t += blockDim.x) {
+      max_value = BlockMax()(max_value, x[t]);
+    }
+    max_value = BlockReduce(max_value, BlockMax(), -INFINITY, scratch);
+    float sum = 0.0f;
+    for (int64_t t = threadIdx.x; t < n; t += blockDim.x) {
+      sum += expf(x[t] - max_value);
+    }
+    const float shift =
+        max_value + logf(BlockReduce(sum, BlockSum(), 0.0f, scratch));
+    for (int64_t t = threadIdx.x; t < n; t += blockDim.x) y[t] = x[t] - shift;
+  }
+}
+
+__global__ void LogSoftmaxColumns(const float* __restrict__ in,
+                                  float* __restrict__ out, int64_t outer,
+                                  int64_t n, int64_t inner) {
+  SY_GRID_STRIDE_LOOP(index, outer * inner) {
+    const int64_t base = (index / inner) * n * inner + index % inner;
+    float max_value = -INFINITY;
+    for (int64_t k = 0; k < n; ++k) {
+      max_value = BlockMax()(max_value, in[base + k * inner]);
+    }
+    float sum = 0.0f;
+    for (int64_t k = 0; k < n; ++k)
+      sum += expf(in[base + k * inner] - max_value);
+    const float shift = max_value + logf(sum);
+    for (int64_t k = 0; k < n; ++k) {
+      out[base + k * inner] = in[base + k * inner] - shift;
+    }
+  }
+}
+
+// The row kernel when inner == 1, else the column kernel; nothing for an
+// empty view.
+cudaError_t LaunchRowsOrColumns(
+    void (*rows)(const float*, float*, int64_t, int64_t),
+    void (*columns)(const float*, float*, int64_t, int64_t, int64_t),
+    const float* in, float* out, int64_t outer, int64_t n, int64_t inner,
+    cudaStream_t stream) {
+  if (outer <= 0 || n <= 0 || inner <= 0) return cudaSuccess;
+  if (inner == 1) {
+    const int64_t blocks = outer < kMaxBlocks ? outer : kMaxBlocks;
+    rows<<<static_cast<unsigned int>(blocks), kBlockReduceThreads, 0, stream>>>(
+        in, out, outer, n);
+  } else {
+    columns<<<Blocks(outer * inner), kThreads, 0, stream>>>(in, out, outer, n,
+                                                            inner);
+  }
+  return cudaGetLastError();
+}
+
 }  // namespace
 
 cudaError_t LaunchSoftmax(const float* in, float* out, int64_t outer,
                           int64_t n, int64_t inner, cudaStream_t stream) {
-  if (outer <= 0 || n <= 0 || inner <= 0) return cudaSuccess;
-  if (inner == 1) {
-    const int64_t blocks = outer < kMaxBlocks ? outer : kMaxBlocks;
-    SoftmaxRows<<<static_cast<unsigned int>(blocks), kRowThreads, 0, stream>>>(
-        in, out, outer, n);
-  } else {
-    SoftmaxColumns<<<Blocks(outer * inner), kThreads, 0, stream>>>(in, out, outer,
-                                                                   n, inner);
-  }
-  return cudaGetLastError();
+  return LaunchRowsOrColumns(&SoftmaxRows, &SoftmaxColumns, in, out, outer, n,
+                             inner, stream);
+}
+
+cudaError_t LaunchLogSoftmax(const float* in, float* out, int64_t outer,
+                             int64_t n, int64_t inner, cudaStream_t stream) {
+  return LaunchRowsOrColumns(&LogSoftmaxRows, &LogSoftmaxColumns, in, out,
+                             outer, n, inner, stream);
 }
 
 }  // namespace kernels

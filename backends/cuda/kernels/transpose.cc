@@ -1,51 +1,38 @@
-// Transpose: one strided copy (shape_ops.cu), the output written in order,
+// Transpose: one strided copy (strided_copy.cu), the output written in order,
 // the input read with the permuted strides.
 
 #include <memory>
 #include <vector>
 
-#include "backends/cuda/kernels/strided_copy_kernel.h"
+#include "backends/cuda/kernels/strided_copy_host.h"
 #include "ops/shape_attrs.h"
 
 namespace switchyard {
 namespace cuda {
 namespace {
 
-class TransposeKernel : public Kernel {
+class TransposeKernel : public OneToOneAttrsKernel<TransposeAttrs> {
  public:
-  TransposeKernel(CudaDevice& device, std::vector<int64_t> perm)
-      : device_(device), perm_(std::move(perm)) {}
+  using OneToOneAttrsKernel::OneToOneAttrsKernel;
 
-  absl::Status Run(absl::Span<const Tensor* const> inputs,
-                   absl::Span<Tensor* const> outputs) override {
-    const Tensor& in = *inputs[0];
-    Tensor& out = *outputs[0];
-    if (out.num_elements() == 0) return absl::OkStatus();
+ private:
+  absl::Status RunOne(const Tensor& in, Tensor& out) override {
     const std::vector<int64_t> in_strides =
         kernels::ContiguousStrides(in.shape().dims());
     std::vector<int64_t> src_strides;
-    for (int64_t p : perm_) src_strides.push_back(in_strides[p]);
-    SY_RETURN_IF_ERROR(device_.Activate());
-    return RunStridedCopy(device_, "transpose", out.data<void>(),
+    for (int64_t p : attrs().perm) src_strides.push_back(in_strides[p]);
+    SY_RETURN_IF_ERROR(device().Activate());
+    return RunStridedCopy(device(), "transpose", out.data<void>(),
                           in.data<void>(), DTypeSize(in.dtype()),
                           out.shape().dims(),
                           kernels::ContiguousStrides(out.shape().dims()),
                           src_strides);
   }
 
- private:
-  CudaDevice& device_;
-  std::vector<int64_t> perm_;
 };
 
 [[maybe_unused]] const bool kRegistered = RegisterEveryDType(
-    "transpose",
-    [](const Node& node, const Graph&,
-       CudaDevice& device) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-      SY_ASSIGN_OR_RETURN(TransposeAttrs attrs,
-                          TransposeAttrs::FromAttrMap(node.attrs));
-      return std::make_unique<TransposeKernel>(device, std::move(attrs.perm));
-    });
+    "transpose", &MakeWithAttrs<TransposeAttrs, TransposeKernel>);
 
 }  // namespace
 }  // namespace cuda

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "backends/cuda/kernels/elementwise_family_launch.h"
-#include "backends/cuda/kernels/simple_kernel.h"
+#include "backends/cuda/kernels/cuda_kernel.h"
 #include "ops/elementwise_attrs.h"
 
 namespace switchyard {

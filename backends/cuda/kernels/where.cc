@@ -1,4 +1,4 @@
-// Where (shape_ops.cu): one thread per output element, each operand read
+// Where (where.cu): one thread per output element, each operand read
 // through its broadcast strides (ops/broadcast.h BroadcastLayout, dims
 // merged). Registered under bool, the condition's dtype (the registry keys
 // by the first operand), for x and y of every dtype by element size.
@@ -6,7 +6,9 @@
 #include <memory>
 #include <vector>
 
-#include "backends/cuda/kernels/strided_copy_kernel.h"
+#include "absl/strings/str_cat.h"
+#include "backends/cuda/kernels/cuda_kernel.h"
+#include "backends/cuda/kernels/where.cuh"
 #include "ops/broadcast.h"
 
 namespace switchyard {

@@ -1,26 +1,24 @@
-#ifndef SWITCHYARD_BACKENDS_CUDA_KERNELS_SIMPLE_KERNEL_H_
-#define SWITCHYARD_BACKENDS_CUDA_KERNELS_SIMPLE_KERNEL_H_
+#ifndef SWITCHYARD_BACKENDS_CUDA_KERNELS_IDENTITY_KERNEL_H_
+#define SWITCHYARD_BACKENDS_CUDA_KERNELS_IDENTITY_KERNEL_H_
 
-// Small helpers shared by the CUDA kernel files.
+// The kernel of the ops that leave the bytes as they are (flatten, reshape,
+// dropout at inference): one device-to-device copy on the stream.
+//
+//   [[maybe_unused]] const bool kRegistered =
+//       RegisterIdentity("flatten", AllDTypes());
 
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "backends/cuda/cuda_device.h"
-#include "backends/cuda/cuda_status.h"
-#include "core/backend.h"
-#include "core/kernel_registry.h"
-#include "core/status_macros.h"
-#include "core/tensor.h"
+#include "backends/cuda/kernels/cuda_kernel.h"
 
 namespace switchyard {
 namespace cuda {
 
-// Copies the input's bytes to the output on the device's stream: the whole
-// of Flatten (a new shape over the same row-major data) and of Dropout at
-// inference.
+// Copies the input's bytes to the output on the device's stream (nothing
+// when they are the same buffer): the whole of Flatten (a new shape over the
+// same row-major data) and of Dropout at inference.
 class IdentityKernel : public Kernel {
  public:
   explicit IdentityKernel(CudaDevice& device) : device_(device) {}
@@ -42,7 +40,7 @@ class IdentityKernel : public Kernel {
 };
 
 // Registers `op` with an IdentityKernel for each of `dtypes` (a byte copy
-// does not care which); for the data-movement ops' own files.
+// does not care which).
 inline bool RegisterIdentity(const std::string& op, const std::vector<DType>& dtypes) {
   bool registered = true;
   for (DType dtype : dtypes) {
@@ -59,4 +57,4 @@ inline bool RegisterIdentity(const std::string& op, const std::vector<DType>& dt
 }  // namespace cuda
 }  // namespace switchyard
 
-#endif  // SWITCHYARD_BACKENDS_CUDA_KERNELS_SIMPLE_KERNEL_H_
+#endif  // SWITCHYARD_BACKENDS_CUDA_KERNELS_IDENTITY_KERNEL_H_

@@ -1,12 +1,12 @@
-#ifndef SWITCHYARD_BACKENDS_CUDA_KERNELS_NN_BLOCK_REDUCE_H_
-#define SWITCHYARD_BACKENDS_CUDA_KERNELS_NN_BLOCK_REDUCE_H_
+#ifndef SWITCHYARD_BACKENDS_CUDA_KERNELS_BLOCK_REDUCE_CUH_
+#define SWITCHYARD_BACKENDS_CUDA_KERNELS_BLOCK_REDUCE_CUH_
 
-// Block-wide reductions for the nn family's .cu files (reduce.cu,
-// layer_norm.cu, log_softmax.cu): warp shuffles, then one value per warp
-// through shared memory. Device code; include only from .cu files.
+// Block-wide reductions of the row kernels (reduce.cu, layer_norm.cu,
+// softmax.cu): warp shuffles, then one value per warp through shared
+// memory. Device code; include only from .cu files.
 //
-//   __shared__ float scratch[kNnBlockThreads / 32];
-//   const float total = NnBlockReduce(partial, NnSum(), 0.0f, scratch);
+//   __shared__ float scratch[kBlockReduceThreads / 32];
+//   const float total = BlockReduce(partial, BlockSum(), 0.0f, scratch);
 
 #include <cmath>
 
@@ -15,29 +15,29 @@ namespace cuda {
 namespace kernels {
 
 // Threads per block of the row kernels (a multiple of 32).
-constexpr int kNnBlockThreads = 256;
+constexpr int kBlockReduceThreads = 256;
 
-struct NnSum {
+struct BlockSum {
   __device__ float operator()(float a, float b) const { return a + b; }
 };
 // NaN propagates: it wins against anything.
-struct NnMax {
+struct BlockMax {
   __device__ float operator()(float a, float b) const {
     return (a > b || isnan(a)) ? a : b;  // b NaN: a > b is false
   }
 };
-struct NnMin {
+struct BlockMin {
   __device__ float operator()(float a, float b) const {
     return (a < b || isnan(a)) ? a : b;
   }
 };
 
-// Every thread of the block (blockDim.x == kNnBlockThreads) passes one
+// Every thread of the block (blockDim.x == kBlockReduceThreads) passes one
 // value and gets op over all of them; `identity` fills the empty lanes.
-// `scratch` holds kNnBlockThreads / 32 floats; it is free again on return.
+// `scratch` holds kBlockReduceThreads / 32 floats; it is free again on return.
 template <typename Op>
-__device__ float NnBlockReduce(float value, Op op, float identity,
-                               float* scratch) {
+__device__ float BlockReduce(float value, Op op, float identity,
+                             float* scratch) {
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   for (int offset = 16; offset > 0; offset /= 2) {
     value = op(value, __shfl_down_sync(0xffffffffu, value, offset));
@@ -45,7 +45,7 @@ __device__ float NnBlockReduce(float value, Op op, float identity,
   if (lane == 0) scratch[warp] = value;
   __syncthreads();
   if (warp == 0) {
-    value = lane < kNnBlockThreads / 32 ? scratch[lane] : identity;
+    value = lane < kBlockReduceThreads / 32 ? scratch[lane] : identity;
     for (int offset = 16; offset > 0; offset /= 2) {
       value = op(value, __shfl_down_sync(0xffffffffu, value, offset));
     }
@@ -61,4 +61,4 @@ __device__ float NnBlockReduce(float value, Op op, float identity,
 }  // namespace cuda
 }  // namespace switchyard
 
-#endif  // SWITCHYARD_BACKENDS_CUDA_KERNELS_NN_BLOCK_REDUCE_H_
+#endif  // SWITCHYARD_BACKENDS_CUDA_KERNELS_BLOCK_REDUCE_CUH_

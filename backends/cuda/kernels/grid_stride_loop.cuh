@@ -1,5 +1,5 @@
-#ifndef SWITCHYARD_BACKENDS_CUDA_KERNELS_GRID_H_
-#define SWITCHYARD_BACKENDS_CUDA_KERNELS_GRID_H_
+#ifndef SWITCHYARD_BACKENDS_CUDA_KERNELS_GRID_STRIDE_LOOP_CUH_
+#define SWITCHYARD_BACKENDS_CUDA_KERNELS_GRID_STRIDE_LOOP_CUH_
 
 // Launch geometry shared by the .cu files: grid-stride loops over int64
 // indices, so any size runs with a bounded grid.
@@ -30,4 +30,4 @@ inline unsigned int Blocks(int64_t work) {
 }  // namespace cuda
 }  // namespace switchyard
 
-#endif  // SWITCHYARD_BACKENDS_CUDA_KERNELS_GRID_H_
+#endif  // SWITCHYARD_BACKENDS_CUDA_KERNELS_GRID_STRIDE_LOOP_CUH_

@@ -1,0 +1,33 @@
+#ifndef SWITCHYARD_BACKENDS_CUDA_KERNELS_REDUCE_CUH_
+#define SWITCHYARD_BACKENDS_CUDA_KERNELS_REDUCE_CUH_
+
+// Launcher of reduce.cu, the reduce ops' passes (ops/reduce_geometry.h
+// ReducePasses). Plain C++ as every kernels/*.cuh: device pointers, sizes
+// and a stream in, the launch's cudaError_t out; empty work launches
+// nothing and succeeds.
+//
+//   cudaError_t e = LaunchReducePass(ReduceKind::kSum, x, y, outer, n, inner,
+//                                    1.0f, stream);
+
+#include <cstdint>
+
+#include "cuda_runtime_api.h"
+
+namespace switchyard {
+namespace cuda {
+namespace kernels {
+
+// One reduction pass: in as [outer, n, inner] reduced over n into out
+// [outer, inner], each result divided by `divisor` (the mean's count on its
+// last pass; 1 otherwise). max and min propagate NaN; an empty pass (n ==
+// 0) writes 0, -inf or +inf.
+enum class ReduceKind { kSum, kMax, kMin };
+cudaError_t LaunchReducePass(ReduceKind kind, const float* in, float* out,
+                             int64_t outer, int64_t n, int64_t inner,
+                             float divisor, cudaStream_t stream);
+
+}  // namespace kernels
+}  // namespace cuda
+}  // namespace switchyard
+
+#endif  // SWITCHYARD_BACKENDS_CUDA_KERNELS_REDUCE_CUH_
