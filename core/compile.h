@@ -60,9 +60,10 @@ struct CompileOptions {
 };
 
 // The standard pipeline: shape inference, the registered optimisation
-// passes (batch-norm folding, unless turned off), placement (strict, or auto then a strict check), lowering. Any error
-// happens before a kernel runs or a buffer is allocated, except an
-// allocation failure itself (folding allocates its new constants).
+// passes (batch-norm folding, unless turned off), placement (strict, or
+// auto then a strict check), lowering. Any error happens before a kernel
+// runs or a buffer is allocated, except an allocation failure itself
+// (folding allocates its new constants).
 //
 //   absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan =
 //       Compile(std::move(graph));
