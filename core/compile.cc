@@ -1,12 +1,15 @@
 #include "core/compile.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/pass.h"
 #include "core/passes/auto_placement.h"
-#include "core/passes/fold_batch_norm.h"
 #include "core/passes/shape_inference.h"
 #include "core/passes/strict_placement.h"
 #include "core/status_macros.h"
@@ -25,6 +28,32 @@ std::optional<Device> DefaultTarget(const Graph& graph) {
   return std::nullopt;
 }
 
+// The registered optimisation passes `options` leaves on, in order.
+absl::StatusOr<std::vector<OptimizationPassRegistry::Entry>> EnabledOptimizations(
+    const CompileOptions& options) {
+  const OptimizationPassRegistry& registry = *options.optimizations;
+  std::vector<std::string> disabled = options.disabled_passes;
+  for (const std::string& name : disabled) {
+    if (!registry.Contains(name)) {
+      std::vector<std::string> names;
+      for (const auto& entry : registry.Entries()) names.push_back(entry.name);
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot disable optimisation pass '", name,
+          "': it is not registered; the registered ones are: ",
+          names.empty() ? "none (link //passes)" : absl::StrJoin(names, ", ")));
+    }
+  }
+  if (!options.fold_batch_norm) disabled.push_back(kFoldBatchNormPassName);
+  std::vector<OptimizationPassRegistry::Entry> enabled;
+  for (OptimizationPassRegistry::Entry& entry : registry.Entries()) {
+    if (std::find(disabled.begin(), disabled.end(), entry.name) ==
+        disabled.end()) {
+      enabled.push_back(std::move(entry));
+    }
+  }
+  return enabled;
+}
+
 }  // namespace
 
 absl::StatusOr<PlacementPolicy> ParsePlacementPolicy(absl::string_view name) {
@@ -37,8 +66,10 @@ absl::StatusOr<PlacementPolicy> ParsePlacementPolicy(absl::string_view name) {
 absl::Status InferAndPlace(Graph& graph, const CompileOptions& options) {
   PassPipeline pipeline;
   pipeline.Add(std::make_unique<ShapeInferencePass>(*options.ops));
-  if (options.fold_batch_norm) {
-    pipeline.Add(std::make_unique<FoldBatchNormPass>());
+  SY_ASSIGN_OR_RETURN(std::vector<OptimizationPassRegistry::Entry> optimizations,
+                      EnabledOptimizations(options));
+  for (const OptimizationPassRegistry::Entry& entry : optimizations) {
+    pipeline.Add(entry.make());
   }
   if (options.placement == PlacementPolicy::kAuto) {
     std::optional<Device> target = options.target ? options.target : DefaultTarget(graph);

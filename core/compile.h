@@ -3,12 +3,15 @@
 
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/backend_registry.h"
 #include "core/executable_plan.h"
 #include "core/graph.h"
 #include "core/op_def.h"
+#include "core/optimization_pass_registry.h"
 #include "core/placement_report.h"
 
 namespace switchyard {
@@ -19,6 +22,10 @@ enum class PlacementPolicy {
   // Copies inserted toward a target device; unsupported nodes fall back.
   kAuto,
 };
+
+// The name of the batch-norm folding pass (//passes, passes/fold_batch_norm.h),
+// which CompileOptions::fold_batch_norm switches.
+inline constexpr char kFoldBatchNormPassName[] = "fold-batch-norm";
 
 // "strict" or "auto".
 absl::StatusOr<PlacementPolicy> ParsePlacementPolicy(absl::string_view name);
@@ -34,8 +41,17 @@ struct CompileOptions {
   std::optional<Device> fallback = Device::Cpu();
   // kAuto: filled with what was copied and what fell back, when set.
   PlacementReport* report = nullptr;
+  // The optimisation passes run after shape inference: every one
+  // registered here (the binary links them: //passes, which the backends and
+  // //models link), minus those switched off below.
+  const OptimizationPassRegistry* optimizations =
+      &OptimizationPassRegistry::Global();
+  // Registered optimisation passes not to run, by name; an unregistered name
+  // is InvalidArgument.
+  std::vector<std::string> disabled_passes;
   // Fold each inference batch_norm into the conv2d before it when that is
-  // exact (core/passes/fold_batch_norm.h).
+  // exact (kFoldBatchNormPassName, passes/fold_batch_norm.h); false is the
+  // same as naming it in disabled_passes.
   bool fold_batch_norm = true;
   // Prints the graph to stderr after this pass ("shape-inference",
   // "fold-batch-norm", "auto-placement", "strict-placement", or "all").
@@ -43,10 +59,11 @@ struct CompileOptions {
   std::string dump_after;
 };
 
-// The standard pipeline: shape inference, batch-norm folding (unless turned
-// off), placement (strict, or auto then a strict check), lowering. Any error
-// happens before a kernel runs or a buffer is allocated, except an
-// allocation failure itself (folding allocates its new constants).
+// The standard pipeline: shape inference, the registered optimisation
+// passes (batch-norm folding, unless turned off), placement (strict, or
+// auto then a strict check), lowering. Any error happens before a kernel
+// runs or a buffer is allocated, except an allocation failure itself
+// (folding allocates its new constants).
 //
 //   absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan =
 //       Compile(std::move(graph));

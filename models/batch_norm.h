@@ -20,7 +20,7 @@ namespace nn {
 // state dicts, unused at inference). Initialised as PyTorch does: weight 1,
 // bias 0, running_mean 0, running_var 1, num_batches_tracked 0 (no random
 // draws). Compiling folds it into a preceding Conv2d when it can
-// (core/passes/fold_batch_norm.h).
+// (passes/fold_batch_norm.h).
 //
 //   BatchNorm2d bn(64);                   // eps 1e-5
 //   SY_RETURN_IF_ERROR(model.LoadSafetensors("resnet18.safetensors"));

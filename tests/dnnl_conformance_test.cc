@@ -36,7 +36,7 @@ namespace {
 
 constexpr char kPlugin[] = "backends/dnnl/libswitchyard_dnnl_plugin.so";
 
-// The ops dnnl:0 runs (backends/dnnl/dnnl_support.cc).
+// The ops dnnl:0 runs (backends/dnnl/dnnl_op_table.cc).
 const std::vector<std::string>& DnnlOps() {
   static const auto* ops = new std::vector<std::string>{
       "adaptive_avg_pool2d", "add",     "avg_pool2d", "batch_norm",
@@ -45,9 +45,10 @@ const std::vector<std::string>& DnnlOps() {
   return *ops;
 }
 
-// The documented limits of dnnl:0 (backends/dnnl/dnnl_support.cc): a
-// float32 case of one of its ops may be refused only with one of these
-// reasons; any other refusal is a failure.
+// The documented limits of dnnl:0 (backends/dnnl/dnnl_support.cc and the
+// per-op checks its op table lists): a float32 case of one of its ops may
+// be refused only with one of these reasons; any other refusal is a
+// failure.
 constexpr const char* kDocumentedRefusals[] = {
     "no broadcasting",                      // add of two different shapes
     "has rank 0",                           // scalars

@@ -65,7 +65,7 @@ WANTED=(
   //backends/cuda:cuda_libraries_test
   //backends/cuda:cuda_backend_test
   //backends/cuda:cuda_partition_test
-  //core:relu_fusion_test
+  //passes:relu_fusion_test
   //backends/cuda:cuda_kernels_test
   //tests:golden_test
   //tests:conformance_test

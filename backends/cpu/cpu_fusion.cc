@@ -12,17 +12,18 @@
 #include "backends/cpu/kernels/conv2d.h"
 #include "backends/cpu/kernels/linear.h"
 #include "core/graph.h"
-#include "core/relu_fusion.h"
+#include "ops/op_names.h"
+#include "passes/relu_fusion.h"
 
 namespace switchyard {
 namespace cpu {
 namespace {
 
 bool HasReluEpilogue(const std::string& op) {
-  return op == "conv2d" || op == "linear";
+  return op == op_names::kConv2d || op == op_names::kLinear;
 }
 
-// A pair core's rules allow (core/relu_fusion.h) that this device also
+// A pair the fusion rules allow (passes/relu_fusion.h) that this device also
 // runs: float32 conv2d or linear with a known shape, both nodes supported.
 bool Fusable(const Graph& graph, const ReluFusion& fusion,
              const CpuDevice& device) {
@@ -46,7 +47,7 @@ std::vector<Partition> CpuDevice::ClaimPartitions(const Graph& graph) const {
   for (const ReluFusion& fusion : FindReluFusions(graph, device())) {
     if (!Fusable(graph, fusion, *this)) continue;
     partitions.push_back({{fusion.producer, fusion.relu},
-                          absl::StrCat(graph.node(fusion.producer).op, "+relu")});
+                          ReluFusionName(graph.node(fusion.producer).op)});
   }
   return partitions;
 }
@@ -55,7 +56,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CpuDevice::CreatePartitionKernel(
     const Partition& partition, const Graph& graph) {
   if (partition.nodes.size() != 2 ||
       !HasReluEpilogue(graph.node(partition.nodes[0]).op) ||
-      graph.node(partition.nodes[1]).op != "relu") {
+      graph.node(partition.nodes[1]).op != op_names::kRelu) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cpu:0 runs only the partitions it claims (conv2d+relu, linear+relu), "
         "not '", partition.name, "' of ", partition.nodes.size(), " nodes"));
@@ -63,7 +64,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CpuDevice::CreatePartitionKernel(
   // The partition's inputs are the first node's operands, in order (they are
   // distinct); its output is the relu's, of the same shape as the first's.
   const Node& first = graph.node(partition.nodes[0]);
-  if (first.op == "conv2d") {
+  if (first.op == op_names::kConv2d) {
     return MakeConv2dKernel(first, graph, context(), Activation::kRelu,
                             conv_algorithm());
   }

@@ -10,8 +10,8 @@
 #include "backends/cuda/cuda_status.h"
 #include "core/graph.h"
 #include "core/partition.h"
-#include "core/relu_fusion.h"
 #include "core/status_macros.h"
+#include "passes/relu_fusion.h"
 
 namespace switchyard {
 namespace cuda {
@@ -386,7 +386,7 @@ std::vector<Partition> CudaDevice::ClaimPartitions(const Graph& graph) const {
   std::vector<Partition> partitions;
   for (const ReluFusion& fusion : FindReluFusions(graph, device_)) {
     const Node& producer = graph.node(fusion.producer);
-    const std::string name = producer.op + "+relu";
+    const std::string name = ReluFusionName(producer.op);
     const KernelRegistry<CudaDevice>::Entry* entry =
         CudaFusedKernels().Find(name, KernelDType(producer, graph));
     if (entry == nullptr) continue;

@@ -14,7 +14,7 @@ namespace onednn {
 // OpenMP runtime) in oneDNN's own blocked memory layouts. It claims every
 // maximal run of consecutive nodes placed on it as one partition and lowers
 // it onto oneDNN primitives with post-op fusion (dnnl_partition.h); which
-// ops and cases it runs is in dnnl_support.h. The CPU ISA (AVX2, AVX-512,
+// ops it runs, and how each lowers, is one table (dnnl_op_table.h). The CPU ISA (AVX2, AVX-512,
 // AMX) is chosen by oneDNN at run time and shown in `switchyard devices`.
 //
 // Built as a plugin, the way a vendor ships a backend:
@@ -31,6 +31,13 @@ namespace onednn {
 // descheduled thread gets its time slice. Give it the cores it is told to
 // use (or fewer threads), and set OMP_WAIT_POLICY=passive on a shared
 // machine.
+//
+// The namespace is switchyard::onednn, not switchyard::dnnl, on purpose:
+// inside a namespace named dnnl, oneDNN's own `dnnl::memory`,
+// `dnnl::engine`, ... would name members of ours, so every use of the
+// library would have to be spelled `::dnnl::` and a missed one fails with a
+// puzzling "no member named 'memory' in namespace 'switchyard::dnnl'"
+// (ONNX Runtime's provider avoids the clash the same way, with ort_dnnl).
 inline constexpr char kDnnlType[] = "dnnl";
 inline constexpr char kDnnlThreadsEnv[] = "SWITCHYARD_DNNL_THREADS";
 

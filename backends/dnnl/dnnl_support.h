@@ -1,13 +1,15 @@
 #ifndef SWITCHYARD_BACKENDS_DNNL_DNNL_SUPPORT_H_
 #define SWITCHYARD_BACKENDS_DNNL_DNNL_SUPPORT_H_
 
-// What the oneDNN device can run, node by node: the ops it maps onto oneDNN
-// primitives and, per op, the attribute and shape cases the primitives
-// cover. Supports(), ClaimPartitions() and the partition builder all ask
-// this one function, so a claimed node is always one the builder can lower.
+// What the oneDNN device can run, node by node: an op of the op table
+// (dnnl_op_table.h), the cases every primitive here shares (one float32
+// output, float32 operands of rank 1 to 6, nothing empty), then the op's
+// own check from its row. Supports(), ClaimPartitions() and the partition
+// builder all ask CheckNode, so a claimed node is always one the builder
+// can lower.
 
+#include <cstddef>
 #include <string>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "core/graph.h"
@@ -15,15 +17,21 @@
 namespace switchyard {
 namespace onednn {
 
-// The ops the device runs, sorted (for messages and docs).
-const std::vector<std::string>& SupportedOps();
-
 // OK when the oneDNN device can run `node` (shape-inferred); else
 // Unimplemented naming the node and why, e.g. "the dnnl backend (oneDNN)
 // cannot run node 'avgpool/adaptive_avg_pool2d' (op adaptive_avg_pool2d):
 // output 3x2 from 7x5 is neither an even division nor a whole-number
 // upsampling; oneDNN has no primitive for overlapping adaptive windows".
 absl::Status CheckNode(const Node& node, const Graph& graph);
+
+// For the per-op checks: Unimplemented "the dnnl backend (oneDNN) cannot
+// run <node>: <why>".
+absl::Status Refuse(const Node& node, const std::string& why);
+
+// OK when every operand of `node` from `first` on is a graph constant: the
+// parameters oneDNN takes at primitive creation (weights, biases,
+// batch-norm statistics) are reordered once, when the kernel is made.
+absl::Status CheckConstants(const Node& node, const Graph& graph, size_t first);
 
 }  // namespace onednn
 }  // namespace switchyard

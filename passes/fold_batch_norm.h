@@ -1,9 +1,10 @@
-#ifndef SWITCHYARD_CORE_PASSES_FOLD_BATCH_NORM_H_
-#define SWITCHYARD_CORE_PASSES_FOLD_BATCH_NORM_H_
+#ifndef SWITCHYARD_PASSES_FOLD_BATCH_NORM_H_
+#define SWITCHYARD_PASSES_FOLD_BATCH_NORM_H_
 
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "core/compile.h"
 #include "core/graph.h"
 #include "core/pass.h"
 
@@ -32,13 +33,15 @@ namespace switchyard {
 // devices are left for strict placement to report). Otherwise the graph is
 // left as it is.
 // Run it after shape inference (the fold keeps every shape) and before
-// placement.
+// placement: linking //passes registers it as an optimisation pass
+// (core/optimization_pass_registry.h), which Compile runs unless
+// CompileOptions::fold_batch_norm is false.
 class FoldBatchNormPass : public Pass {
  public:
-  std::string name() const override { return "fold-batch-norm"; }
+  std::string name() const override { return kFoldBatchNormPassName; }
   absl::StatusOr<bool> Run(Graph& graph) override;
 };
 
 }  // namespace switchyard
 
-#endif  // SWITCHYARD_CORE_PASSES_FOLD_BATCH_NORM_H_
+#endif  // SWITCHYARD_PASSES_FOLD_BATCH_NORM_H_

@@ -2,7 +2,7 @@
 // hand (no shapes, no kernels: the rules read only the graph's structure
 // and placement).
 
-#include "core/relu_fusion.h"
+#include "passes/relu_fusion.h"
 
 #include <vector>
 
@@ -122,6 +122,11 @@ TEST(ReluFusionTest, EveryPairOfAChainAndNoReluTwice) {
   EXPECT_EQ(fusions[0].relu, 1);
   EXPECT_EQ(fusions[1].producer, 2);
   EXPECT_EQ(fusions[1].relu, 3);
+}
+
+TEST(ReluFusionTest, NameIsTheProducersPlusRelu) {
+  EXPECT_EQ(ReluFusionName("conv2d"), "conv2d+relu");
+  EXPECT_EQ(ReluFusionName("linear"), "linear+relu");
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "core/passes/fold_batch_norm.h"
+#include "passes/fold_batch_norm.h"
 
 #include <cmath>
 #include <optional>
@@ -7,12 +7,16 @@
 #include "absl/strings/str_cat.h"
 #include "core/dtype.h"
 #include "core/status_macros.h"
+#include "core/optimization_pass_registry.h"
 #include "core/tensor.h"
+#include "ops/norm_attrs.h"
+#include "ops/op_names.h"
 
 namespace switchyard {
 namespace {
 
-// Operand positions of batch_norm (ops/batch_norm.cc) and conv2d.
+// Operand positions of batch_norm (ops/batch_norm.cc) and conv2d
+// (ops/conv2d.cc).
 enum BatchNormOperand { kInput, kGamma, kBeta, kMean, kVar, kNumOperands };
 constexpr int kConvWeight = 1;
 constexpr int kConvBias = 2;
@@ -72,7 +76,7 @@ absl::StatusOr<bool> TryFold(Graph& graph, NodeId bn_id,
   const NodeId conv_id = graph.value(conv_out).producer;
   if (conv_id < 0 || readers[conv_out] != 1) return false;
   const Node& conv = graph.node(conv_id);
-  if (conv.op != "conv2d" || conv.outputs.size() != 1 ||
+  if (conv.op != op_names::kConv2d || conv.outputs.size() != 1 ||
       conv.inputs.size() < 2) {
     return false;
   }
@@ -108,8 +112,9 @@ absl::StatusOr<bool> TryFold(Graph& graph, NodeId bn_id,
                       ConstantValues(graph, conv.inputs[kConvWeight],
                                      weight_shape.num_elements(), device));
   if (!w.has_value()) return false;
-  absl::StatusOr<double> epsilon = bn.attrs.GetFloat("epsilon", 1e-5);
-  if (!epsilon.ok()) return false;  // shape inference reports it
+  absl::StatusOr<BatchNormAttrs> attrs = BatchNormAttrs::FromAttrMap(bn.attrs);
+  if (!attrs.ok()) return false;  // shape inference reports it
+  const double epsilon = attrs->epsilon;
 
   const std::vector<double>& gamma = bn_values[0];
   const std::vector<double>& beta = bn_values[1];
@@ -118,7 +123,7 @@ absl::StatusOr<bool> TryFold(Graph& graph, NodeId bn_id,
   const int64_t per_channel =
       channels > 0 ? static_cast<int64_t>(w->size()) / channels : 0;
   for (int64_t c = 0; c < channels; ++c) {
-    const double scale = gamma[c] / std::sqrt(var[c] + *epsilon);
+    const double scale = gamma[c] / std::sqrt(var[c] + epsilon);
     for (int64_t i = 0; i < per_channel; ++i) {
       (*w)[c * per_channel + i] *= scale;
     }
@@ -154,12 +159,15 @@ absl::StatusOr<bool> TryFold(Graph& graph, NodeId bn_id,
 
 }  // namespace
 
+// First of the optimisation passes (room before and after it).
+SY_REGISTER_OPTIMIZATION_PASS(100, FoldBatchNormPass);
+
 absl::StatusOr<bool> FoldBatchNormPass::Run(Graph& graph) {
   bool changed = false;
   // Removing a node renumbers the ones after it, so walk from the end.
   for (NodeId id = static_cast<NodeId>(graph.nodes().size()) - 1; id >= 0;
        --id) {
-    if (graph.node(id).op != "batch_norm") continue;
+    if (graph.node(id).op != op_names::kBatchNorm) continue;
     SY_ASSIGN_OR_RETURN(const bool folded,
                         TryFold(graph, id, CountReaders(graph)));
     changed |= folded;

@@ -3,7 +3,7 @@
 // alone. (tests/golden_test.cc and models/batch_norm_test.cc compare whole
 // models run with and without it.)
 
-#include "core/passes/fold_batch_norm.h"
+#include "passes/fold_batch_norm.h"
 
 #include <memory>
 #include <string>
@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "core/backend_registry.h"
 #include "core/graph.h"
+#include "core/optimization_pass_registry.h"
 #include "core/tensor.h"
 #include "core/testing/host_backend.h"
 #include "gmock/gmock.h"
@@ -247,6 +248,12 @@ TEST(GraphRemoveNodeTest, ChecksItsReplacements) {
   EXPECT_THAT(graph.node(0).inputs, ElementsAre(x));
   EXPECT_EQ(graph.value(b).producer, 0);
   EXPECT_THAT(graph.outputs(), ElementsAre(b));
+}
+
+// Linking //passes is what makes Compile fold.
+TEST(FoldBatchNormRegistrationTest, LinkingPassesRegistersIt) {
+  EXPECT_TRUE(
+      OptimizationPassRegistry::Global().Contains(kFoldBatchNormPassName));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-#ifndef SWITCHYARD_CORE_RELU_FUSION_H_
-#define SWITCHYARD_CORE_RELU_FUSION_H_
+#ifndef SWITCHYARD_PASSES_RELU_FUSION_H_
+#define SWITCHYARD_PASSES_RELU_FUSION_H_
 
+#include <string>
 #include <vector>
 
 #include "core/device.h"
@@ -22,12 +23,17 @@ struct ReluFusion {
 // used, and the producer's operands are distinct (they become the fused
 // kernel's inputs in order).
 // Backend-neutral: the cpu and cuda devices both claim their
-// conv2d+relu / linear+relu partitions from these pairs.
+// conv2d+relu / linear+relu partitions from these pairs. The op names it
+// matches are ops/op_names.h's.
 //
 //   conv2d(x, w, b) -> relu      on cuda:0: {producer conv2d, relu}
 //   conv2d -> relu, conv2d's output also a graph output: nothing
 std::vector<ReluFusion> FindReluFusions(const Graph& graph, const Device& device);
 
+// The name of the partition of `producer_op` and its relu, which is also
+// the key of the fused kernel: "conv2d" -> "conv2d+relu".
+std::string ReluFusionName(const std::string& producer_op);
+
 }  // namespace switchyard
 
-#endif  // SWITCHYARD_CORE_RELU_FUSION_H_
+#endif  // SWITCHYARD_PASSES_RELU_FUSION_H_

@@ -1,6 +1,9 @@
-#include "core/relu_fusion.h"
+#include "passes/relu_fusion.h"
 
 #include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "ops/op_names.h"
 
 namespace switchyard {
 
@@ -17,7 +20,7 @@ std::vector<ReluFusion> FindReluFusions(const Graph& graph, const Device& device
   for (size_t i = 0; i + 1 < nodes.size(); ++i) {
     const Node& producer = nodes[i];
     const Node& relu = nodes[i + 1];
-    if (relu.op != "relu" || producer.op == "relu") continue;
+    if (relu.op != op_names::kRelu || producer.op == op_names::kRelu) continue;
     if (producer.device != device || relu.device != device) continue;
     if (producer.outputs.size() != 1 || relu.inputs.size() != 1 ||
         relu.inputs[0] != producer.outputs[0]) {
@@ -35,6 +38,10 @@ std::vector<ReluFusion> FindReluFusions(const Graph& graph, const Device& device
     ++i;  // the relu is taken
   }
   return fusions;
+}
+
+std::string ReluFusionName(const std::string& producer_op) {
+  return absl::StrCat(producer_op, "+", op_names::kRelu);
 }
 
 }  // namespace switchyard

@@ -1,0 +1,201 @@
+#ifndef SWITCHYARD_BACKENDS_DNNL_DNNL_BUILDER_H_
+#define SWITCHYARD_BACKENDS_DNNL_DNNL_BUILDER_H_
+
+// The state of lowering one partition onto oneDNN primitives, shared by the
+// per-op lowerings (dnnl_conv.cc, dnnl_pool.cc, ...; listed in
+// dnnl_op_table.cc): where each graph value's bytes live and in which
+// layout, reorders between layouts, parameters copied into the layouts the
+// primitives chose, and the steps (primitive + arguments) in order. Build()
+// gives the virtual buffers storage (sharing it between buffers whose
+// lifetimes do not overlap) and makes the PartitionKernel.
+//
+//   absl::Status LowerRelu(PartitionBuilder& b, const FusionGroup& g,
+//                          const Node& node, ValueId out) {
+//     SY_ASSIGN_OR_RETURN(MemRef s, b.Natural(node.inputs[0]));
+//     ... b.AddStep(dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, s}, ...});
+//     b.Define(out, d);
+//   }
+
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "backends/dnnl/dnnl_fusion.h"
+#include "backends/dnnl/dnnl_partition_kernel.h"
+#include "core/backend.h"
+#include "core/graph.h"
+#include "oneapi/dnnl/dnnl.hpp"
+
+namespace switchyard {
+namespace onednn {
+
+using Dims = dnnl::memory::dims;
+using Tag = dnnl::memory::format_tag;
+inline constexpr dnnl::memory::data_type kF32 = dnnl::memory::data_type::f32;
+
+// --- memory descriptors ------------------------------------------------------
+
+Dims ToDims(const Shape& shape);
+// Row-major f32 of `dims`.
+dnnl::memory::desc Plain(const Dims& dims);
+bool IsPlain(const dnnl::memory::desc& md);
+int64_t Product(const Dims& dims, size_t from = 0);
+// "1x16x8x8 strides 1024,64,8,1 blocks 8@1", for error messages.
+std::string MdString(const dnnl::memory::desc& md);
+
+// The bias of a conv2d or linear `node` ([out] of weight [out, ...]): zero
+// (no bias) when it has none.
+dnnl::memory::desc BiasDesc(const Graph& graph, const Node& node);
+
+// A fresh attribute each time (copies of a dnnl::primitive_attr share one
+// handle, so adding post-ops to a copy would change the original): user
+// scratchpad, and the sum and relu post-ops asked for.
+dnnl::primitive_attr PrimitiveAttr(bool sum = false, bool relu = false);
+
+// "features.0/conv2d: jit:avx2", a kernel step's description.
+template <typename PD>
+std::string Describe(const PD& pd, const Node& node) {
+  return absl::StrCat(node.name, ": ", pd.impl_info_str());
+}
+
+// Where the bytes of an argument live. Buffers are virtual until Build
+// assigns them physical storage.
+struct MemRef {
+  enum class Kind { kBuffer, kInput, kOutput, kOwned };
+  Kind kind = Kind::kBuffer;
+  int index = -1;
+  dnnl::memory::desc md;
+};
+
+class PartitionBuilder {
+ public:
+  PartitionBuilder(const Graph& graph, const std::vector<NodeId>& nodes,
+                   const std::vector<ValueId>& inputs,
+                   const std::vector<ValueId>& outputs,
+                   const dnnl::engine& engine, const BackendDevice& device);
+
+  // Lowers every group and makes the kernel.
+  absl::StatusOr<std::unique_ptr<Kernel>> Build(int threads);
+
+  const Graph& graph() const { return graph_; }
+  const dnnl::engine& engine() const { return engine_; }
+  // Node `i` of group `g` (0: its head).
+  const Node& GroupNode(const FusionGroup& g, int i) const {
+    return graph_.node(nodes_[g.first + i]);
+  }
+
+  // --- values ----------------------------------------------------------------
+
+  // The value in its own layout when that has its logical dims, else plain.
+  absl::StatusOr<MemRef> Natural(ValueId id);
+  // The value with its logical dims in row-major order: an alias when its
+  // bytes already are, else a reorder into a new buffer (memoized).
+  absl::StatusOr<MemRef> PlainOf(ValueId id);
+  // The value in exactly the layout `md` (of its logical dims).
+  absl::StatusOr<MemRef> As(ValueId id, const dnnl::memory::desc& md);
+  // A graph value inside the partition: its bytes (ref, whose md is the
+  // physical layout) and its logical shape, which differs from ref.md's
+  // dims after a flatten or reshape (the same row-major elements).
+  struct Val {
+    MemRef ref;
+    Dims logical;
+  };
+  // Value `id` as made in the partition, or as one of its inputs (plain).
+  absl::StatusOr<Val*> Get(ValueId id);
+
+  // A new virtual buffer of layout `md`.
+  MemRef NewBuffer(const dnnl::memory::desc& md);
+  // Value `id` lives in `ref`.
+  void Define(ValueId id, const MemRef& ref);
+  // Value `out` is value `in`'s bytes under out's shape (no work).
+  absl::Status Alias(ValueId out, ValueId in);
+
+  // Whether the buffer holding value `id` may be overwritten at partition
+  // position `pos`: an intermediate buffer whose every value (aliases
+  // included) is read for the last time there.
+  bool Reusable(ValueId id, int pos) const;
+  // Whether `ref` is value `id`'s own storage (not a reordered copy).
+  bool IsOwnBuffer(ValueId id, const MemRef& ref) const;
+  // `node`'s position in the partition.
+  int Position(const Node& node) const;
+
+  // A parameter (a graph constant on this device) copied into memory of
+  // layout `md`: reordered from its plain layout `plain` once, now.
+  absl::StatusOr<MemRef> Owned(ValueId id, const dnnl::memory::desc& plain,
+                               const dnnl::memory::desc& md);
+
+  // --- steps -----------------------------------------------------------------
+
+  void AddStep(dnnl::primitive p, std::vector<std::pair<int, MemRef>> args,
+               const dnnl::memory::desc& scratchpad, std::string what);
+  // The step of a one-source primitive of kind `Primitive` made from `pd`
+  // (src -> dst); then value `out` lives in `dst`.
+  template <typename Primitive, typename PD>
+  void AddSourceStep(const PD& pd, const Node& node, const MemRef& src,
+                     const MemRef& dst, ValueId out) {
+    AddStep(Primitive(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}},
+            pd.scratchpad_desc(), Describe(pd, node));
+    Define(out, dst);
+  }
+  // A one-source primitive of kind `Primitive` from its operation
+  // descriptor, with the default attribute, writing node's output into a
+  // new buffer of the layout the primitive chose.
+  template <typename Primitive>
+  void AddSourcePrimitive(const typename Primitive::desc& desc,
+                          const Node& node, const MemRef& src) {
+    typename Primitive::primitive_desc pd(desc, PrimitiveAttr(), engine_);
+    AddSourceStep<Primitive>(pd, node, src, NewBuffer(pd.dst_desc()),
+                             node.outputs[0]);
+  }
+  // The step of a primitive with weights: arguments src, weights and dst,
+  // and the bias (node operand 2, copied now) when `node` has one; then
+  // value `out` lives in `dst`.
+  absl::Status AddWeightedStep(dnnl::primitive p, const Node& node,
+                               const MemRef& src, const MemRef& weights,
+                               const MemRef& dst, ValueId out,
+                               const dnnl::memory::desc& scratchpad,
+                               std::string what);
+  // Throws (std::runtime_error with both layouts) when oneDNN cannot.
+  void AddReorder(const MemRef& from, const MemRef& to, const std::string& what);
+
+ private:
+  struct Step {
+    dnnl::primitive primitive;
+    std::vector<std::pair<int, MemRef>> args;
+    dnnl::memory::desc scratchpad;  // zero size: none
+    std::string what;
+  };
+
+  absl::StatusOr<const Tensor*> Constant(ValueId id) const;
+  absl::Status Lower(const FusionGroup& g);
+  absl::Status WriteOutput(ValueId id, int index);
+  // Gives every virtual buffer physical storage and binds the arguments.
+  absl::Status Finalize();
+
+  const Graph& graph_;
+  const std::vector<NodeId>& nodes_;
+  const std::vector<ValueId>& inputs_;
+  const std::vector<ValueId>& outputs_;
+  dnnl::engine engine_;
+  dnnl::stream stream_;
+  const BackendDevice& device_;
+  std::unique_ptr<PartitionKernel> kernel_;
+
+  std::map<ValueId, Val> vals_;
+  std::map<ValueId, int> last_read_;
+  std::map<ValueId, MemRef> plain_cache_;
+  std::vector<std::pair<ValueId, MemRef>> converted_;
+  std::vector<size_t> buffer_bytes_;
+  std::vector<Step> steps_;
+  size_t scratch_bytes_ = 0;
+};
+
+}  // namespace onednn
+}  // namespace switchyard
+
+#endif  // SWITCHYARD_BACKENDS_DNNL_DNNL_BUILDER_H_

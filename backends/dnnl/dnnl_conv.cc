@@ -1,0 +1,74 @@
+// conv2d on oneDNN: convolution_forward with format_tag::any for source,
+// weights and destination (blocked nChw8c/nChw16c layouts on AVX2/AVX-512),
+// taking a following residual add (sum post-op) and relu.
+
+#include "absl/strings/str_cat.h"
+#include "backends/dnnl/dnnl_lowering.h"
+#include "backends/dnnl/dnnl_support.h"
+#include "core/status_macros.h"
+#include "ops/conv_attrs.h"
+
+namespace switchyard {
+namespace onednn {
+
+using dnnl::memory;
+
+absl::Status CheckConv2d(const Node& node, const Graph& graph,
+                         const NodeShapes& shapes) {
+  if (shapes.in[0].rank() != 4) return Refuse(node, "input must be NCHW");
+  return CheckConstants(node, graph, 1);
+}
+
+absl::Status LowerConv2d(PartitionBuilder& b, const FusionGroup& g,
+                         const Node& node, ValueId out) {
+  const Graph& graph = b.graph();
+  SY_ASSIGN_OR_RETURN(Conv2dAttrs a, Conv2dAttrs::FromAttrMap(node.attrs));
+  const Dims src = ToDims(*graph.value(node.inputs[0]).shape);
+  const Dims dst = ToDims(*graph.value(node.outputs[0]).shape);
+  const Dims w = ToDims(*graph.value(node.inputs[1]).shape);
+  Dims wdims = w;
+  memory::desc wplain = Plain(w);
+  if (a.groups > 1) {
+    wdims = {a.groups, w[0] / a.groups, w[1], w[2], w[3]};
+    wplain = memory::desc(wdims, kF32, Tag::goihw);
+  }
+  auto any = [](const Dims& d) { return memory::desc(d, kF32, Tag::any); };
+  const Dims strides = {a.stride_h, a.stride_w};
+  const Dims dilates = {a.dilation_h - 1, a.dilation_w - 1};
+  const Dims pad_l = {a.pad_h, a.pad_w};
+  const Dims pad_r = {a.pad_h, a.pad_w};
+  dnnl::convolution_forward::desc desc(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+      any(src), any(wdims), BiasDesc(graph, node), any(dst), strides, dilates, pad_l, pad_r);
+  dnnl::convolution_forward::primitive_desc pd(
+      desc, PrimitiveAttr(g.sum, g.relu), b.engine());
+  SY_ASSIGN_OR_RETURN(MemRef s, b.As(node.inputs[0], pd.src_desc()));
+  SY_ASSIGN_OR_RETURN(MemRef wm,
+                      b.Owned(node.inputs[1], wplain, pd.weights_desc()));
+  MemRef d;
+  if (g.sum) {
+    // The residual becomes the destination's initial contents: its own
+    // buffer when nothing reads it afterwards and the layout matches, else
+    // a copy in the destination's layout.
+    const Node& add = b.GroupNode(g, 1);
+    const ValueId residual =
+        add.inputs[0] == node.outputs[0] ? add.inputs[1] : add.inputs[0];
+    SY_ASSIGN_OR_RETURN(MemRef r, b.Natural(residual));
+    const bool is_source = r.kind == s.kind && r.index == s.index;
+    if (r.md == pd.dst_desc() && !is_source && b.IsOwnBuffer(residual, r) &&
+        b.Reusable(residual, g.first + 1)) {
+      d = r;
+    } else {
+      d = b.NewBuffer(pd.dst_desc());
+      b.AddReorder(r, d,
+                   absl::StrCat("residual: ", graph.value(residual).name));
+    }
+  } else {
+    d = b.NewBuffer(pd.dst_desc());
+  }
+  return b.AddWeightedStep(dnnl::convolution_forward(pd), node, s, wm, d, out,
+                           pd.scratchpad_desc(), Describe(pd, node));
+}
+
+}  // namespace onednn
+}  // namespace switchyard

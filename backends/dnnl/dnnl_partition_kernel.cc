@@ -1,0 +1,59 @@
+#include "backends/dnnl/dnnl_partition_kernel.h"
+
+#include <omp.h>
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace switchyard {
+namespace onednn {
+
+absl::StatusOr<AlignedBlock> AllocateAligned(size_t bytes) {
+  const size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
+  void* p = std::aligned_alloc(64, rounded);
+  if (p == nullptr) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the dnnl device could not allocate ", rounded,
+        " bytes for a partition's intermediate values"));
+  }
+  return AlignedBlock(p);
+}
+
+absl::Status PartitionKernel::Run(absl::Span<const Tensor* const> inputs,
+                                  absl::Span<Tensor* const> outputs) {
+  if (inputs.size() != num_inputs_ || outputs.size() != num_outputs_) {
+    return absl::InternalError(absl::StrCat(
+        "a dnnl partition kernel takes ", num_inputs_, " inputs and ",
+        num_outputs_, " outputs, got ", inputs.size(), " and ",
+        outputs.size()));
+  }
+  for (const Binding& b : bindings_) {
+    const Tensor* t = b.output ? outputs[b.index] : inputs[b.index];
+    if (&t->backend_device() != &device_) {
+      return absl::InternalError(absl::StrCat(
+          "a dnnl partition kernel got a tensor on ", t->device().ToString(),
+          ", not on its own ", device_.device().ToString()));
+    }
+    if (t->buffer()->size_bytes() < b.mem.get_desc().get_size()) {
+      return absl::InternalError(absl::StrCat(
+          "a dnnl partition kernel got a buffer of ", t->buffer()->size_bytes(),
+          " bytes for a value of ", b.mem.get_desc().get_size()));
+    }
+    b.mem.set_data_handle(t->buffer()->data());
+  }
+  omp_set_num_threads(threads_);
+  try {
+    for (size_t i = 0; i < primitives_.size(); ++i) {
+      primitives_[i].execute(stream_, args_[i]);
+    }
+    stream_.wait();
+  } catch (const dnnl::error& e) {
+    return absl::InternalError(
+        absl::StrCat("oneDNN failed running a partition: ", e.what()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace onednn
+}  // namespace switchyard

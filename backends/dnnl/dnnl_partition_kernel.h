@@ -1,0 +1,92 @@
+#ifndef SWITCHYARD_BACKENDS_DNNL_DNNL_PARTITION_KERNEL_H_
+#define SWITCHYARD_BACKENDS_DNNL_DNNL_PARTITION_KERNEL_H_
+
+// The kernel of a dnnl partition: oneDNN primitives created once (by
+// PartitionBuilder, dnnl_builder.h) and executed in order. Run() only points
+// the edge memories at the tensors it is given and executes.
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "core/backend.h"
+#include "core/tensor.h"
+#include "oneapi/dnnl/dnnl.hpp"
+
+namespace switchyard {
+namespace onednn {
+
+struct AlignedFree {
+  void operator()(void* p) const { std::free(p); }
+};
+using AlignedBlock = std::unique_ptr<void, AlignedFree>;
+
+// 64-byte aligned host memory (oneDNN's JIT kernels prefer cache-line,
+// AVX-512 alignment) for a partition's intermediates and scratchpad.
+absl::StatusOr<AlignedBlock> AllocateAligned(size_t bytes);
+
+class PartitionKernel : public Kernel {
+ public:
+  // A memory whose data handle is the partition's input or output `index`.
+  struct Binding {
+    bool output;
+    int index;
+    dnnl::memory mem;
+  };
+
+  PartitionKernel(const BackendDevice& device, dnnl::engine engine,
+                  int threads, size_t num_inputs, size_t num_outputs)
+      : device_(device),
+        engine_(std::move(engine)),
+        stream_(engine_),
+        threads_(threads),
+        num_inputs_(num_inputs),
+        num_outputs_(num_outputs) {}
+
+  // Not reentrant: the edge memories and intermediate buffers are the
+  // kernel's own. Runs of one plan are serialized (core/executable_plan.h).
+  absl::Status Run(absl::Span<const Tensor* const> inputs,
+                   absl::Span<Tensor* const> outputs) override;
+
+  // What each primitive is, in order (KernelSteps, dnnl_partition.h).
+  const std::vector<std::string>& steps() const { return steps_; }
+
+  // Filled by the builder.
+  void AddPrimitive(dnnl::primitive primitive,
+                    std::unordered_map<int, dnnl::memory> args,
+                    std::string what) {
+    primitives_.push_back(std::move(primitive));
+    args_.push_back(std::move(args));
+    steps_.push_back(std::move(what));
+  }
+  void AddBinding(Binding binding) { bindings_.push_back(std::move(binding)); }
+  // Weights, biases, statistics; returns the index.
+  int AddOwned(dnnl::memory mem) {
+    owned_.push_back(std::move(mem));
+    return static_cast<int>(owned_.size()) - 1;
+  }
+  const dnnl::memory& owned(int index) const { return owned_[index]; }
+  void AddBlock(AlignedBlock block) { blocks_.push_back(std::move(block)); }
+
+ private:
+  const BackendDevice& device_;
+  dnnl::engine engine_;
+  dnnl::stream stream_;
+  int threads_;
+  size_t num_inputs_, num_outputs_;
+  std::vector<dnnl::primitive> primitives_;
+  std::vector<std::unordered_map<int, dnnl::memory>> args_;
+  std::vector<Binding> bindings_;
+  std::vector<dnnl::memory> owned_;   // weights, biases, statistics
+  std::vector<AlignedBlock> blocks_;  // intermediate buffers, scratchpad
+  std::vector<std::string> steps_;    // what each primitive is, in order
+};
+
+}  // namespace onednn
+}  // namespace switchyard
+
+#endif  // SWITCHYARD_BACKENDS_DNNL_DNNL_PARTITION_KERNEL_H_

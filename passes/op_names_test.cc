@@ -1,0 +1,21 @@
+// Every name in ops/op_names.h is an op ops/ registers, so a rename in ops
+// cannot leave a pass or a fusion rule matching nothing.
+
+#include "ops/op_names.h"
+
+#include "core/op_def.h"
+#include "gtest/gtest.h"
+
+namespace switchyard {
+namespace {
+
+TEST(OpNamesTest, EveryNameIsARegisteredOp) {
+  for (const char* name : {op_names::kAdd, op_names::kBatchNorm,
+                           op_names::kConv2d, op_names::kLinear,
+                           op_names::kRelu}) {
+    EXPECT_TRUE(OpRegistry::Global().Find(name).ok()) << name;
+  }
+}
+
+}  // namespace
+}  // namespace switchyard
