@@ -8,7 +8,7 @@
 // once; faults inside a kernel surface at the next synchronization). Empty
 // work launches nothing and succeeds.
 //
-//   cudaError_t e = LaunchRelu(x, y, n, stream);
+//   cudaError_t e = LaunchSoftmax(x, y, outer, n, inner, stream);
 
 #include <cstdint>
 
@@ -17,14 +17,6 @@
 namespace switchyard {
 namespace cuda {
 namespace kernels {
-
-// out = max(in, 0), NaN kept (as PyTorch).
-cudaError_t LaunchRelu(const float* in, float* out, int64_t n,
-                       cudaStream_t stream);
-
-// out = a + b, elementwise.
-cudaError_t LaunchAdd(const float* a, const float* b, float* out, int64_t n,
-                      cudaStream_t stream);
 
 // out[r, c] = bias[c] (0 when bias is null) for a [rows, cols] output: a
 // Linear with zero input features.

@@ -25,6 +25,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cuda/cuda_libraries.h"
 #include "backends/cuda/kernels/launch.h"
+#include "backends/cuda/kernels/relu.cuh"
 #include "backends/cuda/kernels/simple_kernel.h"
 
 namespace switchyard {

@@ -1,6 +1,6 @@
-// ReLU: max(x, 0), elementwise (kernels/elementwise.cu).
+// ReLU: max(x, 0), elementwise, in float32 (device code: relu.cu).
 
-#include "backends/cuda/kernels/launch.h"
+#include "backends/cuda/kernels/relu.cuh"
 #include "backends/cuda/kernels/simple_kernel.h"
 
 namespace switchyard {
