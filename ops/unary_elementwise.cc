@@ -1,5 +1,7 @@
 // The unary elementwise ops, as ONNX's of the same meaning; each keeps its
-// input's shape and dtype:
+// input's shape and dtype. One OpDef per entry of SY_UNARY_ELEMENTWISE_OPS
+// (ops/unary_functors.h, which has each op's formula, dtypes, FLOPs and
+// attribute struct):
 //   sigmoid      1 / (1 + exp(-x))
 //   erf, sqrt, exp, tanh
 //   neg          -x (integers wrap: -INT_MIN is INT_MIN)
@@ -11,42 +13,32 @@
 //   leaky_relu   x < 0 ? alpha * x : x                (LeakyReluAttrs)
 // NaN stays NaN in every one of them.
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/op_def.h"
 #include "core/status_macros.h"
-#include "ops/elementwise_attrs.h"
+#include "ops/functor_attrs.h"
 #include "ops/op_util.h"
+#include "ops/unary_functors.h"
 
 namespace switchyard {
 namespace {
 
-// Checks an op's attributes through its typed struct.
-template <typename Attrs>
-absl::Status Validate(const AttrMap& attrs) {
-  return Attrs::FromAttrMap(attrs).status();
-}
-
 struct UnaryOpInfo {
   const char* name;
   std::vector<DType> dtypes;
-  std::vector<AttrSpec> attrs;
-  std::function<absl::Status(const AttrMap&)> validate;  // null: no attrs
+  void (*declare_attrs)(OpSchema&);
+  absl::Status (*validate)(const AttrMap&);
   int64_t flops_per_element;
-  absl::StatusOr<AttrMap> (*canonical)(const AttrMap&, absl::string_view) =
-      nullptr;
 };
 
 class UnaryElementwiseOp : public OpDef {
  public:
-  explicit UnaryElementwiseOp(UnaryOpInfo info) {
-    info_ = std::move(info);
+  explicit UnaryElementwiseOp(UnaryOpInfo info) : info_(std::move(info)) {
     schema_.inputs = {{"input"}};
-    schema_.attrs = info_.attrs;
-    schema_.canonical_attrs = info_.canonical;
+    info_.declare_attrs(schema_);
     schema_.dtypes = info_.dtypes;
   }
   std::string name() const override { return info_.name; }
@@ -55,7 +47,7 @@ class UnaryElementwiseOp : public OpDef {
   absl::StatusOr<Shape> InferShape(
       const AttrMap& attrs, absl::Span<const Shape> operands) const override {
     SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
-    if (info_.validate) SY_RETURN_IF_ERROR(info_.validate(attrs));
+    SY_RETURN_IF_ERROR(info_.validate(attrs));
     return operands[0];
   }
 
@@ -70,41 +62,30 @@ class UnaryElementwiseOp : public OpDef {
   OpSchema schema_;
 };
 
-std::vector<DType> With(std::vector<DType> dtypes,
-                        std::initializer_list<DType> more) {
-  dtypes.insert(dtypes.end(), more);
+// The op's dtypes from its kernels' element types: floating ones stand for
+// every floating dtype (FloatingDTypes: float16 and bfloat16 too), then the
+// integer types in order.
+template <typename... Ts>
+std::vector<DType> SchemaDTypes(ElementTypes<Ts...>) {
+  std::vector<DType> dtypes;
+  for (DType dtype : {DTypeOf<Ts>()...}) {
+    if (!IsFloatingPoint(dtype)) {
+      dtypes.push_back(dtype);
+    } else if (dtypes.empty()) {
+      dtypes = ops_internal::FloatingDTypes();
+    }
+  }
   return dtypes;
 }
 
 bool RegisterAll() {
-  const std::vector<DType>& floating = ops_internal::FloatingDTypes();
-  // Neg has no unsigned types in ONNX; abs and clip take every number.
-  const std::vector<DType> signed_numbers =
-      With(floating, {DType::kInt64, DType::kInt32, DType::kInt8});
-  const std::vector<DType>& numbers = ops_internal::NumericDTypes();
-  // Flops: a count that ranks the ops' costs for the profiler, not the
-  // instructions of any one kernel.
-  std::vector<UnaryOpInfo> ops = {
-      {"sigmoid", floating, {}, nullptr, 4},
-      {"erf", floating, {}, nullptr, 8},
-      {"sqrt", floating, {}, nullptr, 1},
-      {"exp", floating, {}, nullptr, 4},
-      {"tanh", floating, {}, nullptr, 8},
-      {"neg", signed_numbers, {}, nullptr, 1},
-      {"abs", numbers, {}, nullptr, 1},
-      {"reciprocal", floating, {}, nullptr, 1},
-      {"hard_sigmoid", floating, HardSigmoidAttrs::Specs(),
-       &Validate<HardSigmoidAttrs>, 4, &HardSigmoidAttrs::Canonical},
-      {"hard_swish", floating, {}, nullptr, 5},
-      {"clip", numbers, ClipAttrs::Specs(), &Validate<ClipAttrs>, 2,
-       &ClipAttrs::Canonical},
-      {"leaky_relu", floating, LeakyReluAttrs::Specs(),
-       &Validate<LeakyReluAttrs>, 2, &LeakyReluAttrs::Canonical},
-  };
   bool ok = true;
-  for (UnaryOpInfo& info : ops) {
-    ok &= RegisterOp(std::make_unique<UnaryElementwiseOp>(std::move(info)));
-  }
+#define SY_REGISTER_UNARY_OP(op, Functor, Types, flops, Attrs)         \
+  ok &= RegisterOp(std::make_unique<UnaryElementwiseOp>(UnaryOpInfo{  \
+      op, SchemaDTypes(Types{}), &DeclareAttrsIn<Attrs>,                \
+      &ValidateAttrs<Attrs>, flops}));
+  SY_UNARY_ELEMENTWISE_OPS(SY_REGISTER_UNARY_OP)
+#undef SY_REGISTER_UNARY_OP
   return ok;
 }
 

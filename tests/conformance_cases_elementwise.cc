@@ -76,7 +76,7 @@ void AddBinaryCases(std::vector<ConformanceCase>& cases) {
     }
     // Other dtypes: same shape and a broadcast row. Integer division: the
     // seeded divisors of these names hold no 0 (a 0 is a run-time error,
-    // tested in backends/cpu/kernels/elementwise_family_test.cc).
+    // tested in backends/cpu/kernels/elementwise_kernels_test.cc).
     for (DType dtype : {DType::kFloat64, DType::kInt64, DType::kInt32,
                         DType::kInt8, DType::kUInt8}) {
       cases.push_back(With(InDType(Case(absl::StrCat(op, "_same_shape"), op,

@@ -1,12 +1,12 @@
 // cast among float32, float16, int32 and int64 on the GPU
-// (kernels/elementwise_family.cu); registered by input dtype, `supports`
+// (device code: cast.cu); registered by input dtype, `supports`
 // refuses other output dtypes (--placement=auto runs those on the CPU).
 
 #include <memory>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "backends/cuda/kernels/elementwise_family_launch.h"
+#include "backends/cuda/kernels/cast.cuh"
 #include "backends/cuda/kernels/cuda_kernel.h"
 
 namespace switchyard {
@@ -64,14 +64,15 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeCast(const Node& node,
       device, *CastTypeOf(kFrom), *CastTypeOf(graph.value(node.outputs[0]).dtype));
 }
 
-SY_REGISTER_KERNEL(CudaKernels(), "cast", DType::kFloat32, &Supports,
-                   &MakeCast<DType::kFloat32>);
-SY_REGISTER_KERNEL(CudaKernels(), "cast", DType::kFloat16, &Supports,
-                   &MakeCast<DType::kFloat16>);
-SY_REGISTER_KERNEL(CudaKernels(), "cast", DType::kInt32, &Supports,
-                   &MakeCast<DType::kInt32>);
-SY_REGISTER_KERNEL(CudaKernels(), "cast", DType::kInt64, &Supports,
-                   &MakeCast<DType::kInt64>);
+template <DType... kFroms>
+bool RegisterCasts() {
+  return (CudaKernels().Register("cast", kFroms, &Supports, &MakeCast<kFroms>) &
+          ...);
+}
+
+[[maybe_unused]] const bool kRegistered =
+    RegisterCasts<DType::kFloat32, DType::kFloat16, DType::kInt32,
+                  DType::kInt64>();
 
 }  // namespace
 }  // namespace cuda

@@ -26,7 +26,7 @@
 #include "backends/cuda/cuda_libraries.h"
 #include "backends/cuda/kernels/bias_epilogue.cuh"
 #include "backends/cuda/kernels/cuda_kernel.h"
-#include "backends/cuda/kernels/launch.h"
+#include "backends/cuda/kernels/relu.cuh"
 
 namespace switchyard {
 namespace cuda {

@@ -1,7 +1,7 @@
-// ReLU: max(x, 0), elementwise (kernels/elementwise.cu).
+// ReLU: max(x, 0), elementwise, in float32 (device code: relu.cu).
 
-#include "backends/cuda/kernels/launch.h"
 #include "backends/cuda/kernels/cuda_kernel.h"
+#include "backends/cuda/kernels/relu.cuh"
 
 namespace switchyard {
 namespace cuda {

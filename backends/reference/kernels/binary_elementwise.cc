@@ -3,9 +3,15 @@
 // types in double, rounded once (for + - * / that is the correctly rounded
 // float result); integers in 64-bit two's complement, wrapped to the type.
 // An integer division by zero, or 0 to a negative power, is InvalidArgument.
+//
+// The oracle's formulas are its own (Formulas() below, by op name), not the
+// fast backends' functors; only the list of ops and their element types
+// comes from ops/binary_functors.h (SY_BINARY_ELEMENTWISE_OPS). A new op of
+// that list needs one entry here.
 
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -14,25 +20,33 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "backends/reference/kernels/kernels.h"
+#include "core/status_macros.h"
+#include "ops/binary_functors.h"
 #include "ops/broadcast.h"
 
 namespace switchyard {
 namespace reference {
 namespace {
 
-enum class Binary { kAdd, kSub, kMul, kDiv, kPow };
+// What a formula sees of the node's attributes (none of these ops has any
+// yet: an op with attributes adds its fields and a `read`).
+struct Params {};
 
-// Integer arithmetic on uint64 (defined wrap-around), then truncated to T.
-template <typename T>
-T Wrap(uint64_t v) {
-  return static_cast<T>(static_cast<std::make_unsigned_t<T>>(v));
-}
+// One op: in double for floating types; on the int64 values modulo 2^64 for
+// integers (the kernel wraps the result to T), setting `bad` when the
+// operands have no integer result, which `no_value` then names; and how its
+// Params are read from the node's attributes (null: none).
+struct Formula {
+  double (*floating)(double a, double b, const Params& p);
+  uint64_t (*integer)(int64_t a, int64_t b, const Params& p, bool& bad);
+  const char* no_value = nullptr;
+  absl::StatusOr<Params> (*read)(const AttrMap& attrs) = nullptr;
+};
 
-template <typename T>
-T IntegerPow(int64_t base, int64_t exponent) {
+uint64_t IntegerPow(int64_t base, int64_t exponent) {
   if (exponent < 0) {
     if (base == 1) return 1;
-    if (base == -1) return exponent % 2 == 0 ? T(1) : Wrap<T>(uint64_t(0) - 1);
+    if (base == -1) return exponent % 2 == 0 ? 1 : uint64_t(0) - 1;
     return 0;  // 1 / base^n truncates to 0 (base 0 was refused)
   }
   uint64_t result = 1;
@@ -41,52 +55,58 @@ T IntegerPow(int64_t base, int64_t exponent) {
     if (e % 2 == 1) result *= power;
     power *= power;
   }
-  return Wrap<T>(result);
+  return result;
 }
 
-// One element; `bad` set when an integer op has no value.
-template <typename T>
-T Apply(Binary op, T a, T b, bool& bad) {
-  if constexpr (std::is_floating_point_v<T>) {
-    const double x = a, y = b;
-    switch (op) {
-      case Binary::kAdd: return static_cast<T>(x + y);
-      case Binary::kSub: return static_cast<T>(x - y);
-      case Binary::kMul: return static_cast<T>(x * y);
-      case Binary::kDiv: return static_cast<T>(x / y);
-      case Binary::kPow: return static_cast<T>(std::pow(x, y));
-    }
-  } else {
-    const int64_t x = a, y = b;
-    const uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
-    switch (op) {
-      case Binary::kAdd: return Wrap<T>(ux + uy);
-      case Binary::kSub: return Wrap<T>(ux - uy);
-      case Binary::kMul: return Wrap<T>(ux * uy);
-      case Binary::kDiv:
-        if (y == 0) {
-          bad = true;
-          return 0;
-        }
-        if (y == -1) return Wrap<T>(uint64_t(0) - ux);  // INT_MIN / -1 wraps
-        return Wrap<T>(static_cast<uint64_t>(x / y));
-      case Binary::kPow:
-        if (x == 0 && y < 0) {
-          bad = true;
-          return 0;
-        }
-        return IntegerPow<T>(x, y);
-    }
-  }
-  return 0;
+const std::map<std::string, Formula>& Formulas() {
+  static const auto* formulas = new std::map<std::string, Formula>{
+      {"add",
+       {[](double x, double y, const Params&) { return x + y; },
+        [](int64_t x, int64_t y, const Params&, bool&) {
+          return static_cast<uint64_t>(x) + static_cast<uint64_t>(y);
+        }}},
+      {"sub",
+       {[](double x, double y, const Params&) { return x - y; },
+        [](int64_t x, int64_t y, const Params&, bool&) {
+          return static_cast<uint64_t>(x) - static_cast<uint64_t>(y);
+        }}},
+      {"mul",
+       {[](double x, double y, const Params&) { return x * y; },
+        [](int64_t x, int64_t y, const Params&, bool&) {
+          return static_cast<uint64_t>(x) * static_cast<uint64_t>(y);
+        }}},
+      {"div",
+       {[](double x, double y, const Params&) { return x / y; },
+        [](int64_t x, int64_t y, const Params&, bool& bad) -> uint64_t {
+          if (y == 0) {
+            bad = true;
+            return 0;
+          }
+          // INT_MIN / -1 wraps.
+          if (y == -1) return uint64_t(0) - static_cast<uint64_t>(x);
+          return static_cast<uint64_t>(x / y);
+        },
+        "integer division by zero"}},
+      {"pow",
+       {[](double x, double y, const Params&) { return std::pow(x, y); },
+        [](int64_t x, int64_t y, const Params&, bool& bad) -> uint64_t {
+          if (x == 0 && y < 0) {
+            bad = true;
+            return 0;
+          }
+          return IntegerPow(x, y);
+        },
+        "0 to a negative integer power"}},
+  };
+  return *formulas;
 }
 
 template <typename T>
 class BinaryCompute : public RefKernel {
  public:
-  BinaryCompute(const RefDevice& device, Binary op)
-      : RefKernel(device, DTypeOf<T>(), 2, 2), op_(op) {}
-  // Whether the last Compute met an integer division by zero.
+  BinaryCompute(const RefDevice& device, const Formula& formula, Params params)
+      : RefKernel(device, DTypeOf<T>(), 2, 2), formula_(formula), params_(params) {}
+  // Whether the last Compute met operands without an integer result.
   bool bad() const { return bad_; }
 
  protected:
@@ -106,12 +126,18 @@ class BinaryCompute : public RefKernel {
         ia += index * sa[d];
         ib += index * sb[d];
       }
-      out[i] = Apply(op_, a[ia], b[ib], bad_);
+      if constexpr (std::is_floating_point_v<T>) {
+        out[i] = static_cast<T>(formula_.floating(a[ia], b[ib], params_));
+      } else {
+        out[i] = static_cast<T>(static_cast<std::make_unsigned_t<T>>(
+            formula_.integer(a[ia], b[ib], params_, bad_)));
+      }
     }
   }
 
  private:
-  Binary op_;
+  const Formula& formula_;
+  Params params_;
   bool bad_ = false;
 };
 
@@ -120,8 +146,9 @@ class BinaryCompute : public RefKernel {
 template <typename T>
 class BinaryKernel : public Kernel {
  public:
-  BinaryKernel(const RefDevice& device, Binary op, std::string name)
-      : compute_(device, op), name_(std::move(name)) {}
+  BinaryKernel(const RefDevice& device, const Formula& formula, Params params,
+               std::string name)
+      : compute_(device, formula, params), no_value_(formula.no_value), name_(std::move(name)) {}
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
     absl::MutexLock lock(&mu_);
@@ -129,9 +156,7 @@ class BinaryKernel : public Kernel {
     if (!status.ok()) return status;
     if (compute_.bad()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          name_, " (", DTypeName(DTypeOf<T>()), "): ",
-          name_ == "div" ? "integer division by zero"
-                         : "0 to a negative integer power",
+          name_, " (", DTypeName(DTypeOf<T>()), "): ", no_value_,
           "; integer ", name_, " has no value for it (cast to float32 to get "
           "inf)"));
     }
@@ -141,27 +166,44 @@ class BinaryKernel : public Kernel {
  private:
   absl::Mutex mu_;
   BinaryCompute<T> compute_ ABSL_GUARDED_BY(mu_);
+  const char* no_value_;
   std::string name_;
 };
 
-template <typename T, Binary kOp>
+template <typename T>
 absl::StatusOr<std::unique_ptr<Kernel>> MakeBinary(const Node& node,
                                                    const Graph&,
                                                    RefDevice& device) {
-  return std::make_unique<BinaryKernel<T>>(device, kOp, node.op);
+  const auto it = Formulas().find(node.op);
+  if (it == Formulas().end()) {
+    return absl::InternalError(absl::StrCat(
+        "the reference backend has no formula for '", node.op,
+        "'; add one to backends/reference/kernels/binary_elementwise.cc"));
+  }
+  Params params;
+  if (it->second.read != nullptr) {
+    SY_ASSIGN_OR_RETURN(params, it->second.read(node.attrs));
+  }
+  return std::make_unique<BinaryKernel<T>>(device, it->second, params, node.op);
 }
 
-template <Binary kOp, typename... Ts>
-bool Register(const char* op) {
-  return (RefKernels().Register(op, DTypeOf<Ts>(), &MakeBinary<Ts, kOp>) & ...);
+template <typename... Ts>
+bool RegisterBinary(const char* op, ElementTypes<Ts...>) {
+  return RegisterForTypes<Ts...>(RefKernels(), op, [](auto tag) {
+    return &MakeBinary<typename decltype(tag)::type>;
+  });
 }
 
-[[maybe_unused]] const bool kRegistered =
-    Register<Binary::kAdd, float, double, int64_t, int32_t, int8_t, uint8_t>("add") &
-    Register<Binary::kSub, float, double, int64_t, int32_t, int8_t, uint8_t>("sub") &
-    Register<Binary::kMul, float, double, int64_t, int32_t, int8_t, uint8_t>("mul") &
-    Register<Binary::kDiv, float, double, int64_t, int32_t, int8_t, uint8_t>("div") &
-    Register<Binary::kPow, float, double, int64_t, int32_t>("pow");
+bool RegisterAll() {
+  bool ok = true;
+#define SY_REGISTER_BINARY(op, Functor, Types, flops, Attrs) \
+  ok &= RegisterBinary(op, Types{});
+  SY_BINARY_ELEMENTWISE_OPS(SY_REGISTER_BINARY)
+#undef SY_REGISTER_BINARY
+  return ok;
+}
+
+[[maybe_unused]] const bool kRegistered = RegisterAll();
 
 }  // namespace
 }  // namespace reference

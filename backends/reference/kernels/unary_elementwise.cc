@@ -1,30 +1,44 @@
 // The unary elementwise ops in plain loops: floating types in double,
-// rounded once; neg, abs and clip on integers too (wrapping: -INT_MIN is
-// INT_MIN). Attributes are first rounded to the tensor's dtype, as the
-// fast backends hold them; bounds keep NaN (a NaN input stays NaN).
+// rounded once; integer forms (neg, abs, clip) in int64, wrapped to the
+// type (-INT_MIN is INT_MIN). Attributes are first rounded to the tensor's
+// dtype, as the fast backends hold them; bounds keep NaN (a NaN input stays
+// NaN).
+//
+// The oracle's formulas are its own (Formulas() below, by op name), not the
+// fast backends' functors; only the list of ops and their element types
+// comes from ops/unary_functors.h (SY_UNARY_ELEMENTWISE_OPS). A new op of
+// that list needs one entry here.
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
+#include <string>
 #include <type_traits>
 
+#include "absl/strings/str_cat.h"
 #include "backends/reference/kernels/kernels.h"
 #include "core/status_macros.h"
 #include "ops/elementwise_attrs.h"
+#include "ops/unary_functors.h"
 
 namespace switchyard {
 namespace reference {
 namespace {
 
-enum class Unary {
-  kSigmoid, kErf, kSqrt, kExp, kTanh, kNeg, kAbs, kReciprocal,
-  kHardSigmoid, kHardSwish, kClip, kLeakyRelu,
-};
-
+// What a formula sees of the node's attributes, rounded to the dtype.
 struct Params {
   double alpha = 0, beta = 0, low = 0, high = 0;
   int64_t integer_low = 0, integer_high = 0;  // clip on integers
+};
+
+// One op: x in double (floating types) or int64 (integers; null: none),
+// and how its Params are read from the node's attributes (null: none).
+struct Formula {
+  double (*floating)(double x, const Params& p);
+  int64_t (*integer)(int64_t x, const Params& p);
+  absl::StatusOr<Params> (*read)(const AttrMap& attrs);
 };
 
 // min(max(v, low), high), NaN kept (both comparisons are false for NaN).
@@ -34,66 +48,10 @@ double Clamp(double v, double low, double high) {
   return v;
 }
 
-double Floating(Unary op, const Params& p, double x) {
-  switch (op) {
-    case Unary::kSigmoid: return 1.0 / (1.0 + std::exp(-x));
-    case Unary::kErf: return std::erf(x);
-    case Unary::kSqrt: return std::sqrt(x);
-    case Unary::kExp: return std::exp(x);
-    case Unary::kTanh: return std::tanh(x);
-    case Unary::kNeg: return -x;
-    case Unary::kAbs: return std::fabs(x);
-    case Unary::kReciprocal: return 1.0 / x;
-    case Unary::kHardSigmoid: return Clamp(p.alpha * x + p.beta, 0.0, 1.0);
-    case Unary::kHardSwish: return x * Clamp(x / 6.0 + 0.5, 0.0, 1.0);
-    case Unary::kClip: return Clamp(x, p.low, p.high);
-    case Unary::kLeakyRelu: return x < 0 ? p.alpha * x : x;
-  }
-  return x;
+// 0 - x modulo 2^64 (the kernel wraps it to T).
+int64_t WrappingNeg(int64_t x) {
+  return static_cast<int64_t>(uint64_t{0} - static_cast<uint64_t>(x));
 }
-
-template <typename T>
-T Integer(Unary op, const Params& p, T x) {
-  using U = std::make_unsigned_t<T>;
-  switch (op) {
-    case Unary::kNeg: return static_cast<T>(static_cast<U>(U(0) - U(x)));
-    case Unary::kAbs:
-      return x < 0 ? static_cast<T>(static_cast<U>(U(0) - U(x))) : x;
-    case Unary::kClip: {
-      // The bounds are within T's range; max wins when they cross.
-      int64_t v = x;
-      if (v < p.integer_low) v = p.integer_low;
-      if (v > p.integer_high) v = p.integer_high;
-      return static_cast<T>(v);
-    }
-    default:
-      return x;
-  }
-}
-
-template <typename T>
-class UnaryKernel : public RefKernel {
- public:
-  UnaryKernel(const RefDevice& device, Unary op, Params params)
-      : RefKernel(device, DTypeOf<T>(), 1, 1), op_(op), params_(params) {}
-
- protected:
-  void Compute(absl::Span<const Tensor* const> inputs, Tensor& output) override {
-    const T* x = inputs[0]->data<T>();
-    T* out = output.data<T>();
-    for (int64_t i = 0; i < output.num_elements(); ++i) {
-      if constexpr (std::is_floating_point_v<T>) {
-        out[i] = static_cast<T>(Floating(op_, params_, x[i]));
-      } else {
-        out[i] = Integer<T>(op_, params_, x[i]);
-      }
-    }
-  }
-
- private:
-  Unary op_;
-  Params params_;
-};
 
 // An integer clip bound: min rounded up, max down, saturated at T's range
 // (the comparisons are in double, where T's max may round up: >= catches it).
@@ -109,49 +67,131 @@ int64_t IntegerBound(double bound, bool is_min) {
   return static_cast<int64_t>(v);
 }
 
-template <typename T, Unary kOp>
-absl::StatusOr<std::unique_ptr<Kernel>> MakeUnary(const Node& node, const Graph&,
-                                                  RefDevice& device) {
-  Params p;
+// The formulas for element type T (T only rounds the attributes).
+template <typename T>
+const std::map<std::string, Formula>& Formulas() {
   // T(attribute): the attribute as the tensor's type holds it.
-  if constexpr (kOp == Unary::kHardSigmoid) {
-    SY_ASSIGN_OR_RETURN(HardSigmoidAttrs a, HardSigmoidAttrs::FromAttrMap(node.attrs));
-    p.alpha = static_cast<T>(a.alpha);
-    p.beta = static_cast<T>(a.beta);
-  } else if constexpr (kOp == Unary::kLeakyRelu) {
-    SY_ASSIGN_OR_RETURN(LeakyReluAttrs a, LeakyReluAttrs::FromAttrMap(node.attrs));
-    p.alpha = static_cast<T>(a.alpha);
-  } else if constexpr (kOp == Unary::kClip) {
-    SY_ASSIGN_OR_RETURN(ClipAttrs a, ClipAttrs::FromAttrMap(node.attrs));
-    if constexpr (std::is_floating_point_v<T>) {
-      p.low = static_cast<T>(a.min);
-      p.high = static_cast<T>(a.max);
-    } else {
-      p.integer_low = IntegerBound<T>(a.min, true);
-      p.integer_high = IntegerBound<T>(a.max, false);
+  static const auto* formulas = new std::map<std::string, Formula>{
+      {"sigmoid",
+       {[](double x, const Params&) { return 1.0 / (1.0 + std::exp(-x)); }}},
+      {"erf", {[](double x, const Params&) { return std::erf(x); }}},
+      {"sqrt", {[](double x, const Params&) { return std::sqrt(x); }}},
+      {"exp", {[](double x, const Params&) { return std::exp(x); }}},
+      {"tanh", {[](double x, const Params&) { return std::tanh(x); }}},
+      {"neg",
+       {[](double x, const Params&) { return -x; },
+        [](int64_t x, const Params&) { return WrappingNeg(x); }}},
+      {"abs",
+       {[](double x, const Params&) { return std::fabs(x); },
+        [](int64_t x, const Params&) { return x < 0 ? WrappingNeg(x) : x; }}},
+      {"reciprocal", {[](double x, const Params&) { return 1.0 / x; }}},
+      {"hard_sigmoid",
+       {[](double x, const Params& p) {
+          return Clamp(p.alpha * x + p.beta, 0.0, 1.0);
+        },
+        nullptr,
+        [](const AttrMap& attrs) -> absl::StatusOr<Params> {
+          SY_ASSIGN_OR_RETURN(HardSigmoidAttrs a, HardSigmoidAttrs::FromAttrMap(attrs));
+          Params p;
+          p.alpha = static_cast<T>(a.alpha);
+          p.beta = static_cast<T>(a.beta);
+          return p;
+        }}},
+      {"hard_swish",
+       {[](double x, const Params&) { return x * Clamp(x / 6.0 + 0.5, 0.0, 1.0); }}},
+      {"clip",
+       {[](double x, const Params& p) { return Clamp(x, p.low, p.high); },
+        // The bounds are within T's range; max wins when they cross.
+        [](int64_t x, const Params& p) {
+          if (x < p.integer_low) x = p.integer_low;
+          if (x > p.integer_high) x = p.integer_high;
+          return x;
+        },
+        [](const AttrMap& attrs) -> absl::StatusOr<Params> {
+          SY_ASSIGN_OR_RETURN(ClipAttrs a, ClipAttrs::FromAttrMap(attrs));
+          Params p;
+          if constexpr (std::is_floating_point_v<T>) {
+            p.low = static_cast<T>(a.min);
+            p.high = static_cast<T>(a.max);
+          } else {
+            p.integer_low = IntegerBound<T>(a.min, true);
+            p.integer_high = IntegerBound<T>(a.max, false);
+          }
+          return p;
+        }}},
+      {"leaky_relu",
+       {[](double x, const Params& p) { return x < 0 ? p.alpha * x : x; },
+        nullptr,
+        [](const AttrMap& attrs) -> absl::StatusOr<Params> {
+          SY_ASSIGN_OR_RETURN(LeakyReluAttrs a, LeakyReluAttrs::FromAttrMap(attrs));
+          Params p;
+          p.alpha = static_cast<T>(a.alpha);
+          return p;
+        }}},
+  };
+  return *formulas;
+}
+
+template <typename T>
+class UnaryKernel : public RefKernel {
+ public:
+  UnaryKernel(const RefDevice& device, const Formula& formula, Params params)
+      : RefKernel(device, DTypeOf<T>(), 1, 1), formula_(formula), params_(params) {}
+
+ protected:
+  void Compute(absl::Span<const Tensor* const> inputs, Tensor& output) override {
+    const T* x = inputs[0]->data<T>();
+    T* out = output.data<T>();
+    for (int64_t i = 0; i < output.num_elements(); ++i) {
+      if constexpr (std::is_floating_point_v<T>) {
+        out[i] = static_cast<T>(formula_.floating(x[i], params_));
+      } else {
+        out[i] = static_cast<T>(static_cast<std::make_unsigned_t<T>>(
+            formula_.integer(x[i], params_)));
+      }
     }
   }
-  return std::make_unique<UnaryKernel<T>>(device, kOp, p);
+
+ private:
+  const Formula& formula_;
+  Params params_;
+};
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<Kernel>> MakeUnary(const Node& node, const Graph&,
+                                                  RefDevice& device) {
+  const auto it = Formulas<T>().find(node.op);
+  if (it == Formulas<T>().end() ||
+      (!std::is_floating_point_v<T> && it->second.integer == nullptr)) {
+    return absl::InternalError(absl::StrCat(
+        "the reference backend has no ", DTypeName(DTypeOf<T>()),
+        " formula for '", node.op,
+        "'; add one to backends/reference/kernels/unary_elementwise.cc"));
+  }
+  Params params;
+  if (it->second.read != nullptr) {
+    SY_ASSIGN_OR_RETURN(params, it->second.read(node.attrs));
+  }
+  return std::make_unique<UnaryKernel<T>>(device, it->second, params);
 }
 
-template <Unary kOp, typename... Ts>
-bool Register(const char* op) {
-  return (RefKernels().Register(op, DTypeOf<Ts>(), &MakeUnary<Ts, kOp>) & ...);
+template <typename... Ts>
+bool RegisterUnary(const char* op, ElementTypes<Ts...>) {
+  return RegisterForTypes<Ts...>(RefKernels(), op, [](auto tag) {
+    return &MakeUnary<typename decltype(tag)::type>;
+  });
 }
 
-[[maybe_unused]] const bool kRegistered =
-    Register<Unary::kSigmoid, float, double>("sigmoid") &
-    Register<Unary::kErf, float, double>("erf") &
-    Register<Unary::kSqrt, float, double>("sqrt") &
-    Register<Unary::kExp, float, double>("exp") &
-    Register<Unary::kTanh, float, double>("tanh") &
-    Register<Unary::kNeg, float, double, int64_t, int32_t, int8_t>("neg") &
-    Register<Unary::kAbs, float, double, int64_t, int32_t, int8_t, uint8_t>("abs") &
-    Register<Unary::kReciprocal, float, double>("reciprocal") &
-    Register<Unary::kHardSigmoid, float, double>("hard_sigmoid") &
-    Register<Unary::kHardSwish, float, double>("hard_swish") &
-    Register<Unary::kClip, float, double, int64_t, int32_t, int8_t, uint8_t>("clip") &
-    Register<Unary::kLeakyRelu, float, double>("leaky_relu");
+bool RegisterAll() {
+  bool ok = true;
+#define SY_REGISTER_UNARY(op, Functor, Types, flops, Attrs) \
+  ok &= RegisterUnary(op, Types{});
+  SY_UNARY_ELEMENTWISE_OPS(SY_REGISTER_UNARY)
+#undef SY_REGISTER_UNARY
+  return ok;
+}
+
+[[maybe_unused]] const bool kRegistered = RegisterAll();
 
 }  // namespace
 }  // namespace reference

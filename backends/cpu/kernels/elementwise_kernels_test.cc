@@ -1,4 +1,4 @@
-// The CPU elementwise family on hand-picked values the conformance suite's
+// The CPU elementwise kernels on hand-picked values the conformance suite's
 // random inputs do not reach: broadcasting values, integer wrap-around and
 // division by zero, NaN through every bound, and cast's rules for NaN,
 // out-of-range floats, narrowing integers and bool.
