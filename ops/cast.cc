@@ -31,9 +31,7 @@ class CastOp : public OpDef {
   absl::StatusOr<std::vector<TensorType>> InferTypes(
       const AttrMap& attrs,
       absl::Span<const TensorType> operands) const override {
-    std::vector<Shape> shapes;
-    for (const TensorType& t : operands) shapes.push_back(t.shape);
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, shapes));
+    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
     SY_ASSIGN_OR_RETURN(CastAttrs cast, CastAttrs::FromAttrMap(attrs));
     return std::vector<TensorType>{{operands[0].shape, cast.to}};
   }

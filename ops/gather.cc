@@ -43,9 +43,7 @@ class GatherOp : public OpDef {
   absl::StatusOr<std::vector<TensorType>> InferTypes(
       const AttrMap& attrs,
       absl::Span<const TensorType> operands) const override {
-    std::vector<Shape> shapes;
-    for (const TensorType& t : operands) shapes.push_back(t.shape);
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, shapes));
+    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
     SY_ASSIGN_OR_RETURN(GatherAttrs a, GatherAttrs::FromAttrMap(attrs));
     const DType index_dtype = operands[1].dtype;
     if (index_dtype != DType::kInt64 && index_dtype != DType::kInt32) {
@@ -53,8 +51,8 @@ class GatherOp : public OpDef {
           "indices is ", DTypeName(index_dtype),
           "; gather takes int64 or int32 indices (cast them)"));
     }
-    const Shape& data = shapes[0];
-    const Shape& indices = shapes[1];
+    const Shape& data = operands[0].shape;
+    const Shape& indices = operands[1].shape;
     if (data.rank() == 0) {
       return absl::InvalidArgumentError(
           "gather takes data of rank >= 1, got a scalar");

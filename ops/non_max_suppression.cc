@@ -88,9 +88,7 @@ class NonMaxSuppressionOp : public OpDef {
   absl::StatusOr<std::vector<TensorType>> InferTypes(
       const AttrMap& attrs,
       absl::Span<const TensorType> operands) const override {
-    std::vector<Shape> shapes;
-    for (const TensorType& t : operands) shapes.push_back(t.shape);
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, shapes));
+    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
     SY_ASSIGN_OR_RETURN(NonMaxSuppressionAttrs a,
                         NonMaxSuppressionAttrs::FromAttrMap(attrs));
     const std::vector<std::string> names = operand_names();
@@ -101,8 +99,8 @@ class NonMaxSuppressionOp : public OpDef {
             "; non_max_suppression takes float32 boxes and scores"));
       }
     }
-    const Shape& boxes = shapes[0];
-    const Shape& scores = shapes[1];
+    const Shape& boxes = operands[0].shape;
+    const Shape& scores = operands[1].shape;
     SY_RETURN_IF_ERROR(
         ops_internal::CheckRank(boxes, "boxes", 3, "(batch, boxes, 4)"));
     SY_RETURN_IF_ERROR(

@@ -18,6 +18,13 @@ absl::Status CheckSchema(const OpDef& op, const AttrMap& attrs,
   return schema.CheckAttrs(attrs, op.name());
 }
 
+absl::Status CheckSchema(const OpDef& op, const AttrMap& attrs,
+                         absl::Span<const TensorType> operands) {
+  std::vector<Shape> shapes;
+  for (const TensorType& t : operands) shapes.push_back(t.shape);
+  return CheckSchema(op, attrs, shapes);
+}
+
 const std::vector<DType>& FloatingDTypes() {
   static const auto* dtypes = new std::vector<DType>{
       DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64};

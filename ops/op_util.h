@@ -33,6 +33,9 @@ namespace ops_internal {
 // types against the op's schema.
 absl::Status CheckSchema(const OpDef& op, const AttrMap& attrs,
                          absl::Span<const Shape> operands);
+// The same for InferTypes, whose operands carry their dtypes too.
+absl::Status CheckSchema(const OpDef& op, const AttrMap& attrs,
+                         absl::Span<const TensorType> operands);
 
 // The dtypes op schemas declare (which of them a device runs is up to its
 // kernels): float32, float16, bfloat16, float64; and those plus the integer

@@ -40,11 +40,9 @@ class SplitOp : public OpDef {
   absl::StatusOr<std::vector<TensorType>> InferTypes(
       const AttrMap& attrs,
       absl::Span<const TensorType> operands) const override {
-    std::vector<Shape> shapes;
-    for (const TensorType& t : operands) shapes.push_back(t.shape);
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, shapes));
+    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
     SY_ASSIGN_OR_RETURN(SplitAttrs a, SplitAttrs::FromAttrMap(attrs));
-    const Shape& input = shapes[0];
+    const Shape& input = operands[0].shape;
     if (input.rank() == 0) {
       return absl::InvalidArgumentError(
           "split takes an input of rank >= 1, got a scalar");

@@ -38,9 +38,7 @@ class WhereOp : public OpDef {
   absl::StatusOr<std::vector<TensorType>> InferTypes(
       const AttrMap& attrs,
       absl::Span<const TensorType> operands) const override {
-    std::vector<Shape> shapes;
-    for (const TensorType& t : operands) shapes.push_back(t.shape);
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, shapes));
+    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
     if (operands[0].dtype != DType::kBool) {
       return absl::InvalidArgumentError(absl::StrCat(
           "condition is ", DTypeName(operands[0].dtype),
@@ -53,6 +51,8 @@ class WhereOp : public OpDef {
           "; where takes x and y of one dtype (cast one of them)"));
     }
     const std::vector<std::string> names = {"condition", "x", "y"};
+    const std::vector<Shape> shapes = {operands[0].shape, operands[1].shape,
+                                       operands[2].shape};
     SY_ASSIGN_OR_RETURN(Shape shape, BroadcastShapes(shapes, names));
     return std::vector<TensorType>{{std::move(shape), operands[1].dtype}};
   }
