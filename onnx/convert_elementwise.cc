@@ -80,6 +80,12 @@ absl::Status ConvertMul(NodeContext& ctx) { return Binary(ctx, "mul"); }
 absl::Status ConvertDiv(NodeContext& ctx) { return Binary(ctx, "div"); }
 absl::Status ConvertPow(NodeContext& ctx) { return Binary(ctx, "pow"); }
 
+absl::Status ConvertMod(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ModAttrs a, OnnxAttrs<ModAttrs>(ctx, {{"fmod", "fmod"}}));
+  SY_ASSIGN_OR_RETURN(Val y, ctx.EmitOne("mod", {ctx.In(0), ctx.In(1)}, a.ToAttrMap()));
+  return ctx.SetOutput(0, y);
+}
+
 absl::Status ConvertCast(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(int64_t to, ctx.Int("to", 0));
   absl::StatusOr<DType> dtype = DTypeFromOnnx(static_cast<int32_t>(to));
@@ -165,6 +171,7 @@ SY_REGISTER_ONNX_CONVERTER("Add", ConvertAdd, 2);
 SY_REGISTER_ONNX_CONVERTER("Sub", ConvertSub, 2);
 SY_REGISTER_ONNX_CONVERTER("Mul", ConvertMul, 2);
 SY_REGISTER_ONNX_CONVERTER("Div", ConvertDiv, 2);
+SY_REGISTER_ONNX_CONVERTER("Mod", ConvertMod, 2);
 SY_REGISTER_ONNX_CONVERTER("Pow", ConvertPow, 2);
 SY_REGISTER_ONNX_CONVERTER("Cast", ConvertCast);
 

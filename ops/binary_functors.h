@@ -37,7 +37,8 @@
   X("sub", Sub, NumericTypes, 1, NoAttrs)                  \
   X("mul", Mul, NumericTypes, 1, NoAttrs)                  \
   X("div", Div, NumericTypes, 1, NoAttrs)                  \
-  X("pow", Pow, FloatingAndWideIntegerTypes, 1, NoAttrs)
+  X("pow", Pow, FloatingAndWideIntegerTypes, 1, NoAttrs)   \
+  X("mod", Mod, NumericTypes, 2, ModAttrs)
 
 namespace switchyard {
 namespace binary {
@@ -106,6 +107,37 @@ struct Pow {
     } else {
       return std::pow(a, b);
     }
+  }
+};
+
+// The remainder of a / b: with the divisor's sign (fmod false, Python's %)
+// or the dividend's (fmod true, C's fmod). MIN % -1 is 0 (C++ leaves it
+// undefined).
+template <typename T>
+struct Mod {
+  bool fmod = false;
+  template <typename A>
+  static Mod FromAttrs(const A& a) {
+    return {a.fmod != 0};
+  }
+  static constexpr const char* kNoValue = "integer modulo by zero";
+  SY_HOST_DEVICE static bool NoValue(T a, T b) {
+    return std::is_integral<T>::value && b == T(0);
+  }
+  SY_HOST_DEVICE T operator()(T a, T b) const {
+    T r;
+    if constexpr (std::is_integral<T>::value) {
+      if (b == T(0)) return T(0);
+      if (std::is_signed<T>::value && b == static_cast<T>(-1)) return T(0);
+      r = static_cast<T>(a % b);
+    } else {
+      r = std::fmod(a, b);
+    }
+    // The sum stays within T: |r| < |b| and the signs differ.
+    if (!fmod && r != T(0) && ((r < T(0)) != (b < T(0)))) {
+      r = static_cast<T>(r + b);
+    }
+    return r;
   }
 };
 

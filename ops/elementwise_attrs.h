@@ -63,6 +63,22 @@ struct ClipAttrs {
   }
 };
 
+// mod: the remainder of a / b, as ONNX Mod. fmod 0 gives the divisor's sign
+// (Python's %, numpy.mod; ONNX allows it for integers only, here floating
+// types follow numpy); fmod 1 gives the dividend's (C's fmod). Integer
+// modulo by zero is a run-time error.
+struct ModAttrs {
+  SY_ATTR_STRUCT(ModAttrs);
+  static constexpr const char* kOp = "mod";
+  int64_t fmod = 0;
+
+  static void DeclareFields(AttrFields<ModAttrs>& f) {
+    f.Field("fmod", &ModAttrs::fmod)
+        .Check([](int64_t v) { return v == 0 || v == 1; }, "0 or 1")
+        .Doc("0: the result has the divisor's sign; 1: the dividend's");
+  }
+};
+
 // cast: each element converted to dtype `to`, as ONNX Cast:
 // - floating -> integer truncates toward zero and saturates at the target's
 //   range; NaN becomes 0 (C++ leaves both undefined);

@@ -10,6 +10,7 @@
 // float32 ulps for the transcendental ones (kUlps below).
 
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -108,6 +109,36 @@ void AddBinaryCases(std::vector<ConformanceCase>& cases) {
   for (DType dtype : {DType::kInt64, DType::kInt32}) {
     cases.push_back(InDType(
         Case("pow_ints", "pow", {Shape({2, 3}), Shape({3})}), dtype));
+  }
+  // mod in both modes: floats over the broadcast patterns (fmod is exact,
+  // the sign fix-up one rounding); integer divisors of either sign, never 0
+  // (a 0 is a run-time error).
+  for (int64_t fmod : {0, 1}) {
+    const std::string mode = fmod ? "mod_fmod" : "mod";
+    for (const Pattern& p : Patterns()) {
+      cases.push_back(With(Case(absl::StrCat(mode, "_", p.name), "mod",
+                                {p.input, p.other}, {}, {{"fmod", fmod}}),
+                           kExact));
+    }
+    cases.push_back(With(InDType(Case(absl::StrCat(mode, "_row"), "mod",
+                                      {Shape({3, 4}), Shape({4})}, {},
+                                      {{"fmod", fmod}}),
+                                 DType::kFloat64),
+                         kExact));
+    for (DType dtype : {DType::kInt64, DType::kInt32, DType::kInt8,
+                        DType::kUInt8}) {
+      for (const auto& [sign, low, high] :
+           {std::tuple<const char*, int64_t, int64_t>{"positive", 1, 9},
+            {"negative", -9, -1}}) {
+        if (dtype == DType::kUInt8 && low < 0) continue;
+        ConformanceCase c = InDType(
+            Case(absl::StrCat(mode, "_", sign, "_divisor"), "mod",
+                 {Shape({4, 5}), Shape({5})}, {}, {{"fmod", fmod}}),
+            dtype);
+        c.operand_values[1] = {dtype, low, high};
+        cases.push_back(c);
+      }
+    }
   }
 }
 

@@ -23,14 +23,17 @@
 #include "core/status_macros.h"
 #include "ops/binary_functors.h"
 #include "ops/broadcast.h"
+#include "ops/elementwise_attrs.h"
 
 namespace switchyard {
 namespace reference {
 namespace {
 
-// What a formula sees of the node's attributes (none of these ops has any
-// yet: an op with attributes adds its fields and a `read`).
-struct Params {};
+// What a formula sees of the node's attributes (an op with attributes adds
+// its fields and a `read`).
+struct Params {
+  bool fmod = false;  // mod
+};
 
 // One op: in double for floating types; on the int64 values modulo 2^64 for
 // integers (the kernel wraps the result to T), setting `bad` when the
@@ -97,6 +100,28 @@ const std::map<std::string, Formula>& Formulas() {
           return IntegerPow(x, y);
         },
         "0 to a negative integer power"}},
+      {"mod",
+       {[](double x, double y, const Params& p) {
+          const double r = std::fmod(x, y);  // exact
+          return !p.fmod && r != 0 && (r < 0) != (y < 0) ? r + y : r;
+        },
+        [](int64_t x, int64_t y, const Params& p, bool& bad) -> uint64_t {
+          if (y == 0) {
+            bad = true;
+            return 0;
+          }
+          if (y == -1) return 0;  // INT64_MIN % -1 is undefined in C++
+          const int64_t r = x % y;
+          return static_cast<uint64_t>(
+              !p.fmod && r != 0 && (r < 0) != (y < 0) ? r + y : r);
+        },
+        "integer modulo by zero",
+        [](const AttrMap& attrs) -> absl::StatusOr<Params> {
+          SY_ASSIGN_OR_RETURN(ModAttrs a, ModAttrs::FromAttrMap(attrs));
+          Params p;
+          p.fmod = a.fmod != 0;
+          return p;
+        }}},
   };
   return *formulas;
 }
