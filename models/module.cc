@@ -211,8 +211,11 @@ void Module::SetRegistryRecursively(BackendRegistry* registry) {
 }
 
 void Module::ClearOwnPlans() {
-  absl::MutexLock lock(&plans_mu_);
-  plans_.clear();
+  {
+    absl::MutexLock lock(&plans_mu_);
+    plans_.clear();
+  }
+  OnPlansCleared();
 }
 
 void Module::ClearPlans() {

@@ -194,6 +194,10 @@ class Module {
       const std::function<void(const char*, size_t)>& copied) {
     return LoadState(state, copied);
   }
+  // Called whenever this module's cached plans are dropped (its parameters
+  // or buffers changed); a module that caches plans of its own drops them.
+  virtual void OnPlansCleared() {}
+
   // For containers: adds a named child and returns it.
   Module* RegisterChild(const std::string& name, std::unique_ptr<Module> child);
 

@@ -94,18 +94,15 @@ absl::Status ConvertCast(NodeContext& ctx) {
   return ctx.SetOutput(0, y);
 }
 
-// Comparisons appear in shape subgraphs (a dynamic batch's Expand):
-// computed at import on host values with numpy broadcasting. Switchyard has
-// no comparison op for values computed at run time.
+// Comparisons appear in shape subgraphs (a dynamic batch's Expand) and in
+// conditions (an If on "no boxes left"): computed on host values with numpy
+// broadcasting, at import for constants and shapes, and in a staged run on
+// this run's data (Switchyard has no comparison op on devices yet).
 template <typename Compare>
 absl::Status HostComparison(NodeContext& ctx, Compare compare) {
+  SY_RETURN_IF_ERROR(ctx.RequireHostInputs());
   const HostArray* a = ctx.Host(ctx.In(0));
   const HostArray* b = ctx.Host(ctx.In(1));
-  if (a == nullptr || b == nullptr) {
-    return absl::UnimplementedError(absl::StrCat(
-        ctx.op_type(), " of values computed at run time is not supported; "
-        "only of constants and shapes (computed at import)"));
-  }
   const int rank = std::max(a->shape.rank(), b->shape.rank());
   std::vector<int64_t> dims(rank);
   for (int d = 0; d < rank; ++d) {

@@ -357,8 +357,14 @@ absl::Status ConvertLayerNormalization(NodeContext& ctx) {
 
 // NonMaxSuppression's output has a data-dependent number of rows; the
 // non_max_suppression op computes it padded to the largest size plus the
-// count. It may only be a graph output, which OnnxModel::Run cuts to size.
+// count. In a staged run (OnnxModel::Run) the node runs on the host with
+// this run's boxes and scores and gives exactly its rows, which later nodes
+// may read. In a single static plan it may only be a graph output, padded
+// (OnnxModel's padded outputs).
 absl::Status ConvertNonMaxSuppression(NodeContext& ctx) {
+  if (ctx.state().run_time_data_allowed) {
+    SY_RETURN_IF_ERROR(ctx.RequireHostInputs());
+  }
   // The struct's defaults are ONNX's for absent inputs too.
   SY_ASSIGN_OR_RETURN(NonMaxSuppressionAttrs a,
                       OnnxAttrs<NonMaxSuppressionAttrs>(
@@ -367,8 +373,10 @@ absl::Status ConvertNonMaxSuppression(NodeContext& ctx) {
     SY_ASSIGN_OR_RETURN(double max_boxes,
                         ctx.ConstScalar(2, "max_output_boxes_per_class"));
     // ONNX Runtime treats a negative count as 0; the op refuses negatives.
-    // Counts beyond int64 (or NaN) would overflow the conversion.
-    if (!(max_boxes < 9.2e18)) max_boxes = 9.2e18;
+    // Counts beyond int64 (or NaN) would overflow the conversion: they mean
+    // "all", so they become the largest double below 2^63.
+    constexpr double kAllBoxes = 9.2e18;
+    if (!(max_boxes < kAllBoxes)) max_boxes = kAllBoxes;
     a.max_output_boxes_per_class = static_cast<int64_t>(std::max(0.0, max_boxes));
   }
   if (ctx.HasInput(3)) {
@@ -377,16 +385,32 @@ absl::Status ConvertNonMaxSuppression(NodeContext& ctx) {
   if (ctx.HasInput(4)) {
     SY_ASSIGN_OR_RETURN(a.score_threshold, ctx.ConstScalar(4, "score_threshold"));
   }
-  if (ctx.state().read_by_nodes.count(ctx.node().output(0)) > 0) {
+  const bool on_host = ctx.Host(ctx.In(0)) != nullptr && ctx.Host(ctx.In(1)) != nullptr;
+  if (!on_host && ctx.state().read_by_nodes.count(ctx.node().output(0)) > 0) {
     return absl::UnimplementedError(
         "selected_indices feeds other nodes; its row count is known only at run "
-        "time, so Switchyard's static graphs take it only as a graph output");
+        "time, so a single static plan takes it only as a graph output "
+        "(OnnxModel::Run, switchyard run, runs such models in segments)");
   }
   SY_ASSIGN_OR_RETURN(std::vector<Val> outs,
                       ctx.Emit("non_max_suppression", {ctx.In(0), ctx.In(1)},
                                a.ToAttrMap(), 2));
-  ctx.state().entry(outs[0]).valid_rows = outs[1];
-  return ctx.SetOutput(0, outs[0]);
+  const HostArray* padded = ctx.Host(outs[0]);
+  const HostArray* count = ctx.Host(outs[1]);
+  if (padded == nullptr || count == nullptr) {
+    ctx.state().entry(outs[0]).valid_rows = outs[1];
+    return ctx.SetOutput(0, outs[0]);
+  }
+  // Computed on the host: exactly the selected rows.
+  const int64_t rows = static_cast<int64_t>(count->ElementAsDouble(0));
+  if (padded->shape.rank() != 2 || rows < 0 || rows > padded->shape.dim(0)) {
+    return absl::InternalError(absl::StrCat("non_max_suppression gave ", rows,
+                                            " rows of ", padded->shape.ToString()));
+  }
+  const Shape shape({rows, padded->shape.dim(1)});
+  std::vector<char> bytes(padded->bytes.begin(),
+                          padded->bytes.begin() + shape.num_elements() * 8);
+  return ctx.SetOutput(0, ctx.Constant(HostArray(shape, DType::kInt64, std::move(bytes))));
 }
 
 SY_REGISTER_ONNX_CONVERTER("NonMaxSuppression", ConvertNonMaxSuppression, 2);

@@ -337,6 +337,33 @@ absl::Status ConvertConstant(NodeContext& ctx) {
       "string constants are not supported");
 }
 
+// NonZero: the indices of the non-zero elements, [rank, count], as numpy's
+// nonzero stacked (a scalar counts as one element of a vector). The count
+// depends on the data, so the input must be on the host (a staged run
+// brings it there; see NodeContext::RequireHostInputs).
+absl::Status ConvertNonZero(NodeContext& ctx) {
+  SY_RETURN_IF_ERROR(ctx.RequireHostInputs());
+  const HostArray& x = *ctx.Host(ctx.In(0));
+  const std::vector<int64_t> dims =
+      x.shape.rank() == 0 ? std::vector<int64_t>{1} : x.shape.dims();
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  std::vector<int64_t> flat;  // non-zero flat indices
+  for (int64_t k = 0; k < x.num_elements(); ++k) {
+    if (x.ElementAsDouble(k) != 0) flat.push_back(k);
+  }
+  const int64_t count = static_cast<int64_t>(flat.size());
+  std::vector<int64_t> out(static_cast<size_t>(rank * count));
+  for (int64_t j = 0; j < count; ++j) {
+    int64_t rest = flat[j];
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      out[d * count + j] = rest % dims[d];
+      rest /= dims[d];
+    }
+  }
+  return ctx.SetOutput(
+      0, ctx.Constant(HostArray::Of<int64_t>(Shape({rank, count}), out)));
+}
+
 absl::Status ConvertRange(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(double start, ctx.ConstScalar(0, "start"));
   SY_ASSIGN_OR_RETURN(double limit, ctx.ConstScalar(1, "limit"));
@@ -374,6 +401,7 @@ SY_REGISTER_ONNX_CONVERTER("Size", ConvertSize);
 SY_REGISTER_ONNX_CONVERTER("ConstantOfShape", ConvertConstantOfShape);
 SY_REGISTER_ONNX_CONVERTER("Constant", ConvertConstant, 0);
 SY_REGISTER_ONNX_CONVERTER("Range", ConvertRange, 3);
+SY_REGISTER_ONNX_CONVERTER("NonZero", ConvertNonZero);
 
 }  // namespace
 }  // namespace onnx_import

@@ -19,6 +19,10 @@ namespace {
 // (a constant weight transformed by the graph) are computed there too but
 // kept as graph constants only when read by graph nodes.
 constexpr int64_t kMaxFoldElements = int64_t{1} << 24;
+// Values computed at run time whose contents a converter may ask for
+// (shapes, sizes, a condition): small, since each distinct content is a
+// plan of its own.
+constexpr int64_t kMaxRunTimeContents = 4096;
 
 }  // namespace
 
@@ -76,12 +80,12 @@ NodeContext::NodeContext(const onnx::NodeProto& node, int opset,
       inputs_(std::move(inputs)),
       outputs_(node.output_size()),
       state_(state) {
-  layer_ = state.UniqueLayer(node.name().empty()
+  layer_ = state.UniqueLayer(state.name_scope + (node.name().empty()
                                  ? absl::StrCat(node.op_type(), "_",
                                                 node.output_size() > 0
                                                     ? node.output(0)
                                                     : std::string("out"))
-                                 : node.name());
+                                 : node.name()));
 }
 
 absl::StatusOr<std::vector<int64_t>> NodeContext::ConstInts(int i,
@@ -91,13 +95,7 @@ absl::StatusOr<std::vector<int64_t>> NodeContext::ConstInts(int i,
         absl::StrCat("input ", i, " (", what, ") is missing"));
   }
   const HostArray* h = Host(In(i));
-  if (h == nullptr) {
-    return absl::UnimplementedError(absl::StrCat(
-        "input ", i, " (", what, ", '", node_.input(i),
-        "') is computed at run time; Switchyard needs it to be a constant "
-        "(an initializer, or computable from shapes) because its graphs have "
-        "static shapes"));
-  }
+  if (h == nullptr) return NeedContents(i, what);
   if (IsFloatingPoint(h->dtype)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "input ", i, " (", what, ") must be integers, got ",
@@ -115,18 +113,58 @@ absl::StatusOr<std::vector<int64_t>> NodeContext::ConstInts(int i,
 }
 
 absl::StatusOr<double> NodeContext::ConstScalar(int i, const char* what) {
-  const HostArray* h = HasInput(i) ? Host(In(i)) : nullptr;
-  if (h == nullptr) {
-    return absl::UnimplementedError(absl::StrCat(
-        "input ", i, " (", what, ", '", HasInput(i) ? node_.input(i) : "",
-        "') is computed at run time; Switchyard needs a constant"));
+  if (!HasInput(i)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("input ", i, " (", what, ") is missing"));
   }
+  const HostArray* h = Host(In(i));
+  if (h == nullptr) return NeedContents(i, what);
   if (h->num_elements() != 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "input ", i, " (", what, ") must be a scalar, got shape ",
         h->shape.ToString()));
   }
   return h->ElementAsDouble(0);
+}
+
+absl::Status NodeContext::NeedContents(int i, const char* what) {
+  const int64_t elements = Type(In(i)).shape.num_elements();
+  if (state_.run_time_data_allowed && elements <= kMaxRunTimeContents) {
+    state_.need = ConversionState::Need::kContents;
+    state_.needed.push_back(node_.input(i));
+    return absl::UnavailableError(absl::StrCat(
+        "input ", i, " (", what, ", '", node_.input(i),
+        "') is computed at run time: its contents are needed first"));
+  }
+  if (state_.run_time_data_allowed) {
+    return absl::UnimplementedError(absl::StrCat(
+        "input ", i, " (", what, ", '", node_.input(i), "') is computed at run "
+        "time and has ", elements, " elements; Switchyard reads such values on "
+        "the host only up to ", kMaxRunTimeContents));
+  }
+  return absl::UnimplementedError(absl::StrCat(
+      "input ", i, " (", what, ", '", node_.input(i),
+      "') is computed at run time; a single static plan (Module::Forward, "
+      "Compiled) needs it to be a constant (an initializer, or computable from "
+      "shapes). OnnxModel::Run (switchyard run) runs such models in segments"));
+}
+
+absl::Status NodeContext::RequireHostInputs() {
+  bool all_host = true;
+  for (int i = 0; i < num_inputs(); ++i) {
+    all_host = all_host && (!HasInput(i) || Host(In(i)) != nullptr);
+  }
+  if (all_host) return absl::OkStatus();
+  if (state_.run_time_data_allowed) {
+    state_.need = ConversionState::Need::kHostInputs;
+    return absl::UnavailableError(absl::StrCat(
+        op_type(), "'s output shape depends on its input data: it runs on the "
+        "host once its inputs are there"));
+  }
+  return absl::UnimplementedError(absl::StrCat(
+      op_type(), "'s output shape depends on data computed at run time; a "
+      "single static plan (Module::Forward, Compiled) cannot hold it. "
+      "OnnxModel::Run (switchyard run) runs such models in segments"));
 }
 
 const onnx::AttributeProto* NodeContext::Attr(const std::string& name) {

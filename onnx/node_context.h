@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -77,6 +78,32 @@ class ConversionState {
   std::set<std::string> consumed;
   std::set<std::string> read_by_nodes;
 
+  // The ONNX names in scope, each with its value (a subgraph's converter
+  // copies it, so a branch sees the values of the graph around it).
+  std::map<std::string, Val> env;
+  // Inside a subgraph: the layer names' prefix ("if_1/then/") and how deep.
+  std::string name_scope;
+  int depth = 0;
+
+  // Staged runs (onnx/staged_runner.h) convert a model in segments: a
+  // converter that needs the data of a value computed at run time asks for
+  // it, the runner ends the segment there, runs it, and converts the node
+  // again with the data on the host. Off (the default), such a request is
+  // an Unimplemented error, as a single static plan cannot serve it.
+  bool run_time_data_allowed = false;
+  // What the converter that just failed asked for.
+  enum class Need {
+    kNone,
+    // The contents of `needed` (small: shapes, sizes, a condition), which
+    // then decide the rest of the graph.
+    kContents,
+    // Every input of the node on the host: the node runs there on this
+    // run's data (a data-dependent output shape: NonZero, NMS's rows).
+    kHostInputs,
+  };
+  Need need = Need::kNone;
+  std::vector<std::string> needed;  // kContents: the ONNX names
+
  private:
   Graph& graph_;
   BackendRegistry& registry_;
@@ -110,6 +137,10 @@ class NodeContext {
   absl::StatusOr<std::vector<int64_t>> ConstInts(int i, const char* what);
   // A scalar input known on the host (Clip's min), as double.
   absl::StatusOr<double> ConstScalar(int i, const char* what);
+  // For ops whose output shape depends on their input data: OK when every
+  // input is on the host; otherwise, in a staged run, asks for all of them
+  // (ConversionState::Need::kHostInputs), and outside one, Unimplemented.
+  absl::Status RequireHostInputs();
 
   // Attributes. Each getter marks the attribute as handled; after the
   // converter, an attribute nobody read is an Unimplemented error. Wrong
@@ -151,6 +182,10 @@ class NodeContext {
   ConversionState& state() { return state_; }
 
  private:
+  // The error for input `i` (described by `what`) that is computed at run
+  // time; in a staged run, the request for its contents.
+  absl::Status NeedContents(int i, const char* what);
+
   absl::StatusOr<std::vector<Val>> Fold(const std::string& op,
                                         const std::vector<Val>& operands,
                                         const AttrMap& attrs, int num_outputs);

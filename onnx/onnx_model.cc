@@ -17,6 +17,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "onnx/converter_registry.h"
+#include "onnx/graph_conversion.h"
 #include "onnx/node_context.h"
 #include "onnx/onnx_tensor.h"
 
@@ -25,7 +26,6 @@ namespace {
 
 using onnx_import::ConversionState;
 using onnx_import::ExternalDataFiles;
-using onnx_import::NodeContext;
 using onnx_import::Val;
 using onnx_import::ValueEntry;
 
@@ -127,22 +127,6 @@ absl::StatusOr<OnnxValueInfo> ReadValueInfo(const onnx::ValueInfoProto& info) {
   return v;
 }
 
-// A node with fewer than its op's required inputs, or one of them left
-// empty (""), is refused before its converter runs.
-absl::Status CheckNodeArity(const onnx::NodeProto& node, int required) {
-  for (int i = 0; i < required; ++i) {
-    if (i >= node.input_size() || node.input(i).empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input ", i, " is missing; ", node.op_type(), " needs at least ",
-          required, " input(s), the node has ", node.input_size(),
-          node.input_size() > i ? " with that one empty" : ""));
-    }
-  }
-  if (node.output_size() == 0) {
-    return absl::InvalidArgumentError("the node has no outputs");
-  }
-  return absl::OkStatus();
-}
 
 }  // namespace
 
@@ -272,6 +256,14 @@ absl::StatusOr<std::unique_ptr<OnnxModel>> OnnxModel::Load(
   }
   model->graph_ = std::move(graph);
   proto.reset();
+  for (int p = 0; p < model->graph_.node_size(); ++p) {
+    for (const std::string& name : onnx_import::NodeReads(model->graph_.node(p))) {
+      model->last_use_[name] = p;
+    }
+  }
+  for (const OnnxValueInfo& out : model->outputs_) {
+    model->last_use_[out.name] = model->graph_.node_size();
+  }
 
   // Convert once now, so that nothing unsupported waits until a run.
   if (check) SY_RETURN_IF_ERROR(model->Check());
@@ -282,8 +274,29 @@ absl::Status OnnxModel::Check() const {
   absl::StatusOr<std::vector<InputSpec>> specs = InputSpecs();
   // Symbolic dimensions the user must give: checked when they are given.
   if (!specs.ok()) return absl::OkStatus();
-  absl::StatusOr<Graph> traced = TraceGraph(*specs);
-  if (!traced.ok()) return Prefixed(path_, traced.status());
+  // Converts as a staged run would, up to the first value that only a run
+  // can give: everything before it is checked now, the rest at Run.
+  Graph graph;
+  ConversionState state(graph, registry(), device(), "",
+                        [&](const std::string& name) {
+                          return ParameterValue(graph, name, "");
+                        });
+  state.run_time_data_allowed = true;
+  for (size_t i = 0; i < specs->size(); ++i) {
+    ValueEntry e;
+    e.type = {(*specs)[i].shape, (*specs)[i].dtype};
+    e.id = graph.AddInput(inputs_[i].name, (*specs)[i].shape, (*specs)[i].device,
+                          (*specs)[i].dtype);
+    state.env[inputs_[i].name] = state.Add(std::move(e));
+  }
+  AddConstants(state);
+  onnx_import::NoteConsumers(graph_, state);
+  for (const onnx::NodeProto& node : graph_.node()) {
+    absl::Status converted = onnx_import::ConvertNode(node, opset_, state);
+    if (converted.ok()) continue;
+    if (state.need != ConversionState::Need::kNone) break;
+    return Prefixed(path_, converted);
+  }
   return absl::OkStatus();
 }
 
@@ -364,34 +377,86 @@ std::vector<std::string> OnnxModel::OutputNames() const {
   return names;
 }
 
-absl::StatusOr<std::vector<Tensor>> OnnxModel::Run(absl::Span<const Tensor> inputs) {
-  SY_ASSIGN_OR_RETURN(std::vector<Tensor> all, Forward(inputs));
-  const size_t declared = outputs_.size();
-  if (all.size() != declared + padded_outputs_.size()) {
-    return absl::InternalError(absl::StrCat("the plan gave ", all.size(),
-                                            " outputs, expected ",
-                                            declared + padded_outputs_.size()));
-  }
-  for (size_t k = 0; k < padded_outputs_.size(); ++k) {
-    Tensor& padded = all[padded_outputs_[k]];
-    SY_ASSIGN_OR_RETURN(std::vector<int64_t> count, all[declared + k].ToHost<int64_t>());
-    const int64_t rows = count.empty() ? 0 : count[0];
-    if (padded.shape().rank() < 1 || rows < 0 || rows > padded.shape().dim(0)) {
-      return absl::InternalError(absl::StrCat("row count ", rows, " for output '",
-                                              outputs_[padded_outputs_[k]].name,
-                                              "' of shape ", padded.shape().ToString()));
-    }
-    std::vector<int64_t> dims = padded.shape().dims();
-    dims[0] = rows;
-    SY_ASSIGN_OR_RETURN(std::vector<char> bytes, padded.ToBytes());
-    const Shape shape(dims);
-    bytes.resize(static_cast<size_t>(shape.num_elements()) * DTypeSize(padded.dtype()));
-    SY_ASSIGN_OR_RETURN(padded, Tensor::FromBytes(shape, padded.dtype(), bytes.data(),
-                                                  bytes.size(), padded.backend_device()));
-  }
-  all.resize(declared);
-  return all;
+OnnxModel::OnnxModel(BackendRegistry& registry)
+    : Module(registry),
+      runner_(std::make_unique<onnx_import::StagedRunner>(kMaxCachedSegments)) {}
+
+OnnxModel::~OnnxModel() = default;
+
+void OnnxModel::OnPlansCleared() {
+  if (runner_ != nullptr) runner_->Clear();
 }
+
+onnx_import::StagedModel OnnxModel::Staged() const {
+  onnx_import::StagedModel m;
+  m.graph = &graph_;
+  m.opset = opset_;
+  for (const OnnxValueInfo& in : inputs_) m.input_names.push_back(in.name);
+  for (const OnnxValueInfo& out : outputs_) m.output_names.push_back(out.name);
+  m.last_use = &last_use_;
+  m.add_constants = [this](ConversionState& state) { AddConstants(state); };
+  m.parameter_value = [this](Graph& graph, const std::string& name) {
+    return ParameterValue(graph, name, "");
+  };
+  m.registry = &registry();
+  m.device = device();
+  m.placement = placement();
+  return m;
+}
+
+absl::StatusOr<std::vector<Tensor>> OnnxModel::Run(absl::Span<const Tensor> inputs,
+                                                   const RunOptions& options) {
+  if (inputs.size() != inputs_.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the model takes ", inputs_.size(), " inputs, got ", inputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].defined()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("input ", inputs_[i].ToString(), " was given an undefined tensor"));
+    }
+    if (inputs[i].dtype() != inputs_[i].dtype) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input ", inputs_[i].ToString(), " was given ", DTypeName(inputs[i].dtype())));
+    }
+  }
+  SY_RETURN_IF_ERROR(CheckInputShapes(inputs));
+  return runner_->Run(Staged(), inputs, options);
+}
+
+absl::Status OnnxModel::CheckInputShapes(absl::Span<const Tensor> inputs) const {
+  // Each named symbolic dimension's size, and the input that set it.
+  std::map<std::string, std::pair<int64_t, std::string>> sizes;
+  for (size_t i = 0; i < inputs.size() && i < inputs_.size(); ++i) {
+    const OnnxValueInfo& in = inputs_[i];
+    const Shape& shape = inputs[i].shape();
+    if (!in.has_shape) continue;
+    if (shape.rank() != static_cast<int>(in.dims.size())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input ", in.ToString(), " was given a tensor of shape ", shape.ToString(),
+          " (rank ", shape.rank(), ", the model declares ", in.dims.size(), ")"));
+    }
+    for (size_t d = 0; d < in.dims.size(); ++d) {
+      const int64_t size = shape.dim(static_cast<int>(d));
+      if (in.dims[d].has_value() && *in.dims[d] != size) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "input ", in.ToString(), " was given shape ", shape.ToString(),
+            ": dimension ", d, " must be ", *in.dims[d]));
+      }
+      if (in.dims[d].has_value() || in.dim_names[d].empty()) continue;
+      auto [it, first] = sizes.emplace(in.dim_names[d], std::make_pair(size, in.name));
+      if (!first && it->second.first != size) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "symbolic dimension '", in.dim_names[d], "' is ", it->second.first,
+            " in input '", it->second.second, "' but ", size, " in input '", in.name,
+            "'; inputs that share a dimension name must agree on its size"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+onnx_import::StagedRunStats OnnxModel::run_stats() const { return runner_->stats(); }
 
 absl::Status OnnxModel::BindInput(const std::string& name, HostArray value) {
   for (auto it = inputs_.begin(); it != inputs_.end(); ++it) {
@@ -404,10 +469,28 @@ absl::Status OnnxModel::BindInput(const std::string& name, HostArray value) {
     }
     bound_inputs_[name] = std::make_shared<const HostArray>(std::move(value));
     inputs_.erase(it);
+    runner_->Clear();
     return absl::OkStatus();
   }
   return absl::InvalidArgumentError(
       absl::StrCat("the model has no input '", name, "' to bind"));
+}
+
+void OnnxModel::AddConstants(ConversionState& state) const {
+  for (const auto& [name, type] : initializer_types_) {
+    ValueEntry e;
+    e.type = {type.first, type.second};
+    e.parameter = name;
+    auto host = host_initializers_.find(name);
+    if (host != host_initializers_.end()) e.host = host->second;
+    state.env[name] = state.Add(std::move(e));
+  }
+  for (const auto& [name, value] : bound_inputs_) {
+    ValueEntry e;
+    e.type = {value->shape, value->dtype};
+    e.host = value;
+    state.env[name] = state.Add(std::move(e));
+  }
 }
 
 absl::StatusOr<std::vector<ValueId>> OnnxModel::TraceValues(
@@ -420,7 +503,6 @@ absl::StatusOr<std::vector<ValueId>> OnnxModel::TraceValues(
   ConversionState state(
       graph, registry(), device(), path,
       [&](const std::string& name) { return ParameterValue(graph, name, path); });
-  std::map<std::string, Val> env;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value& v = graph.value(inputs[i]);
     if (v.dtype != inputs_[i].dtype) {
@@ -430,94 +512,26 @@ absl::StatusOr<std::vector<ValueId>> OnnxModel::TraceValues(
     ValueEntry e;
     e.type = {*v.shape, v.dtype};
     e.id = inputs[i];
-    env[inputs_[i].name] = state.Add(std::move(e));
+    state.env[inputs_[i].name] = state.Add(std::move(e));
   }
-  for (const auto& [name, type] : initializer_types_) {
-    ValueEntry e;
-    e.type = {type.first, type.second};
-    e.parameter = name;
-    auto host = host_initializers_.find(name);
-    if (host != host_initializers_.end()) e.host = host->second;
-    env[name] = state.Add(std::move(e));
-  }
-  for (const auto& [name, value] : bound_inputs_) {
-    ValueEntry e;
-    e.type = {value->shape, value->dtype};
-    e.host = value;
-    env[name] = state.Add(std::move(e));
-  }
+  AddConstants(state);
+  onnx_import::NoteConsumers(graph_, state);
   for (const onnx::NodeProto& node : graph_.node()) {
-    for (const std::string& in : node.input()) {
-      state.consumed.insert(in);
-      state.read_by_nodes.insert(in);
-    }
-  }
-  for (const onnx::ValueInfoProto& out : graph_.output()) {
-    state.consumed.insert(out.name());
-  }
-
-  const auto& converters = onnx_import::Converters();
-  for (const onnx::NodeProto& node : graph_.node()) {
-    const std::string domain =
-        node.domain().empty() ? "ai.onnx" : node.domain();
-    const std::string where = absl::StrCat(
-        "ONNX node '", node.name(), "' (op_type ", node.op_type(), ", domain ",
-        domain, ", opset ", opset_, ")");
-    auto converter = converters.find(node.op_type());
-    if (domain != "ai.onnx" || converter == converters.end()) {
-      return absl::UnimplementedError(absl::StrCat(
-          where, " is not supported. Switchyard imports these ai.onnx ops: ",
-          absl::StrJoin(onnx_import::SupportedOpTypes(), ", ")));
-    }
-    absl::Status arity =
-        CheckNodeArity(node, converter->second.required_inputs);
-    if (!arity.ok()) return Prefixed(where, arity);
-    std::vector<Val> operands;
-    for (const std::string& in : node.input()) {
-      if (in.empty()) {
-        operands.push_back(onnx_import::kNoVal);
-        continue;
-      }
-      auto it = env.find(in);
-      if (it == env.end()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            where, ": input '", in,
-            "' is not a graph input, an initializer or the output of an "
-            "earlier node (the graph is not topologically sorted, has a "
-            "cycle, or the value is missing)"));
-      }
-      operands.push_back(it->second);
-    }
-    NodeContext ctx(node, opset_, std::move(operands), state);
-    absl::Status converted = converter->second.convert(ctx);
-    if (!converted.ok()) return Prefixed(where, converted);
-    std::vector<std::string> unread = ctx.UnreadAttributes();
-    if (!unread.empty()) {
-      return absl::UnimplementedError(absl::StrCat(
-          where, ": attribute ", absl::StrJoin(unread, ", "),
-          " is not supported by Switchyard's ", node.op_type(), " import"));
-    }
-    if (!ctx.AllOutputsSet()) {
-      return absl::InternalError(absl::StrCat(where, ": converter set no output"));
-    }
-    for (int i = 0; i < node.output_size(); ++i) {
-      if (node.output(i).empty() || !ctx.Output(i).has_value()) continue;
-      env[node.output(i)] = *ctx.Output(i);
-    }
+    SY_RETURN_IF_ERROR(onnx_import::ConvertNode(node, opset_, state));
   }
   std::vector<ValueId> outputs;
   for (const OnnxValueInfo& out : outputs_) {
-    auto it = env.find(out.name);
-    if (it == env.end()) {
+    auto it = state.env.find(out.name);
+    if (it == state.env.end()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "graph output '", out.name, "' is produced by no node"));
     }
     SY_ASSIGN_OR_RETURN(ValueId id, state.GraphValue(it->second, out.name));
     outputs.push_back(id);
   }
-  // The row counts of padded outputs, after the declared ones (Run trims).
+  // The row counts of padded outputs, after the declared ones.
   for (int i : padded_outputs_) {
-    const Val rows = state.entry(env.at(outputs_[i].name)).valid_rows;
+    const Val rows = state.entry(state.env.at(outputs_[i].name)).valid_rows;
     if (rows == onnx_import::kNoVal) {
       return absl::InternalError(absl::StrCat("output '", outputs_[i].name,
                                               "' has no row count"));

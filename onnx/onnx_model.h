@@ -31,10 +31,12 @@
 #include "absl/status/statusor.h"
 #include "core/backend_registry.h"
 #include "core/dtype.h"
+#include "core/executable_plan.h"
 #include "core/shape.h"
 #include "models/host_array.h"
 #include "models/module.h"
 #include "onnx/onnx_pb.h"
+#include "onnx/staged_runner.h"
 
 namespace switchyard {
 
@@ -57,10 +59,15 @@ inline constexpr int kMaxOnnxOpset = 17;
 
 class OnnxModel : public Module {
  public:
+  // Segments of staged runs (Run) kept compiled, most recently used first.
+  static constexpr size_t kMaxCachedSegments = 64;
+
   // Reads `path`, loads its initializers onto the CPU (`registry`'s cpu:0)
   // and checks that every node converts. Errors start with the path.
   // `check` false skips converting the graph (for callers that bind inputs
   // first and then call Check).
+  ~OnnxModel() override;
+
   static absl::StatusOr<std::unique_ptr<OnnxModel>> Load(
       const std::string& path,
       BackendRegistry& registry = BackendRegistry::Global(), bool check = true);
@@ -90,11 +97,18 @@ class OnnxModel : public Module {
       const std::map<std::string, Shape>& overrides = {},
       const Device& device = Device::Cpu()) const;
 
-  // Forward, then each output with a data-dependent number of rows
-  // (NonMaxSuppression's selected_indices, which the graph computes padded
-  // to its largest size) cut to its rows. Forward itself also returns the
-  // padded outputs' row counts (int64 [1]) after the declared outputs.
-  absl::StatusOr<std::vector<Tensor>> Run(absl::Span<const Tensor> inputs);
+  // Runs the model on `inputs` (one per declared input, in order) and
+  // returns its declared outputs, each with its exact shape. Unlike Forward
+  // (one static plan per input signature), Run also takes graphs whose
+  // shapes are decided while they run: values computed at run time that
+  // decide shapes or branches (a Reshape's computed shape, an If's
+  // condition), and ops whose output size depends on data (NonZero,
+  // NonMaxSuppression feeding later nodes). It runs them as a chain of
+  // static plans, cached by input shapes and those decisions
+  // (onnx/staged_runner.h); run_stats() counts what it compiled and reused.
+  absl::StatusOr<std::vector<Tensor>> Run(absl::Span<const Tensor> inputs,
+                                          const RunOptions& options = RunOptions());
+  onnx_import::StagedRunStats run_stats() const;
 
   // Fixes input `name` to `value` for every trace: it stops being an input
   // and becomes a constant, so values that decide shapes (a Reshape's shape,
@@ -106,8 +120,17 @@ class OnnxModel : public Module {
       Graph& graph, absl::Span<const ValueId> inputs,
       const std::string& path) const override;
 
+ protected:
+  void OnPlansCleared() override;
+
  private:
-  explicit OnnxModel(BackendRegistry& registry) : Module(registry) {}
+  explicit OnnxModel(BackendRegistry& registry);
+  // Puts the initializers and bound inputs into a conversion's env.
+  void AddConstants(onnx_import::ConversionState& state) const;
+  onnx_import::StagedModel Staged() const;
+  // Ranks and fixed dimensions as declared; inputs that share a symbolic
+  // dimension's name agree on its size.
+  absl::Status CheckInputShapes(absl::Span<const Tensor> inputs) const;
 
   std::string path_;
   std::string producer_;
@@ -124,6 +147,10 @@ class OnnxModel : public Module {
   std::map<std::string, std::shared_ptr<const HostArray>> bound_inputs_;
   // Every initializer's type, by name.
   std::map<std::string, std::pair<Shape, DType>> initializer_types_;
+  // For each name, the last node that reads it (the node count for graph
+  // outputs): what the staged runner keeps between segments.
+  std::map<std::string, int> last_use_;
+  std::unique_ptr<onnx_import::StagedRunner> runner_;
 };
 
 }  // namespace switchyard

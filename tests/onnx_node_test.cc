@@ -150,11 +150,9 @@ absl::StatusOr<std::vector<HostArray>> ReadSet(const std::string& dir,
 }
 
 // Runs one data set on `device`; "" when every output matches.
-// `declared` names the data set's inputs in order; those in `bound` were
-// fixed with BindInput and must have the bound values.
+// `declared` names the model's inputs in order.
 absl::StatusOr<std::string> RunSet(OnnxModel& model, const Device& device,
                                    const std::vector<std::string>& declared,
-                                   const std::map<std::string, HostArray>& bound,
                                    const std::vector<HostArray>& inputs,
                                    const std::vector<HostArray>& outputs,
                                    BackendRegistry& registry) {
@@ -166,16 +164,7 @@ absl::StatusOr<std::string> RunSet(OnnxModel& model, const Device& device,
   SY_RETURN_IF_ERROR(model.To(device));
   SY_ASSIGN_OR_RETURN(BackendDevice * backend, registry.GetDevice(device));
   std::vector<Tensor> tensors;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const HostArray& a = inputs[i];
-    auto it = bound.find(declared[i]);
-    if (it != bound.end()) {
-      if (it->second.bytes != a.bytes || it->second.shape != a.shape) {
-        return absl::UnimplementedError(absl::StrCat(
-            "input '", declared[i], "' decides shapes and differs between data sets"));
-      }
-      continue;
-    }
+  for (const HostArray& a : inputs) {
     SY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromBytes(a.shape, a.dtype, a.bytes.data(),
                                                     a.bytes.size(), *backend));
     tensors.push_back(std::move(t));
@@ -218,48 +207,17 @@ std::vector<Result> RunCase(const std::string& dir, const std::string& name,
     }
     return results;
   };
-  // Inputs that decide shapes (a Reshape's shape fed as an input) are bound
-  // to the first data set's values, as a user fixes them for a static graph
-  // (OnnxModel::BindInput); the other data sets must use the same values.
+  // Inputs that decide shapes (a Reshape's shape fed as an input) are fed
+  // like any other: OnnxModel::Run reads their contents when it needs them.
   absl::StatusOr<std::unique_ptr<OnnxModel>> model =
       OnnxModel::Load(dir + "/model.onnx", registry);
-  std::map<std::string, HostArray> bound;
-  absl::StatusOr<std::vector<HostArray>> first_inputs =
-      ReadSet(dir + "/test_data_set_0", "input_");
-  for (int attempt = 0; attempt < 8 && !model.ok() && first_inputs.ok(); ++attempt) {
-    const std::string message(model.status().message());
-    const size_t at = message.find("') is computed at run time");
-    if (at == std::string::npos) break;
-    const std::string name = message.substr(message.rfind('\'', at - 1) + 1,
-                                            at - message.rfind('\'', at - 1) - 1);
-    absl::StatusOr<std::unique_ptr<OnnxModel>> unbound =
-        OnnxModel::Load(dir + "/model.onnx", registry, /*check=*/false);
-    if (!unbound.ok()) break;
-    const std::vector<OnnxValueInfo> declared_inputs = (*unbound)->inputs();
-    const std::vector<OnnxValueInfo>& declared = declared_inputs;
-    for (size_t i = 0; i < declared.size() && i < first_inputs->size(); ++i) {
-      if (declared[i].name == name) bound[name] = (*first_inputs)[i];
-    }
-    if (bound.count(name) == 0) break;
-    bool ok = true;
-    for (const auto& [n, v] : bound) ok = ok && (*unbound)->BindInput(n, v).ok();
-    if (!ok) break;
-    absl::Status checked = (*unbound)->Check();
-    model = checked.ok() ? std::move(unbound) : absl::StatusOr<std::unique_ptr<OnnxModel>>(checked);
-  }
   if (!model.ok()) {
     const bool unsupported = model.status().code() == absl::StatusCode::kUnimplemented;
     return all(unsupported ? Outcome::kSkipped : Outcome::kFailed,
                FirstLine(model.status().message()));
   }
   std::vector<std::string> declared;
-  {
-    absl::StatusOr<std::unique_ptr<OnnxModel>> unbound =
-        OnnxModel::Load(dir + "/model.onnx", registry, /*check=*/false);
-    if (unbound.ok()) {
-      for (const OnnxValueInfo& in : (*unbound)->inputs()) declared.push_back(in.name);
-    }
-  }
+  for (const OnnxValueInfo& in : (*model)->inputs()) declared.push_back(in.name);
   std::vector<std::string> sets = ListDir(dir, "test_data_set_");
   for (const Device& device : devices) {
     Result r{name, device.ToString(), Outcome::kPassed, "", ops};
@@ -270,8 +228,8 @@ std::vector<Result> RunCase(const std::string& dir, const std::string& name,
       absl::StatusOr<std::string> diff =
           !inputs.ok()    ? absl::StatusOr<std::string>(inputs.status())
           : !outputs.ok() ? absl::StatusOr<std::string>(outputs.status())
-                          : RunSet(**model, device, declared, bound, *inputs,
-                                   *outputs, registry);
+                          : RunSet(**model, device, declared, *inputs, *outputs,
+                                   registry);
       if (!diff.ok()) {
         const bool unsupported = diff.status().code() == absl::StatusCode::kUnimplemented;
         r.outcome = unsupported ? Outcome::kSkipped : Outcome::kFailed;

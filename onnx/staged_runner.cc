@@ -1,0 +1,346 @@
+#include "onnx/staged_runner.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/profiler.h"
+#include "core/status_macros.h"
+#include "onnx/graph_conversion.h"
+
+namespace switchyard {
+namespace onnx_import {
+namespace {
+
+// Segments per run at most: each ends at a request for run-time data, and a
+// node asks at most once per input, so more means a converter is looping.
+int MaxSegments(const onnx::GraphProto& graph) { return 8 * graph.node_size() + 16; }
+
+}  // namespace
+
+bool StagedRunner::Live(const StagedModel& model, const std::string& name, int p) {
+  auto it = model.last_use->find(name);
+  return it != model.last_use->end() && it->second >= p;
+}
+
+std::string StagedRunner::Key(const StagedModel& model, int start,
+                              const CarriedMap& carried) {
+  std::string key = absl::StrCat(start, "@", model.device.ToString(), ";");
+  for (const auto& [name, value] : carried) {
+    if (!Live(model, name, start)) continue;
+    absl::StrAppend(&key, name.size(), ":", name);
+    if (value.host != nullptr) {
+      // The contents decided the conversion after them.
+      absl::StrAppend(&key, "=", DTypeName(value.host->dtype),
+                      value.host->shape.ToString(), value.host->bytes.size(), ":");
+      key.append(value.host->bytes.begin(), value.host->bytes.end());
+    } else if (!value.parameter.empty()) {
+      absl::StrAppend(&key, "~", value.parameter);
+    } else {
+      absl::StrAppend(&key, " ", DTypeName(value.tensor.dtype()),
+                      value.tensor.shape().ToString(), "@",
+                      value.tensor.device().ToString());
+    }
+    key.push_back(';');
+  }
+  return key;
+}
+
+absl::StatusOr<std::shared_ptr<const StagedRunner::Segment>> StagedRunner::Build(
+    const StagedModel& model, int start, const CarriedMap& carried) const {
+  Graph graph;
+  ConversionState state(graph, *model.registry, model.device, "",
+                        [&](const std::string& name) {
+                          return model.parameter_value(graph, name);
+                        });
+  state.run_time_data_allowed = true;
+  NoteConsumers(*model.graph, state);
+  model.add_constants(state);
+  // Initializers and fixed inputs: every segment adds them itself.
+  const std::map<std::string, Val> constants = state.env;
+  auto segment = std::make_shared<Segment>();
+  std::map<ValueId, std::string> input_of;
+  for (const auto& [name, value] : carried) {
+    if (!Live(model, name, start)) continue;
+    ValueEntry e;
+    if (value.host != nullptr) {
+      e.type = {value.host->shape, value.host->dtype};
+      e.host = value.host;
+    } else if (!value.parameter.empty()) {
+      e.parameter = value.parameter;
+    } else {
+      e.type = {value.tensor.shape(), value.tensor.dtype()};
+      e.id = graph.AddInput(name, value.tensor.shape(), value.tensor.device(),
+                            value.tensor.dtype());
+      input_of[*e.id] = name;
+      segment->input_names.push_back(name);
+    }
+    state.env[name] = state.Add(std::move(e));
+  }
+  const int nodes = model.graph->node_size();
+  int p = start;
+  for (; p < nodes; ++p) {
+    absl::Status converted = ConvertNode(model.graph->node(p), model.opset, state);
+    if (converted.ok()) continue;
+    if (state.need == ConversionState::Need::kNone) return converted;
+    segment->next = state.need == ConversionState::Need::kContents
+                        ? Next::kContents
+                        : Next::kHostInputs;
+    segment->needed = state.needed;
+    break;
+  }
+  segment->end = p;
+  // What stays live past the segment.
+  std::map<ValueId, size_t> output_index;
+  for (const auto& [name, v] : state.env) {
+    if (!Live(model, name, p)) continue;
+    auto constant = constants.find(name);
+    if (constant != constants.end() && constant->second == v) continue;
+    const ValueEntry& e = state.entry(v);
+    if (e.host != nullptr) {
+      segment->host_values[name] = e.host;
+    } else if (e.id.has_value() && input_of.count(*e.id) > 0) {
+      segment->aliases[name] = input_of[*e.id];
+    } else if (!e.parameter.empty()) {
+      segment->parameters[name] = e.parameter;
+    } else if (e.id.has_value()) {
+      if (output_index.emplace(*e.id, output_index.size()).second) {
+        graph.AddOutput(*e.id);
+      }
+      segment->output_names.push_back(name);
+    }
+  }
+  if (!segment->output_names.empty()) {
+    // Outputs in the plan's order: names of one value share its index.
+    std::vector<std::string> by_index(output_index.size());
+    std::vector<std::pair<std::string, std::string>> extra;
+    for (const std::string& name : segment->output_names) {
+      const size_t i = output_index.at(*state.entry(state.env.at(name)).id);
+      if (by_index[i].empty()) {
+        by_index[i] = name;
+      } else {
+        extra.emplace_back(name, by_index[i]);
+      }
+    }
+    segment->output_names = by_index;
+    for (const auto& [name, same] : extra) segment->aliases[name] = same;
+    CompileOptions options;
+    options.backends = model.registry;
+    options.placement = model.placement;
+    options.target = model.device;
+    SY_ASSIGN_OR_RETURN(std::unique_ptr<ExecutablePlan> plan,
+                        Compile(std::move(graph), options));
+    segment->plan = std::move(plan);
+  }
+  return std::shared_ptr<const Segment>(std::move(segment));
+}
+
+absl::StatusOr<std::shared_ptr<const StagedRunner::Segment>> StagedRunner::Find(
+    const StagedModel& model, int start, const CarriedMap& carried) {
+  const std::string key = Key(model, start, carried);
+  absl::MutexLock lock(&mu_);
+  auto it = index_.find(key);
+  if (it != index_.end()) {
+    lru_.splice(lru_.begin(), lru_, it->second);
+    ++stats_.plan_cache_hits;
+    return lru_.front().second;
+  }
+  // Built under the lock: two threads never compile the same segment.
+  SY_ASSIGN_OR_RETURN(std::shared_ptr<const Segment> segment,
+                      Build(model, start, carried));
+  if (segment->plan != nullptr) ++stats_.plans_compiled;
+  lru_.emplace_front(key, segment);
+  index_[key] = lru_.begin();
+  while (lru_.size() > max_plans_) {
+    index_.erase(lru_.back().first);
+    lru_.pop_back();  // a run still holding it keeps it alive
+    ++stats_.plans_evicted;
+  }
+  stats_.plans_cached = static_cast<int64_t>(lru_.size());
+  return segment;
+}
+
+absl::Status StagedRunner::ToHost(const StagedModel& model, const std::string& name,
+                                  const std::string& why, Carried& value,
+                                  const RunOptions& options) {
+  if (value.host != nullptr) return absl::OkStatus();
+  if (!value.parameter.empty()) {
+    return absl::UnimplementedError(absl::StrCat(
+        why, ": needs parameter '", value.parameter, "' on the host under the name '",
+        name, "'"));
+  }
+  std::vector<char> bytes;
+  auto copy = [&]() -> absl::Status {
+    SY_ASSIGN_OR_RETURN(bytes, value.tensor.ToBytes());
+    return absl::OkStatus();
+  };
+  if (options.profiler != nullptr) {
+    SY_RETURN_IF_ERROR(options.profiler->TimeCopy(
+        value.tensor.backend_device(), absl::StrCat(why, " run-time value ", name),
+        "d2h", value.tensor.shape(),
+        value.tensor.num_elements() * DTypeSize(value.tensor.dtype()), copy));
+  } else {
+    SY_RETURN_IF_ERROR(copy());
+  }
+  value.host = std::make_shared<const HostArray>(value.tensor.shape(),
+                                                 value.tensor.dtype(), std::move(bytes));
+  value.tensor = Tensor();
+  absl::MutexLock lock(&mu_);
+  ++stats_.run_time_copies;
+  return absl::OkStatus();
+}
+
+absl::Status StagedRunner::HostStep(const StagedModel& model, int p,
+                                    CarriedMap& carried, const RunOptions& options) {
+  const onnx::NodeProto& node = model.graph->node(p);
+  const std::string layer = node.name().empty() ? node.op_type() : node.name();
+  Graph graph;
+  ConversionState state(graph, *model.registry, Device::Cpu(), "",
+                        [&](const std::string& name) {
+                          return model.parameter_value(graph, name);
+                        });
+  NoteConsumers(*model.graph, state);
+  model.add_constants(state);
+  for (const std::string& name : node.input()) {
+    if (name.empty() || state.env.count(name) > 0) continue;
+    auto it = carried.find(name);
+    if (it == carried.end()) continue;  // ConvertNode names what is missing
+    // A copy: later segments still read the tensor, keyed by its shape.
+    Carried on_host = it->second;
+    SY_RETURN_IF_ERROR(ToHost(model, name, layer, on_host, options));
+    ValueEntry e;
+    e.type = {on_host.host->shape, on_host.host->dtype};
+    e.host = on_host.host;
+    state.env[name] = state.Add(std::move(e));
+  }
+  SY_RETURN_IF_ERROR(ConvertNode(node, model.opset, state));
+  SY_ASSIGN_OR_RETURN(BackendDevice * device, model.registry->GetDevice(model.device));
+  for (const std::string& name : node.output()) {
+    if (name.empty() || !Live(model, name, p + 1)) continue;
+    const ValueEntry& e = state.entry(state.env.at(name));
+    if (e.host == nullptr) {
+      return absl::InternalError(absl::StrCat(
+          NodeWhere(node, model.opset), " ran on the host but output '", name,
+          "' has no data"));
+    }
+    // This run's data: back to the device as a tensor, so the next segment
+    // is keyed by its shape, not its contents.
+    SY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromBytes(e.host->shape, e.host->dtype,
+                                                    e.host->bytes.data(),
+                                                    e.host->bytes.size(), *device));
+    carried[name] = Carried{std::move(t), nullptr, ""};
+  }
+  absl::MutexLock lock(&mu_);
+  ++stats_.host_steps;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Tensor>> StagedRunner::Run(const StagedModel& model,
+                                                      absl::Span<const Tensor> inputs,
+                                                      const RunOptions& options) {
+  if (inputs.size() != model.input_names.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the model takes ", model.input_names.size(), " inputs, got ", inputs.size()));
+  }
+  CarriedMap carried;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    carried[model.input_names[i]] = Carried{inputs[i], nullptr, ""};
+  }
+  const int nodes = model.graph->node_size();
+  int p = 0;
+  for (int round = 0;; ++round) {
+    if (round > MaxSegments(*model.graph)) {
+      return absl::InternalError(absl::StrCat(
+          "the staged run did not finish after ", round, " segments (at node ", p, ")"));
+    }
+    SY_ASSIGN_OR_RETURN(std::shared_ptr<const Segment> segment, Find(model, p, carried));
+    if (segment->plan != nullptr) {
+      std::vector<Tensor> plan_inputs;
+      for (const std::string& name : segment->input_names) {
+        plan_inputs.push_back(carried.at(name).tensor);
+      }
+      SY_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
+                          segment->plan->Run(plan_inputs, options));
+      for (size_t i = 0; i < segment->output_names.size(); ++i) {
+        carried[segment->output_names[i]] = Carried{std::move(outputs[i]), nullptr, ""};
+      }
+    }
+    for (const auto& [name, host] : segment->host_values) {
+      carried[name] = Carried{Tensor(), host, ""};
+    }
+    for (const auto& [name, parameter] : segment->parameters) {
+      carried[name] = Carried{Tensor(), nullptr, parameter};
+    }
+    for (const auto& [name, same] : segment->aliases) {
+      auto it = carried.find(same);
+      if (it != carried.end()) carried[name] = it->second;
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      ++stats_.segments_run;
+    }
+    p = segment->end;
+    for (auto it = carried.begin(); it != carried.end();) {
+      it = Live(model, it->first, p) ? std::next(it) : carried.erase(it);
+    }
+    if (segment->next == Next::kEnd) break;
+    const onnx::NodeProto& node = model.graph->node(p);
+    const std::string layer = node.name().empty() ? node.op_type() : node.name();
+    if (segment->next == Next::kContents) {
+      for (const std::string& name : segment->needed) {
+        auto it = carried.find(name);
+        if (it == carried.end()) {
+          return absl::InternalError(absl::StrCat(
+              NodeWhere(node, model.opset), " asked for '", name,
+              "', which is not live there"));
+        }
+        SY_RETURN_IF_ERROR(ToHost(model, name, layer, it->second, options));
+      }
+    } else {
+      SY_RETURN_IF_ERROR(HostStep(model, p, carried, options));
+      ++p;
+    }
+    if (p > nodes) return absl::InternalError("staged run went past the last node");
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    ++stats_.runs;
+  }
+  SY_ASSIGN_OR_RETURN(BackendDevice * device, model.registry->GetDevice(model.device));
+  std::vector<Tensor> outputs;
+  for (const std::string& name : model.output_names) {
+    auto it = carried.find(name);
+    if (it == carried.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("graph output '", name, "' is produced by no node"));
+    }
+    const Carried& value = it->second;
+    if (value.host != nullptr) {
+      SY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromBytes(value.host->shape, value.host->dtype,
+                                                      value.host->bytes.data(),
+                                                      value.host->bytes.size(), *device));
+      outputs.push_back(std::move(t));
+    } else if (!value.parameter.empty()) {
+      return absl::UnimplementedError(absl::StrCat(
+          "graph output '", name, "' is the initializer '", value.parameter,
+          "' itself"));
+    } else {
+      outputs.push_back(value.tensor);
+    }
+  }
+  return outputs;
+}
+
+StagedRunStats StagedRunner::stats() const {
+  absl::MutexLock lock(&mu_);
+  return stats_;
+}
+
+void StagedRunner::Clear() {
+  absl::MutexLock lock(&mu_);
+  lru_.clear();
+  index_.clear();
+  stats_.plans_cached = 0;
+}
+
+}  // namespace onnx_import
+}  // namespace switchyard

@@ -1,0 +1,351 @@
+// OnnxModel::Run on graphs whose shapes are decided while they run, built
+// here with the ModelProto API: NonZero (a data-dependent count) feeding
+// later nodes, a Reshape to a shape fed at run time, If on a condition
+// computed from data, NMS whose selected rows feed later nodes. Each runs
+// with inputs of different sizes from one loaded model, against values
+// computed by hand, and the plan cache is checked: the same shapes and
+// decisions compile nothing new.
+
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "core/backend_registry.h"
+#include "core/device.h"
+#include "core/profiler.h"
+#include "core/tensor.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "onnx/onnx_model.h"
+#include "onnx/onnx_pb.h"
+
+namespace switchyard {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::string TmpPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return absl::StrCat(dir != nullptr ? dir : "/tmp", "/", name);
+}
+
+// One graph input or output; a negative dimension is symbolic ("d<k>").
+void AddValueInfo(onnx::ValueInfoProto* info, const std::string& name,
+                  onnx::TensorProto::DataType type, const std::vector<int64_t>& dims) {
+  info->set_name(name);
+  auto* tensor = info->mutable_type()->mutable_tensor_type();
+  tensor->set_elem_type(type);
+  auto* shape = tensor->mutable_shape();
+  for (size_t k = 0; k < dims.size(); ++k) {
+    if (dims[k] < 0) {
+      shape->add_dim()->set_dim_param(absl::StrCat("d", k));
+    } else {
+      shape->add_dim()->set_dim_value(dims[k]);
+    }
+  }
+}
+
+onnx::NodeProto* AddNode(onnx::GraphProto& g, const std::string& op,
+                         const std::vector<std::string>& inputs,
+                         const std::vector<std::string>& outputs) {
+  onnx::NodeProto* n = g.add_node();
+  n->set_name(absl::StrCat(op, "_", g.node_size() - 1));
+  n->set_op_type(op);
+  for (const auto& s : inputs) n->add_input(s);
+  for (const auto& s : outputs) n->add_output(s);
+  return n;
+}
+
+void AddInt(onnx::NodeProto* n, const std::string& name, int64_t v) {
+  onnx::AttributeProto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+void AddInts(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& v) {
+  onnx::AttributeProto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+
+onnx::ModelProto NewModel() {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.set_producer_name("staged_runner_test");
+  onnx::OperatorSetIdProto* o = m.add_opset_import();
+  o->set_domain("");
+  o->set_version(13);
+  m.mutable_graph()->set_name("dynamic");
+  return m;
+}
+
+std::unique_ptr<OnnxModel> Load(const onnx::ModelProto& m, const std::string& name) {
+  const std::string path = TmpPath(name + ".onnx");
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  std::string bytes;
+  EXPECT_TRUE(m.SerializeToString(&bytes));
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  absl::StatusOr<std::unique_ptr<OnnxModel>> model = OnnxModel::Load(path);
+  EXPECT_TRUE(model.ok()) << model.status();
+  return model.ok() ? std::move(*model) : nullptr;
+}
+
+Tensor Floats(const std::vector<int64_t>& dims, const std::vector<float>& v) {
+  return *Tensor::FromVector(Shape(dims), v, Device::Cpu(), BackendRegistry::Global());
+}
+
+template <typename T>
+Tensor Of(const std::vector<int64_t>& dims, DType dtype, const std::vector<T>& v) {
+  BackendDevice* cpu = *BackendRegistry::Global().GetDevice(Device::Cpu());
+  return *Tensor::FromBytes(Shape(dims), dtype, v.data(), v.size() * sizeof(T), *cpu);
+}
+
+template <typename T>
+std::vector<T> Values(const Tensor& t) {
+  return *t.ToHost<T>();
+}
+
+// x [n] -> NonZero -> [1, k] -> Squeeze -> [k] -> Gather(x) -> y [k]: the
+// non-zero values of x, however many there are.
+onnx::ModelProto NonZeroModel() {
+  onnx::ModelProto m = NewModel();
+  onnx::GraphProto& g = *m.mutable_graph();
+  AddValueInfo(g.add_input(), "x", onnx::TensorProto::FLOAT, {-1});
+  AddValueInfo(g.add_output(), "y", onnx::TensorProto::FLOAT, {-1});
+  AddNode(g, "NonZero", {"x"}, {"nz"});
+  AddInts(AddNode(g, "Squeeze", {"nz"}, {"idx"}), "axes", {0});
+  AddInt(AddNode(g, "Gather", {"x", "idx"}, {"y"}), "axis", 0);
+  // Squeeze's axes as an attribute is opset 11-12's form.
+  m.mutable_opset_import(0)->set_version(12);
+  return m;
+}
+
+TEST(StagedRunnerTest, NonZeroFeedsLaterNodesWhateverItsCount) {
+  std::unique_ptr<OnnxModel> model = Load(NonZeroModel(), "nonzero");
+  ASSERT_NE(model, nullptr);
+  absl::StatusOr<std::vector<Tensor>> y = model->Run({Floats({4}, {0, 1.5f, 0, -2})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ((*y)[0].shape(), Shape({2}));
+  EXPECT_THAT(Values<float>((*y)[0]), ElementsAre(1.5f, -2));
+
+  y = model->Run({Floats({6}, {3, 0, 0, 7, 0, 4})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_THAT(Values<float>((*y)[0]), ElementsAre(3, 7, 4));
+  EXPECT_EQ(model->run_stats().host_steps, 2);
+  EXPECT_EQ(model->run_stats().run_time_copies, 2);
+
+  // The same input size and count again: nothing new to compile.
+  const int64_t compiled = model->run_stats().plans_compiled;
+  y = model->Run({Floats({4}, {9, 0, 8, 0})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_THAT(Values<float>((*y)[0]), ElementsAre(9, 8));
+  EXPECT_EQ(model->run_stats().plans_compiled, compiled);
+
+  // No non-zero element: an empty result, not an error.
+  y = model->Run({Floats({3}, {0, 0, 0})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ((*y)[0].shape(), Shape({0}));
+}
+
+// x [n], shape int64 [2] -> Reshape -> Relu -> y: the shape is data.
+onnx::ModelProto ReshapeModel() {
+  onnx::ModelProto m = NewModel();
+  onnx::GraphProto& g = *m.mutable_graph();
+  AddValueInfo(g.add_input(), "x", onnx::TensorProto::FLOAT, {-1});
+  AddValueInfo(g.add_input(), "shape", onnx::TensorProto::INT64, {2});
+  AddValueInfo(g.add_output(), "y", onnx::TensorProto::FLOAT, {-1, -1});
+  AddNode(g, "Reshape", {"x", "shape"}, {"r"});
+  AddNode(g, "Relu", {"r"}, {"y"});
+  return m;
+}
+
+TEST(StagedRunnerTest, ReshapeToAShapeGivenAtRunTime) {
+  std::unique_ptr<OnnxModel> model = Load(ReshapeModel(), "reshape");
+  ASSERT_NE(model, nullptr);
+  const Tensor x = Floats({6}, {1, -2, 3, -4, 5, -6});
+  absl::StatusOr<std::vector<Tensor>> y =
+      model->Run({x, Of<int64_t>({2}, DType::kInt64, {2, 3})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ((*y)[0].shape(), Shape({2, 3}));
+  EXPECT_THAT(Values<float>((*y)[0]), ElementsAre(1, 0, 3, 0, 5, 0));
+
+  y = model->Run({x, Of<int64_t>({2}, DType::kInt64, {3, -1})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ((*y)[0].shape(), Shape({3, 2}));
+
+  const int64_t compiled = model->run_stats().plans_compiled;
+  y = model->Run({x, Of<int64_t>({2}, DType::kInt64, {2, 3})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ((*y)[0].shape(), Shape({2, 3}));
+  EXPECT_EQ(model->run_stats().plans_compiled, compiled);
+
+  // A shape that does not fit the data is the op's own error.
+  y = model->Run({x, Of<int64_t>({2}, DType::kInt64, {4, 4})});
+  EXPECT_EQ(y.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// x [n] -> ReduceSum -> s; cond = Greater(s, 0) -> If: then x + x, else
+// -x (both read x from the graph around them).
+onnx::ModelProto IfModel() {
+  onnx::ModelProto m = NewModel();
+  onnx::GraphProto& g = *m.mutable_graph();
+  AddValueInfo(g.add_input(), "x", onnx::TensorProto::FLOAT, {-1});
+  AddValueInfo(g.add_output(), "y", onnx::TensorProto::FLOAT, {-1});
+  onnx::TensorProto* zero = g.add_initializer();
+  zero->set_name("zero");
+  zero->set_data_type(onnx::TensorProto::FLOAT);
+  zero->add_float_data(0);
+  AddInt(AddNode(g, "ReduceSum", {"x"}, {"s"}), "keepdims", 0);
+  AddNode(g, "Greater", {"s", "zero"}, {"cond"});
+  onnx::NodeProto* if_node = AddNode(g, "If", {"cond"}, {"y"});
+  auto branch = [&](const char* attr, const char* op, std::vector<std::string> in) {
+    onnx::AttributeProto* a = if_node->add_attribute();
+    a->set_name(attr);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto* b = a->mutable_g();
+    b->set_name(attr);
+    AddNode(*b, op, in, {std::string(attr) + "_y"});
+    AddValueInfo(b->add_output(), std::string(attr) + "_y", onnx::TensorProto::FLOAT, {-1});
+  };
+  branch("then_branch", "Add", {"x", "x"});
+  branch("else_branch", "Neg", {"x"});
+  return m;
+}
+
+TEST(StagedRunnerTest, IfTakesTheBranchThisRunsDataChooses) {
+  std::unique_ptr<OnnxModel> model = Load(IfModel(), "if");
+  ASSERT_NE(model, nullptr);
+  absl::StatusOr<std::vector<Tensor>> y = model->Run({Floats({3}, {1, 2, -1})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_THAT(Values<float>((*y)[0]), ElementsAre(2, 4, -2));
+
+  y = model->Run({Floats({2}, {-5, 1})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_THAT(Values<float>((*y)[0]), ElementsAre(5, -1));
+
+  // The profiler sees each copy that waits for the device.
+  Profiler profiler;
+  RunOptions options;
+  options.profiler = &profiler;
+  ASSERT_TRUE(profiler.BeginIteration(0).ok());
+  y = model->Run({Floats({2}, {3, 1})}, options);
+  ASSERT_TRUE(y.ok()) << y.status();
+  ASSERT_TRUE(profiler.EndIteration().ok());
+  int copies = 0;
+  for (const ProfileEvent& e : profiler.events()) {
+    if (e.op == "d2h" && e.name.find("run-time value") != std::string::npos) ++copies;
+  }
+  EXPECT_GE(copies, 1);
+}
+
+// boxes [1, n, 4], scores [1, 1, n] -> NMS -> selected [k, 3] -> Gather
+// column 2 -> box indices [k] -> Gather(boxes[0]) -> kept boxes [k, 4].
+onnx::ModelProto NmsModel() {
+  onnx::ModelProto m = NewModel();
+  onnx::GraphProto& g = *m.mutable_graph();
+  AddValueInfo(g.add_input(), "boxes", onnx::TensorProto::FLOAT, {1, -1, 4});
+  AddValueInfo(g.add_input(), "scores", onnx::TensorProto::FLOAT, {1, 1, -1});
+  AddValueInfo(g.add_output(), "kept", onnx::TensorProto::FLOAT, {-1, 4});
+  onnx::TensorProto* k = g.add_initializer();
+  k->set_name("max_boxes");
+  k->set_data_type(onnx::TensorProto::INT64);
+  k->add_int64_data(10);
+  onnx::TensorProto* iou = g.add_initializer();
+  iou->set_name("iou");
+  iou->set_data_type(onnx::TensorProto::FLOAT);
+  iou->add_float_data(0.5f);
+  onnx::TensorProto* two = g.add_initializer();
+  two->set_name("two");
+  two->set_data_type(onnx::TensorProto::INT64);
+  two->add_int64_data(2);
+  onnx::TensorProto* zero = g.add_initializer();
+  zero->set_name("zero");
+  zero->set_data_type(onnx::TensorProto::INT64);
+  zero->add_int64_data(0);
+  AddNode(g, "NonMaxSuppression", {"boxes", "scores", "max_boxes", "iou"}, {"sel"});
+  AddInt(AddNode(g, "Gather", {"sel", "two"}, {"box_index"}), "axis", 1);
+  AddInt(AddNode(g, "Gather", {"boxes", "zero"}, {"all_boxes"}), "axis", 0);
+  AddInt(AddNode(g, "Gather", {"all_boxes", "box_index"}, {"kept"}), "axis", 0);
+  return m;
+}
+
+TEST(StagedRunnerTest, NmsRowsFeedLaterNodes) {
+  std::unique_ptr<OnnxModel> model = Load(NmsModel(), "nms");
+  ASSERT_NE(model, nullptr);
+  // Boxes 0 and 1 overlap (IoU 0.81); 2 stands apart.
+  const Tensor boxes = Floats({1, 3, 4}, {0, 0, 10, 10, 0, 0, 10, 9, 20, 20, 30, 30});
+  const Tensor scores = Floats({1, 1, 3}, {0.9f, 0.8f, 0.7f});
+  absl::StatusOr<std::vector<Tensor>> kept = model->Run({boxes, scores});
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_EQ((*kept)[0].shape(), Shape({2, 4}));
+  EXPECT_THAT(Values<float>((*kept)[0]), ElementsAre(0, 0, 10, 10, 20, 20, 30, 30));
+
+  // Four boxes apart from each other: four rows.
+  const Tensor apart = Floats({1, 4, 4}, {0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7});
+  kept = model->Run({apart, Floats({1, 1, 4}, {0.1f, 0.4f, 0.3f, 0.2f})});
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_EQ((*kept)[0].shape(), Shape({4, 4}));
+  EXPECT_THAT(Values<float>((*kept)[0]),
+              ElementsAre(2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 0, 0, 1, 1));
+}
+
+TEST(StagedRunnerTest, ChangingParametersDropsCachedSegments) {
+  std::unique_ptr<OnnxModel> model = Load(ReshapeModel(), "reshape_clear");
+  ASSERT_NE(model, nullptr);
+  const Tensor x = Floats({4}, {1, 2, 3, 4});
+  ASSERT_TRUE(model->Run({x, Of<int64_t>({2}, DType::kInt64, {2, 2})}).ok());
+  EXPECT_GT(model->run_stats().plans_cached, 0);
+  ASSERT_TRUE(model->To(Device::Cpu()).ok());
+  EXPECT_EQ(model->run_stats().plans_cached, 0);
+}
+
+TEST(StagedRunnerTest, WrongInputsAreClearErrors) {
+  std::unique_ptr<OnnxModel> model = Load(ReshapeModel(), "reshape_bad");
+  ASSERT_NE(model, nullptr);
+  absl::StatusOr<std::vector<Tensor>> y = model->Run({Floats({4}, {1, 2, 3, 4})});
+  EXPECT_EQ(y.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(y.status().message(), HasSubstr("takes 2 inputs"));
+  y = model->Run({Floats({4}, {1, 2, 3, 4}), Floats({2}, {2, 2})});
+  EXPECT_EQ(y.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(y.status().message(), HasSubstr("float32"));
+}
+
+// a [n, 2] + b [n, 2] -> y: both name their first dimension "n".
+TEST(StagedRunnerTest, InputsSharingADimensionNameMustAgree) {
+  onnx::ModelProto m = NewModel();
+  onnx::GraphProto& g = *m.mutable_graph();
+  for (const char* name : {"a", "b"}) {
+    onnx::ValueInfoProto* info = g.add_input();
+    info->set_name(name);
+    auto* t = info->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(onnx::TensorProto::FLOAT);
+    t->mutable_shape()->add_dim()->set_dim_param("n");
+    t->mutable_shape()->add_dim()->set_dim_value(2);
+  }
+  AddValueInfo(g.add_output(), "y", onnx::TensorProto::FLOAT, {-1, 2});
+  AddNode(g, "Add", {"a", "b"}, {"y"});
+  std::unique_ptr<OnnxModel> model = Load(m, "shared_dim");
+  ASSERT_NE(model, nullptr);
+  const Tensor a3 = Floats({3, 2}, {1, 2, 3, 4, 5, 6});
+  absl::StatusOr<std::vector<Tensor>> y = model->Run({a3, a3});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_THAT(Values<float>((*y)[0]), ElementsAre(2, 4, 6, 8, 10, 12));
+  y = model->Run({a3, Floats({1, 2}, {1, 2})});
+  EXPECT_EQ(y.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(y.status().message(), HasSubstr("'n' is 3 in input 'a' but 1 in input 'b'"));
+  y = model->Run({a3, Floats({3, 3}, std::vector<float>(9, 0))});
+  EXPECT_EQ(y.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(y.status().message(), HasSubstr("dimension 1 must be 2"));
+}
+
+}  // namespace
+}  // namespace switchyard
