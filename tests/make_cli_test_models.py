@@ -15,6 +15,8 @@ Needs Debian's python3-onnx (and numpy, which it brings). OUT_DIR gets:
   [batch, 3] (over height and width) and dims int64 [4] (Shape(x)). x.npy is
   [2, 3, 5, 7]; mean_expected.npy; x_4channels.npy ([1, 4, 5, 7]) breaks the
   fixed dimension.
+- empty.onnx: x float32 [batch, 4] -> none float32 [0, 4] (a Slice that
+  keeps no rows): an output without elements.
 """
 import os
 import sys
@@ -89,6 +91,15 @@ def symbolic(out):
     np.save(os.path.join(out, "x_4channels.npy"), np.zeros((1, 4, 5, 7), np.float32))
 
 
+def empty(out):
+    graph = helper.make_graph(
+        [helper.make_node("Slice", ["x", "zero", "zero", "zero"], ["none"])], "empty",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])],
+        [helper.make_tensor_value_info("none", TensorProto.FLOAT, ["rows", 4])],
+        initializer=[numpy_helper.from_array(np.array([0], np.int64), "zero")])
+    save(make_model(graph), os.path.join(out, "empty.onnx"))
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -96,6 +107,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     two_inputs(out)
     symbolic(out)
+    empty(out)
 
 
 if __name__ == "__main__":

@@ -159,6 +159,13 @@ else
   fail "test_size: no y.npy"
 fi
 
+# An output without elements: a summary line, and a (0, 4) file.
+run_cli empty run --model="$M/empty.onnx" --iterations=1 --warmup=0 --output="$TMP/empty/"
+expect_exit empty 0
+expect_in empty out "output none [0, 4] float32: empty"
+"$PY" -c "import numpy as np,sys; y=np.load(sys.argv[1]); sys.exit(0 if y.shape==(0, 4) and y.dtype==np.float32 else 1)" \
+    "$TMP/empty/none.npy" || fail "empty: none.npy is not float32 (0, 4)"
+
 # --- symbolic dimensions from the file alone ----------------------------------
 run_cli symbolic run --model="$M/symbolic.onnx" --input="$M/x.npy" --iterations=1 \
     --warmup=0 --output="$TMP/sym/"

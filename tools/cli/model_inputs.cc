@@ -66,7 +66,7 @@ std::string NumpyName(DType dtype) {
   return dtype == DType::kBool ? "bool_" : DTypeName(dtype);
 }
 
-// A shape that fits `in`, for hints: fixed sizes as declared, symbolic ones
+// Dimensions that fit `in` ("1x16"), for hints: fixed sizes as declared, symbolic ones
 // as bound, else 1 for the first and 16 for the others.
 std::string ExampleShape(const OnnxValueInfo& in,
                          const std::map<std::string, int64_t>& bound) {
@@ -81,7 +81,13 @@ std::string ExampleShape(const OnnxValueInfo& in,
       dims.push_back(d == 0 ? "1" : "16");
     }
   }
-  return absl::StrCat(in.name, ":", dims.empty() ? "1" : absl::StrJoin(dims, "x"));
+  return absl::StrJoin(dims, "x");
+}
+
+// "--input_shape=ids:1x16", a flag that fits `in`.
+std::string ExampleFlag(const OnnxValueInfo& in,
+                        const std::map<std::string, int64_t>& bound) {
+  return absl::StrCat("--input_shape=", in.name, ":", ExampleShape(in, bound));
 }
 
 absl::StatusOr<Shape> ParseDims(absl::string_view text, absl::string_view value) {
@@ -120,8 +126,8 @@ absl::StatusOr<std::map<int, GivenShape>> ParseInputShapes(
         return absl::InvalidArgumentError(absl::StrCat(
             "--input_shape=", value, " names no input, but the model has ",
             declared.size(), " inputs (", DescribeInputs(declared),
-            "); give one per input as NAME:DIMS, e.g. --input_shape=",
-            declared.empty() ? "x:1" : ExampleShape(declared[0], {})));
+            "); give one per input as NAME:DIMS, e.g. ",
+            declared.empty() ? "--input_shape=x:1" : ExampleFlag(declared[0], {})));
       }
     } else {
       index = FindInput(declared, name);
@@ -175,9 +181,11 @@ absl::StatusOr<std::vector<Shape>> ResolveShapes(
       return absl::InvalidArgumentError(absl::StrCat(
           g.from, ": input ", in.ToString(), " has rank ", in.dims.size(),
           ", the shape given, ", g.shape.ToString(), ", has rank ", g.shape.rank(),
-          g.strict ? absl::StrCat("; save the array with the model's shape, e.g. ",
-                                  ExampleShape(in, bound))
-                   : absl::StrCat("; give e.g. --input_shape=", ExampleShape(in, bound))));
+          g.strict ? absl::StrCat("; save an array of rank ", in.dims.size(),
+                                  ", e.g. of shape [",
+                                  absl::StrJoin(absl::StrSplit(ExampleShape(in, bound), 'x'), ", "),
+                                  "]")
+                   : absl::StrCat("; give e.g. ", ExampleFlag(in, bound))));
     }
     const std::string where = absl::StrCat("input '", in.name, "' (", g.from, " ",
                                            g.shape.ToString(), ")");
@@ -201,9 +209,9 @@ absl::StatusOr<std::vector<Shape>> ResolveShapes(
     const OnnxValueInfo& in = declared[i];
     if (!in.has_shape) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "input '", in.name, "' has no declared shape; give it with "
-          "--input_shape=", in.name, ":1x3x224x224 (for example) or give the "
-          "data with --input"));
+          "input '", in.name, "' has no declared shape; give its whole shape "
+          "with --input_shape=", in.name, ":DIMS (e.g. ", in.name, ":2x3) or "
+          "its data with --input"));
     }
     std::vector<int64_t> dims;
     for (size_t d = 0; d < in.dims.size(); ++d) {
@@ -226,8 +234,8 @@ absl::StatusOr<std::vector<Shape>> ResolveShapes(
             "input ", in.ToString(), ": dimension ", d,
             symbol.empty() ? "" : absl::StrCat(" ('", symbol, "')"),
             " is symbolic and nothing gives its size; give the input's shape "
-            "with --input_shape=", ExampleShape(in, bound),
-            " (for example), or its data with --input"));
+            "with ", ExampleFlag(in, bound), " (for example), or its data with "
+            "--input"));
       }
       if (!in.dims[d].has_value()) {
         SY_RETURN_IF_ERROR(Bind(symbol, size, where, bound, bound_where));

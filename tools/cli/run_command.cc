@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <numeric>
 #include <random>
 
 #include "absl/flags/flag.h"
