@@ -89,7 +89,7 @@ ABSL_FLAG(std::string, input_shape, "",
           "an input's shape, NAME:DIMS (e.g. input:1x3x224x224; repeatable or "
           "comma-separated, one per input), or DIMS alone for a model with "
           "one input; for symbolic dimensions or other sizes when no --input "
-          "is given (replaces --batch)")
+          "is given (the whole shape: --batch does not change it)")
     .OnUpdate([] {
       // Also called once at registration, with the empty default.
       std::string value = absl::GetFlag(FLAGS_input_shape);
@@ -371,7 +371,7 @@ const std::vector<FlagUse>& FlagUses() {
 const std::vector<std::pair<std::string, std::string>>& Commands() {
   static const auto* commands = new std::vector<std::pair<std::string, std::string>>{
       {"devices", "list every backend, its devices (or why it has none) and options"},
-      {"run", "run a model: top-5, images/s, forward time; outputs and a report"},
+      {"run", "run a model: each output (top-5 for class scores), forward time; files and a report"},
       {"graph", "print the traced, placed graph IR (text or Graphviz dot)"},
       {"bench", "time a model on every device and batch size: forward, copies, end to end"},
       {"help", "`switchyard help COMMAND`: that command's flags"},
