@@ -25,14 +25,26 @@ constexpr char kFusion[] = "fusion";
 constexpr char kConvAlgorithm[] = "conv_algorithm";
 
 int DefaultThreads() {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (const char* env = std::getenv("SWITCHYARD_CPU_THREADS")) {
+    // The command line's bound for --threads (tools/cli/flags.cc MaxThreads):
+    // 4 per core, at least 8, so a typo cannot start 20000 threads (which
+    // under a process limit hangs or aborts instead of failing).
+    const int max_threads = std::max(8, 4 * cores);
     int threads = 0;
-    if (absl::SimpleAtoi(env, &threads) && threads >= 1) return threads;
+    if (absl::SimpleAtoi(env, &threads) && threads >= 1) {
+      if (threads <= max_threads) return threads;
+      std::fprintf(stderr,
+                   "switchyard: SWITCHYARD_CPU_THREADS=%d is above the limit of "
+                   "%d (4 per core of this machine's %d); using %d\n",
+                   threads, max_threads, cores, max_threads);
+      return max_threads;
+    }
     std::fprintf(stderr,
                  "switchyard: ignoring SWITCHYARD_CPU_THREADS='%s' (want an "
                  "integer >= 1)\n", env);
   }
-  return std::max(1u, std::thread::hardware_concurrency());
+  return cores;
 }
 
 class CpuBackend : public Backend {

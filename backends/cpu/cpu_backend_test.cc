@@ -12,6 +12,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -395,6 +396,14 @@ TEST_F(CpuBackendTest, ThreadsFromTheEnvironment) {
                             })
                   .ok());
   EXPECT_EQ(Threads(registry), 3);
+
+  // Above the command line's --threads bound (4 per core, at least 8):
+  // clamped to it, never 20000 threads.
+  ASSERT_EQ(setenv("SWITCHYARD_CPU_THREADS", "20000", 1), 0);
+  std::unique_ptr<Backend> clamped = CreateCpuBackend();
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  EXPECT_EQ(Property(clamped->GetDevice(0).Info(), "threads"),
+            std::to_string(std::max(8, 4 * cores)));
 
   // Nonsense is ignored (with a warning): all cores.
   ASSERT_EQ(setenv("SWITCHYARD_CPU_THREADS", "lots", 1), 0);

@@ -15,6 +15,7 @@
 #include "core/tensor.h"
 #include "core/timeline_analysis.h"
 #include "models/model_zoo.h"
+#include "tools/cli/seeded_input.h"
 
 namespace switchyard {
 namespace cli {
@@ -34,18 +35,29 @@ absl::Status MeasureRow(Module& model, const BenchModel& spec,
                         BackendDevice& device, const BenchOptions& options,
                         BackendRegistry& registry, BenchRow& row) {
   const Device& dev = device.device();
-  SY_ASSIGN_OR_RETURN(Shape shape, spec.input_shape(row.batch));
-  SY_ASSIGN_OR_RETURN(ExecutablePlan * plan, model.Compiled(shape, dev));
+  std::vector<InputSpec> specs;
+  if (spec.inputs) {
+    SY_ASSIGN_OR_RETURN(specs, spec.inputs(row.batch));
+  } else {
+    SY_ASSIGN_OR_RETURN(Shape shape, spec.input_shape(row.batch));
+    specs.push_back({shape, DType::kFloat32, dev});
+  }
+  for (InputSpec& s : specs) s.device = dev;
+  SY_ASSIGN_OR_RETURN(ExecutablePlan * plan, model.Compiled(specs));
 
+  // Seeded host inputs (tools/cli/seeded_input.h; float32 as it always was).
   std::mt19937_64 rng(options.seed + 1 + row.batch);
-  std::vector<float> host_input(shape.num_elements());
-  for (float& v : host_input) v = NormalSample(rng, 1.0f);
-  const size_t input_bytes = host_input.size() * sizeof(float);
-  SY_ASSIGN_OR_RETURN(Tensor input,
-                      Tensor::Empty(shape, DType::kFloat32, dev, registry));
-  std::vector<std::vector<float>> host_outputs;
+  std::vector<std::vector<char>> host_inputs;
+  std::vector<Tensor> inputs;
+  for (const InputSpec& s : specs) {
+    host_inputs.push_back(SeededArray(s.shape, s.dtype, rng).bytes);
+    SY_ASSIGN_OR_RETURN(Tensor input, Tensor::Empty(s.shape, s.dtype, dev, registry));
+    inputs.push_back(std::move(input));
+  }
+  std::vector<std::vector<char>> host_outputs;
   for (ValueId id : plan->graph().outputs()) {
-    host_outputs.emplace_back(plan->graph().value(id).shape->num_elements());
+    const Value& v = plan->graph().value(id);
+    host_outputs.emplace_back(v.shape->num_elements() * DTypeSize(v.dtype));
   }
 
   std::vector<double> h2d, forward, d2h, end_to_end;
@@ -53,15 +65,17 @@ absl::Status MeasureRow(Module& model, const BenchModel& spec,
     SY_ASSIGN_OR_RETURN(std::unique_ptr<DeviceClock> clock, device.CreateClock());
     const Clock::time_point start = Clock::now();
     SY_ASSIGN_OR_RETURN(int m0, clock->Mark());
-    SY_RETURN_IF_ERROR(
-        device.CopyFromHost(host_input.data(), *input.buffer(), input_bytes));
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      SY_RETURN_IF_ERROR(device.CopyFromHost(host_inputs[k].data(), *inputs[k].buffer(),
+                                             host_inputs[k].size()));
+    }
     SY_ASSIGN_OR_RETURN(int m1, clock->Mark());
-    SY_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, plan->Run({input}));
+    SY_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, plan->Run(inputs));
     SY_ASSIGN_OR_RETURN(int m2, clock->Mark());
     for (size_t o = 0; o < outputs.size(); ++o) {
-      SY_RETURN_IF_ERROR(device.CopyToHost(*outputs[o].buffer(),
-                                           host_outputs[o].data(),
-                                           outputs[o].size_bytes()));
+      SY_RETURN_IF_ERROR(device.CopyToHost(
+          *outputs[o].buffer(), host_outputs[o].data(),
+          std::min(outputs[o].size_bytes(), host_outputs[o].size())));
     }
     SY_ASSIGN_OR_RETURN(int m3, clock->Mark());
     const Clock::time_point end = Clock::now();
@@ -192,7 +206,8 @@ absl::StatusOr<BenchReport> RunBench(
     if (b < 1) {
       return absl::InvalidArgumentError(absl::StrCat("batch must be >= 1, got ", b));
     }
-    SY_RETURN_IF_ERROR(model.input_shape(b).status());
+    SY_RETURN_IF_ERROR(model.inputs ? model.inputs(b).status()
+                                    : model.input_shape(b).status());
   }
   BenchReport report;
   report.model = model.name;

@@ -27,6 +27,9 @@ struct BenchModel {
   std::function<absl::StatusOr<std::unique_ptr<Module>>(const Device& device,
                                                         BackendRegistry& registry)>
       create;
+  // Its inputs per batch size (device ignored: each row's own): any number,
+  // any dtypes. When unset, one float32 input of `input_shape(batch)`.
+  std::function<absl::StatusOr<std::vector<InputSpec>>(int64_t batch)> inputs;
   std::function<absl::StatusOr<Shape>(int64_t batch)> input_shape;
 };
 
@@ -56,7 +59,7 @@ struct BenchStats {
 BenchStats ComputeBenchStats(std::vector<double> samples_ms);
 
 // One device and batch size. Each timed iteration: copy the input from host
-// memory to the device (h2d), run the compiled plan (forward; Run
+// memory to the device (h2d: every input), run the compiled plan (forward; Run
 // synchronizes the device), copy the output back (d2h). h2d, forward and d2h
 // are differences of marks on the device's own clock (DeviceClock: CUDA
 // events on a GPU); end_to_end is host wall time from the start of the

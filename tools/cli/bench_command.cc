@@ -9,16 +9,20 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/str_format.h"
 #include "core/file_transaction.h"
 #include "core/status_macros.h"
+#include "models/model_zoo.h"
+#include "onnx/onnx_model.h"
 #include "tools/cli/build_info.h"
 #include "tools/cli/bench.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/flags.h"
+#include "tools/cli/model_inputs.h"
 
 ABSL_FLAG(std::string, devices, "",
           "bench: comma-separated devices (cpu, cuda:0, ...); empty: every "
@@ -44,6 +48,44 @@ std::string UtcNow() {
   char text[32];
   std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   return text;
+}
+
+// A path with a model file's extension rather than a built-in name.
+bool IsModelFile(const std::string& name) {
+  const std::vector<std::string> names = ModelNames();
+  return std::find(names.begin(), names.end(), name) == names.end() &&
+         absl::EndsWith(name, ".onnx");
+}
+
+// A model file: the zoo's loader per device, and the inputs it declares
+// (any number and dtypes) with their shapes per batch size: dimension 0 of
+// every input, the rest from --input_shape and the declarations.
+absl::StatusOr<BenchModel> FileModel(const std::string& path,
+                                     BackendRegistry& registry) {
+  BenchModel model = ZooModel(path, absl::GetFlag(FLAGS_seed));
+  // The declarations alone: the graph is converted when each device loads it.
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<OnnxModel> onnx,
+                      OnnxModel::Load(path, registry, /*check=*/false));
+  const std::vector<OnnxValueInfo> declared = onnx->inputs();
+  const std::vector<std::string> shapes = InputShapeFlagValues();
+  model.inputs = [path, declared, shapes](int64_t batch)
+      -> absl::StatusOr<std::vector<InputSpec>> {
+    InputRequest request;
+    request.shapes = shapes;
+    request.batch = batch;
+    request.batch_overrides_shapes = true;
+    absl::StatusOr<std::vector<Shape>> resolved = InputShapes(declared, request);
+    if (!resolved.ok()) {
+      return absl::Status(resolved.status().code(),
+                          absl::StrCat(path, ": ", resolved.status().message()));
+    }
+    std::vector<InputSpec> specs;
+    for (size_t i = 0; i < declared.size(); ++i) {
+      specs.push_back({(*resolved)[i], declared[i].dtype, Device::Cpu()});
+    }
+    return specs;
+  };
+  return model;
 }
 
 }  // namespace
@@ -77,8 +119,13 @@ absl::Status BenchCommand(BackendRegistry& registry) {
   const std::string devices = absl::GetFlag(FLAGS_devices);
   options.devices = absl::StrSplit(devices, ',', absl::SkipEmpty());
   const std::string model_name = ModelFlag();
-  SY_ASSIGN_OR_RETURN(std::optional<Shape> input_shape, InputShapeFlag());
-  BenchModel model = ZooModel(model_name, absl::GetFlag(FLAGS_seed), input_shape);
+  BenchModel model;
+  if (IsModelFile(model_name)) {
+    SY_ASSIGN_OR_RETURN(model, FileModel(model_name, registry));
+  } else {
+    SY_ASSIGN_OR_RETURN(std::optional<Shape> input_shape, InputShapeFlag());
+    model = ZooModel(model_name, absl::GetFlag(FLAGS_seed), input_shape);
+  }
   SY_ASSIGN_OR_RETURN(
       BenchReport report,
       RunBench(model, options, registry, [](const std::string& line) {

@@ -10,6 +10,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -19,15 +20,11 @@
 
 ABSL_FLAG(std::string, model, "vgg11",
           "model name (vgg11, vgg13, vgg16, vgg19) or a path to an .onnx file");
-ABSL_FLAG(std::string, input_shape, "",
-          "the model's input shape, e.g. 1x3x224x224 (for .onnx models with "
-          "symbolic dimensions or other sizes; replaces --batch)");
+
 ABSL_FLAG(std::string, weights, "",
           ".safetensors file with the model's parameters (torchvision names); "
           "empty: seeded initialisation (see --seed)");
-ABSL_FLAG(std::string, input, "",
-          ".npy float32 input [N, 3, H, W]; empty: a seeded random batch of "
-          "--batch images of 224x224");
+
 ABSL_FLAG(std::string, output, "",
           ".npy file to write the output to; for a model with several "
           "outputs, comma-separated files or a folder ending in '/' "
@@ -76,6 +73,38 @@ ABSL_FLAG(std::vector<std::string>, plugin, {},
       }
     });
 
+namespace {
+std::vector<std::string>& InputValues() {
+  static auto* values = new std::vector<std::string>();
+  return *values;
+}
+std::vector<std::string>& InputShapeValues() {
+  static auto* values = new std::vector<std::string>();
+  return *values;
+}
+}  // namespace
+
+// Repeatable like --plugin: every occurrence appends.
+ABSL_FLAG(std::string, input_shape, "",
+          "an input's shape, NAME:DIMS (e.g. input:1x3x224x224; repeatable or "
+          "comma-separated, one per input), or DIMS alone for a model with "
+          "one input; for symbolic dimensions or other sizes when no --input "
+          "is given (the whole shape: --batch does not change it)")
+    .OnUpdate([] {
+      // Also called once at registration, with the empty default.
+      std::string value = absl::GetFlag(FLAGS_input_shape);
+      if (!value.empty()) InputShapeValues().push_back(std::move(value));
+    });
+ABSL_FLAG(std::string, input, "",
+          ".npy file per model input, in the model's input order or as "
+          "NAME=PATH (repeatable or comma-separated), of the dtypes the model "
+          "declares; vgg: float32 [N, 3, H, W]. Empty: seeded inputs (--batch, "
+          "--input_shape)")
+    .OnUpdate([] {
+      std::string value = absl::GetFlag(FLAGS_input);
+      if (!value.empty()) InputValues().push_back(std::move(value));
+    });
+
 // Like --plugin: every occurrence appends (Abseil keeps only the last).
 ABSL_FLAG(std::vector<std::string>, backend_option, {},
           "type.key=value: sets an option of a backend before the command "
@@ -121,8 +150,19 @@ std::string ModelFlag() {
 }
 
 absl::StatusOr<std::optional<Shape>> InputShapeFlag() {
-  const std::string text = absl::GetFlag(FLAGS_input_shape);
-  if (text.empty()) return std::optional<Shape>();
+  std::vector<std::string> parts;
+  for (const std::string& value : InputShapeValues()) {
+    for (absl::string_view part : absl::StrSplit(value, ',', absl::SkipEmpty())) {
+      parts.emplace_back(part);
+    }
+  }
+  if (parts.empty()) return std::optional<Shape>();
+  const std::string text = parts.back();
+  if (parts.size() > 1 || absl::StrContains(text, ':')) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--input_shape=", absl::StrJoin(parts, ","), ": ", ModelFlag(),
+        " has one input; give its shape alone, e.g. --input_shape=1x3x224x224"));
+  }
   std::vector<int64_t> dims;
   for (absl::string_view part : absl::StrSplit(text, 'x')) {
     int64_t d = 0;
@@ -140,6 +180,10 @@ absl::StatusOr<std::optional<Shape>> InputShapeFlag() {
   }
   return std::optional<Shape>(*shape);
 }
+
+const std::vector<std::string>& InputShapeFlagValues() { return InputShapeValues(); }
+
+const std::vector<std::string>& InputFlagValues() { return InputValues(); }
 
 absl::StatusOr<int64_t> BatchFlag() {
   absl::StatusOr<std::vector<int64_t>> sizes = BatchListFlag();
@@ -217,6 +261,19 @@ absl::Status CheckThreadFlags() {
       "; 0 means the default");
   SY_RETURN_IF_ERROR_CLI(CheckRange("--threads", absl::GetFlag(FLAGS_threads),
                                     0, MaxThreads(), why));
+  // The default thread count, bounded as --threads is; checked before the
+  // CPU backend starts its threads (it would clamp, with a warning).
+  if (const char* env = std::getenv("SWITCHYARD_CPU_THREADS")) {
+    int64_t threads = 0;
+    // Not a count >= 1: the backend warns and uses all cores.
+    if (absl::SimpleAtoi(env, &threads) && threads >= 1) {
+      SY_RETURN_IF_ERROR_CLI(CheckRange(
+          "SWITCHYARD_CPU_THREADS", threads, 1, MaxThreads(),
+          absl::StrCat("4 per core of this machine's ",
+                       std::thread::hardware_concurrency(),
+                       "; unset it for all cores, or give --threads")));
+    }
+  }
   for (const std::string& option : BackendOptions()) {
     absl::string_view rest = option;
     if (!absl::ConsumePrefix(&rest, "cpu.threads=")) continue;
@@ -314,7 +371,7 @@ const std::vector<FlagUse>& FlagUses() {
 const std::vector<std::pair<std::string, std::string>>& Commands() {
   static const auto* commands = new std::vector<std::pair<std::string, std::string>>{
       {"devices", "list every backend, its devices (or why it has none) and options"},
-      {"run", "run a model: top-5, images/s, forward time; outputs and a report"},
+      {"run", "run a model: each output (top-5 for class scores), forward time; files and a report"},
       {"graph", "print the traced, placed graph IR (text or Graphviz dot)"},
       {"bench", "time a model on every device and batch size: forward, copies, end to end"},
       {"help", "`switchyard help COMMAND`: that command's flags"},

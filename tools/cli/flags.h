@@ -15,9 +15,9 @@
 
 // The command line's flags, shared by the subcommands (see main.cc).
 ABSL_DECLARE_FLAG(std::string, model);  // use ModelFlag
-ABSL_DECLARE_FLAG(std::string, input_shape);  // use InputShapeFlag
+ABSL_DECLARE_FLAG(std::string, input_shape);  // use InputShapeFlag(Values)
 ABSL_DECLARE_FLAG(std::string, weights);
-ABSL_DECLARE_FLAG(std::string, input);
+ABSL_DECLARE_FLAG(std::string, input);  // use InputFlagValues
 ABSL_DECLARE_FLAG(std::string, output);
 ABSL_DECLARE_FLAG(std::string, report);
 ABSL_DECLARE_FLAG(std::string, device);
@@ -50,8 +50,14 @@ absl::StatusOr<int64_t> BatchFlag();
 // --model: a built-in name as given, or a file path resolved like
 // ResolveUserPath.
 std::string ModelFlag();
-// --input_shape ("1x3x224x224"), or nullopt when not given.
+// --input_shape ("1x3x224x224") for a built-in model's one input, or
+// nullopt when not given; InvalidArgument for several or named shapes.
 absl::StatusOr<std::optional<Shape>> InputShapeFlag();
+// Every --input_shape and every --input value, in command-line order
+// (repeated flags append; Abseil itself keeps only the last value), for
+// model files (tools/cli/model_inputs.h).
+const std::vector<std::string>& InputShapeFlagValues();
+const std::vector<std::string>& InputFlagValues();
 absl::StatusOr<std::vector<int64_t>> BatchListFlag();
 
 // Which flags the command line named, for commands whose defaults differ

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 
 #include "absl/flags/flag.h"
@@ -8,8 +9,10 @@
 #include "core/partition.h"
 #include "core/status_macros.h"
 #include "models/model_zoo.h"
+#include "onnx/onnx_model.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/flags.h"
+#include "tools/cli/model_inputs.h"
 
 namespace switchyard {
 namespace cli {
@@ -23,20 +26,41 @@ absl::Status GraphCommand(BackendRegistry& registry) {
   SY_ASSIGN_OR_RETURN(Device device, Device::Parse(absl::GetFlag(FLAGS_device)));
   const std::string model_name = ModelFlag();
   SY_ASSIGN_OR_RETURN(int64_t batch, BatchFlag());
-  SY_ASSIGN_OR_RETURN(std::optional<Shape> input_shape_flag, InputShapeFlag());
-  SY_ASSIGN_OR_RETURN(Shape input_shape,
-                      ModelInputShape(model_name, batch, input_shape_flag));
-  SY_ASSIGN_OR_RETURN(std::unique_ptr<Module> model,
-                      CreateModel(model_name, registry));
-  SY_RETURN_IF_ERROR(model->To(device));
-  // The graph's structure does not depend on the values: zeros are cheaper
-  // than the seeded initialisation (a model file has its own weights).
-  SY_RETURN_IF_ERROR(ZeroModel(*model));
   const std::string input_flag = absl::GetFlag(FLAGS_input_device);
   SY_ASSIGN_OR_RETURN(Device input_device,
                       input_flag.empty() ? absl::StatusOr<Device>(device)
                                          : Device::Parse(input_flag));
-  SY_ASSIGN_OR_RETURN(Graph graph, model->TraceGraph(input_shape, input_device));
+  // A built-in model's input shape is checked before the model is built; a
+  // model file declares its own inputs (any number, any dtypes).
+  std::vector<InputSpec> specs;
+  const std::vector<std::string> zoo = ModelNames();
+  if (std::find(zoo.begin(), zoo.end(), model_name) != zoo.end()) {
+    SY_ASSIGN_OR_RETURN(std::optional<Shape> input_shape_flag, InputShapeFlag());
+    SY_ASSIGN_OR_RETURN(Shape input_shape,
+                        ModelInputShape(model_name, batch, input_shape_flag));
+    specs.push_back({input_shape, DType::kFloat32, input_device});
+  }
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<Module> model,
+                      CreateModel(model_name, registry));
+  if (const auto* file_model = dynamic_cast<const OnnxModel*>(model.get())) {
+    InputRequest request;
+    request.shapes = InputShapeFlagValues();
+    if (FlagGiven("batch")) request.batch = batch;
+    absl::StatusOr<std::vector<Shape>> shapes =
+        InputShapes(file_model->inputs(), request);
+    if (!shapes.ok()) {
+      return absl::Status(shapes.status().code(),
+                          absl::StrCat(model_name, ": ", shapes.status().message()));
+    }
+    for (size_t i = 0; i < shapes->size(); ++i) {
+      specs.push_back({(*shapes)[i], file_model->inputs()[i].dtype, input_device});
+    }
+  }
+  SY_RETURN_IF_ERROR(model->To(device));
+  // The graph's structure does not depend on the values: zeros are cheaper
+  // than the seeded initialisation (a model file has its own weights).
+  SY_RETURN_IF_ERROR(ZeroModel(*model));
+  SY_ASSIGN_OR_RETURN(Graph graph, model->TraceGraph(specs));
   CompileOptions options;
   options.backends = &registry;
   SY_ASSIGN_OR_RETURN(options.placement,

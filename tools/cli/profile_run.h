@@ -14,6 +14,7 @@
 #include "core/file_transaction.h"
 #include "core/profiler.h"
 #include "core/tensor.h"
+#include "models/host_array.h"
 
 namespace switchyard {
 namespace cli {
@@ -40,17 +41,18 @@ absl::Status WriteProfileOutputs(
 // per node on the device's clock), downloads the outputs (copy events).
 //
 //   std::unique_ptr<RunProfiling> profiling = RunProfiling::FromFlags();
-//   if (profiling) outputs = *profiling->Iteration(*plan, input, host, i, registry);
+//   if (profiling) outputs = *profiling->Iteration(*plan, inputs, hosts, i, registry);
 //   SY_RETURN_IF_ERROR(profiling->Finish({{"model", "vgg11"}}));
 class RunProfiling {
  public:
   // Null when neither --profile nor --profile-summary is given.
   static std::unique_ptr<RunProfiling> FromFlags();
 
-  // The outputs of the plan.
-  absl::StatusOr<std::vector<Tensor>> Iteration(ExecutablePlan& plan, const Tensor& input,
-                                   absl::Span<const float> host_input,
-                                   int iteration, BackendRegistry& registry);
+  // The outputs of the plan. `host_inputs[i]` is uploaded into `inputs[i]`.
+  absl::StatusOr<std::vector<Tensor>> Iteration(ExecutablePlan& plan,
+                                                absl::Span<const Tensor> inputs,
+                                                absl::Span<const HostArray> host_inputs,
+                                                int iteration, BackendRegistry& registry);
   // Writes the trace, prints the summary.
   absl::Status Finish(const std::vector<std::pair<std::string, std::string>>& metadata,
                       FileTransaction& files);
@@ -59,7 +61,7 @@ class RunProfiling {
   explicit RunProfiling(ProfileFlags flags) : flags_(std::move(flags)) {}
   ProfileFlags flags_;
   Profiler profiler_;
-  std::vector<std::vector<float>> host_outputs_;
+  std::vector<std::vector<char>> host_outputs_;
 };
 
 }  // namespace cli

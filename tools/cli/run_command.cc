@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <numeric>
 #include <random>
 
 #include "absl/flags/flag.h"
@@ -14,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/types/span.h"
 #include "core/file_transaction.h"
@@ -22,11 +22,14 @@
 #include "models/npy.h"
 #include "models/output_files.h"
 #include "models/safetensors.h"
-#include "tools/cli/build_info.h"
 #include "nlohmann/json.hpp"
+#include "onnx/onnx_model.h"
+#include "tools/cli/build_info.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/flags.h"
 #include "tools/cli/image_input.h"
+#include "tools/cli/model_inputs.h"
+#include "tools/cli/output_summary.h"
 #include "tools/cli/profile_run.h"
 #include "tools/cli/utilization.h"
 
@@ -51,26 +54,6 @@ Timing Summarize(std::vector<double> ms) {
   return {median, ms.front(), ms.back()};
 }
 
-// Per sample, the five largest outputs as (class, value), best first.
-std::vector<std::vector<std::pair<int64_t, float>>> TopK(
-    const std::vector<float>& values, const Shape& shape, int k) {
-  std::vector<std::vector<std::pair<int64_t, float>>> result;
-  const int64_t rows = shape.dim(0);
-  const int64_t classes = shape.num_elements() / std::max<int64_t>(rows, 1);
-  for (int64_t r = 0; r < rows; ++r) {
-    std::vector<int64_t> order(classes);
-    std::iota(order.begin(), order.end(), 0);
-    const float* row = values.data() + r * classes;
-    const int64_t top = std::min<int64_t>(k, classes);
-    std::partial_sort(order.begin(), order.begin() + top, order.end(),
-                      [&](int64_t a, int64_t b) { return row[a] > row[b]; });
-    std::vector<std::pair<int64_t, float>> best;
-    for (int64_t i = 0; i < top; ++i) best.emplace_back(order[i], row[order[i]]);
-    result.push_back(std::move(best));
-  }
-  return result;
-}
-
 // An input file the run reads: it must exist and be a file (or a pipe), so
 // /dev/zero or a folder is refused before any work.
 absl::Status CheckInputFile(absl::string_view flag, const std::string& path) {
@@ -88,24 +71,47 @@ absl::Status CheckInputFile(absl::string_view flag, const std::string& path) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<HostArray> LoadOrMakeInput(const std::string& model_name) {
-  const std::string path = ResolveUserPath(absl::GetFlag(FLAGS_input));
+// The model's inputs on the host, each with where it came from.
+struct HostInputs {
+  std::vector<HostArray> arrays;
+  std::vector<std::string> sources;  // a path, "seeded" or "images"
+};
+
+// --images: the stream's batches come from the files; this is the device
+// input they are copied into. The flags and the file list are checked now.
+absl::StatusOr<HostInputs> ImageStreamInput() {
+  if (!InputFlagValues().empty()) {
+    return absl::InvalidArgumentError(
+        "--input and --images were both given: the images are the input; drop one");
+  }
+  SY_ASSIGN_OR_RETURN(ImageInput images, PrepareImageInput());
+  SY_ASSIGN_OR_RETURN(int64_t batch, BatchFlag());
+  SY_RETURN_IF_ERROR(CheckRange("--batch", batch, 1, int64_t{1} << 20));
+  const Shape shape = ImageBatchShape(images, batch);
+  SY_RETURN_IF_ERROR(CheckBatchFitsMemory(absl::StrCat("--batch=", batch), shape));
+  return HostInputs{{HostArray(shape, std::vector<float>(shape.num_elements()))},
+                    {"images"}};
+}
+
+// A built-in model (VGG): one float32 [N, 3, H, W] input, checked before
+// the weights are initialised or loaded.
+absl::StatusOr<HostInputs> ZooInput(const std::string& model_name) {
+  const std::vector<std::string>& values = InputFlagValues();
+  std::vector<std::string> paths;
+  for (const std::string& value : values) {
+    for (absl::string_view part : absl::StrSplit(value, ',', absl::SkipEmpty())) {
+      paths.push_back(ResolveUserPath(std::string(part)));
+    }
+  }
+  if (paths.size() > 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--input gives ", paths.size(), " files but ", model_name,
+        " has one input, float32 [N, 3, H, W]; give one .npy"));
+  }
+  const std::string path = paths.empty() ? "" : paths[0];
   SY_ASSIGN_OR_RETURN(std::optional<Shape> input_shape, InputShapeFlag());
   SY_ASSIGN_OR_RETURN(Shape expected, ModelInputShape(model_name, 1, input_shape));
-  if (ImagesRequested()) {
-    // The stream's batches come from the files; this is the device input
-    // they are copied into. The flags and the file list are checked now.
-    if (!path.empty()) {
-      return absl::InvalidArgumentError(
-          "--input and --images were both given: the images are the input; drop one");
-    }
-    SY_ASSIGN_OR_RETURN(ImageInput images, PrepareImageInput());
-    SY_ASSIGN_OR_RETURN(int64_t batch, BatchFlag());
-    SY_RETURN_IF_ERROR(CheckRange("--batch", batch, 1, int64_t{1} << 20));
-    const Shape shape = ImageBatchShape(images, batch);
-    SY_RETURN_IF_ERROR(CheckBatchFitsMemory(absl::StrCat("--batch=", batch), shape));
-    return HostArray(shape, std::vector<float>(shape.num_elements()));
-  }
+  if (ImagesRequested()) return ImageStreamInput();
   if (!path.empty()) {
     SY_ASSIGN_OR_RETURN(HostArray input, ReadNpy(path));
     if (input.dtype != DType::kFloat32) {
@@ -125,7 +131,7 @@ absl::StatusOr<HostArray> LoadOrMakeInput(const std::string& model_name) {
     }
     SY_RETURN_IF_ERROR(CheckBatchFitsMemory(absl::StrCat("--input=", path),
                                             input.shape));
-    return input;
+    return HostInputs{{std::move(input)}, {path}};
   }
   SY_ASSIGN_OR_RETURN(int64_t batch, BatchFlag());
   SY_RETURN_IF_ERROR(CheckRange("--batch", batch, 1, int64_t{1} << 20));
@@ -134,7 +140,63 @@ absl::StatusOr<HostArray> LoadOrMakeInput(const std::string& model_name) {
   std::mt19937_64 rng(absl::GetFlag(FLAGS_seed) + 1);
   HostArray input(shape, std::vector<float>(shape.num_elements()));
   for (float& v : input.mutable_values()) v = NormalSample(rng, 1.0f);
-  return input;
+  return HostInputs{{std::move(input)}, {"seeded"}};
+}
+
+// What the flags ask a model file to be fed (tools/cli/model_inputs.h).
+absl::StatusOr<InputRequest> ModelFileRequest() {
+  InputRequest request;
+  request.files = InputFlagValues();
+  request.shapes = InputShapeFlagValues();
+  request.seed = absl::GetFlag(FLAGS_seed);
+  request.resolve_path = &ResolveUserPath;
+  if (FlagGiven("batch")) {
+    SY_ASSIGN_OR_RETURN(int64_t batch, BatchFlag());
+    SY_RETURN_IF_ERROR(CheckRange("--batch", batch, 1, int64_t{1} << 20));
+    request.batch = batch;
+  }
+  return request;
+}
+
+// A model file (ONNX): one array per declared input, of its dtype.
+absl::StatusOr<HostInputs> ModelFileInputs(const OnnxModel& model) {
+  if (ImagesRequested()) {
+    const std::vector<OnnxValueInfo>& in = model.inputs();
+    if (in.size() != 1 || in[0].dtype != DType::kFloat32) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--images feeds one float32 image input; ", model.path(), " takes ",
+          DescribeInputs(in), ": drop --images and give --input"));
+    }
+    return ImageStreamInput();
+  }
+  SY_ASSIGN_OR_RETURN(InputRequest request, ModelFileRequest());
+  if (!request.files.empty()) {
+    SY_ASSIGN_OR_RETURN(std::vector<std::string> paths,
+                        InputFilePaths(model.inputs(), request));
+    for (const std::string& path : paths) {
+      SY_RETURN_IF_ERROR(CheckInputFile("--input", path));
+    }
+  }
+  absl::StatusOr<InputArrays> arrays = MakeInputArrays(model.inputs(), request);
+  if (!arrays.ok()) {
+    return absl::Status(arrays.status().code(),
+                        absl::StrCat(model.path(), ": ", arrays.status().message()));
+  }
+  return HostInputs{std::move(arrays->arrays), std::move(arrays->sources)};
+}
+
+// Every path an --input value may name ("a.npy", "ids=a.npy"), so that no
+// output of the run can overwrite one; paths that do not exist are ignored.
+void AddInputFiles(FileTransaction& files) {
+  for (const std::string& value : InputFlagValues()) {
+    for (absl::string_view part : absl::StrSplit(value, ',', absl::SkipEmpty())) {
+      files.AddInput(ResolveUserPath(std::string(part)), "--input");
+      const size_t eq = part.find('=');
+      if (eq != absl::string_view::npos) {
+        files.AddInput(ResolveUserPath(std::string(part.substr(eq + 1))), "--input");
+      }
+    }
+  }
 }
 
 absl::StatusOr<std::vector<std::string>> ReadLabels() {
@@ -173,6 +235,63 @@ double Ms(std::chrono::steady_clock::time_point a,
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
+// One line per input: what the model declares and what it is fed.
+std::string DescribeFed(const OnnxModel* file_model, const HostInputs& inputs) {
+  std::string text;
+  for (size_t i = 0; i < inputs.arrays.size(); ++i) {
+    const HostArray& a = inputs.arrays[i];
+    const std::string declared =
+        file_model != nullptr && i < file_model->inputs().size()
+            ? file_model->inputs()[i].ToString()
+            : "input";
+    absl::StrAppend(&text, "  ", declared, ": ", a.shape.ToString(), " ",
+                    DTypeName(a.dtype), " ", inputs.sources[i] == "seeded" ||
+                    inputs.sources[i] == "images" ? "" : "from ",
+                    inputs.sources[i], "\n");
+  }
+  return text;
+}
+
+// The top-5 of one class-score output, printed, and as the report's JSON.
+nlohmann::json PrintTop5(const HostArray& scores,
+                         const std::vector<std::string>& labels) {
+  const auto top5 = TopK(scores, 5);
+  const int64_t classes = scores.shape.dim(1);
+  if (!labels.empty() && static_cast<int64_t>(labels.size()) != classes) {
+    std::printf("warning: --labels has %zu names but the output has %lld classes\n",
+                labels.size(), static_cast<long long>(classes));
+  }
+  std::printf("top-5 per sample: class, softmax probability (raw output)%s\n",
+              labels.empty() ? "" : ", label");
+  nlohmann::json top5_json = nlohmann::json::array();
+  for (size_t s = 0; s < top5.size(); ++s) {
+    // Softmax over the sample's row, computed stably (max subtracted).
+    double max = -INFINITY, sum = 0;
+    for (int64_t c = 0; c < classes; ++c) {
+      max = std::max(max, scores.ElementAsDouble(s * classes + c));
+    }
+    for (int64_t c = 0; c < classes; ++c) {
+      sum += std::exp(scores.ElementAsDouble(s * classes + c) - max);
+    }
+    std::string line = absl::StrFormat("sample %d top-5:", s);
+    nlohmann::json sample = nlohmann::json::array();
+    for (const auto& [cls, value] : top5[s]) {
+      const double probability = std::exp(value - max) / sum;
+      absl::StrAppendFormat(&line, "  %d %.4f (%.4f)", cls, probability, value);
+      nlohmann::json entry = {{"class", cls}, {"value", static_cast<float>(value)},
+                              {"probability", std::isfinite(probability) ? probability : 0.0}};
+      if (cls < static_cast<int64_t>(labels.size())) {
+        absl::StrAppend(&line, " ", labels[cls]);
+        entry["label"] = labels[cls];
+      }
+      sample.push_back(entry);
+    }
+    std::printf("%s\n", line.c_str());
+    top5_json.push_back(sample);
+  }
+  return top5_json;
+}
+
 }  // namespace
 
 absl::Status RunCommand(BackendRegistry& registry) {
@@ -191,15 +310,14 @@ absl::Status RunCommand(BackendRegistry& registry) {
   SY_ASSIGN_OR_RETURN(Device input_device, InputDevice(device));
   SY_RETURN_IF_ERROR(registry.GetDevice(input_device).status());
   const std::string model_name = ModelFlag();
-  const std::string input_path = ResolveUserPath(absl::GetFlag(FLAGS_input));
-  if (!input_path.empty() && FlagGiven("batch")) {
+  const bool input_given = !InputFlagValues().empty();
+  if (input_given && FlagGiven("batch")) {
     return absl::InvalidArgumentError(
         "--batch and --input were both given: the batch is the first dimension "
         "of the --input array; drop --batch (or --input for a random batch)");
   }
   const std::string weights = ResolveUserPath(absl::GetFlag(FLAGS_weights));
   if (!weights.empty()) SY_RETURN_IF_ERROR(CheckInputFile("--weights", weights));
-  if (!input_path.empty()) SY_RETURN_IF_ERROR(CheckInputFile("--input", input_path));
   SY_ASSIGN_OR_RETURN(std::vector<std::string> labels, ReadLabels());
 
   // Every file the run writes, published together at the end or not at all
@@ -207,7 +325,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
   FileTransaction files;
   files.AddInput(model_name, "--model");  // a model file (.onnx), if it is one
   files.AddInput(weights, "--weights");
-  files.AddInput(input_path, "--input");
+  AddInputFiles(files);
   files.AddInput(ResolveUserPath(absl::GetFlag(FLAGS_labels)), "--labels");
   const std::string output_flag = absl::GetFlag(FLAGS_output);
   std::vector<std::string> output_targets;
@@ -234,10 +352,32 @@ absl::Status RunCommand(BackendRegistry& registry) {
   if (!profile_flags.trace_path.empty()) {
     SY_RETURN_IF_ERROR(files.AddOutput(profile_flags.trace_path, "--profile"));
   }
-  SY_ASSIGN_OR_RETURN(HostArray input_array, LoadOrMakeInput(model_name));
 
-  // Set-up: the model, its weights, the input on its device, the plan.
+  // The model (a model file brings its weights: its inputs are known only
+  // once it is read), then its inputs, before any weights are initialised.
   SY_ASSIGN_OR_RETURN(std::unique_ptr<Module> model, CreateModel(model_name, registry));
+  // Model files declare their inputs (any number, any dtype); the built-in
+  // models take one float32 image batch.
+  const OnnxModel* file_model = dynamic_cast<const OnnxModel*>(model.get());
+  if (file_model == nullptr) {
+    for (const std::string& value : InputFlagValues()) {
+      for (absl::string_view part : absl::StrSplit(value, ',', absl::SkipEmpty())) {
+        SY_RETURN_IF_ERROR(CheckInputFile("--input", ResolveUserPath(std::string(part))));
+      }
+    }
+  }
+  SY_ASSIGN_OR_RETURN(HostInputs host_inputs, file_model != nullptr
+                                                  ? ModelFileInputs(*file_model)
+                                                  : ZooInput(model_name));
+  if (PipelineRequested() &&
+      (host_inputs.arrays.size() != 1 || host_inputs.arrays[0].dtype != DType::kFloat32)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--batches streams batches of one float32 input; ", model_name, " takes ",
+        file_model != nullptr ? DescribeInputs(file_model->inputs()) : "other inputs",
+        ": drop --batches"));
+  }
+
+  // Set-up: the weights, the inputs on their device, the plan.
   SY_RETURN_IF_ERROR(model->To(device));
   if (weights.empty()) {
     SY_RETURN_IF_ERROR(InitializeModel(*model, absl::GetFlag(FLAGS_seed)));
@@ -247,15 +387,29 @@ absl::Status RunCommand(BackendRegistry& registry) {
   }
   const auto weights_done = std::chrono::steady_clock::now();
   model->set_placement(placement);
-  SY_ASSIGN_OR_RETURN(
-      Tensor input, Tensor::FromVector(input_array.shape, input_array.values(),
-                                       input_device, registry));
-  std::printf("model %s (%lld parameters) on %s, input %s on %s\n",
-              model_name.c_str(), static_cast<long long>(model->NumParameters()),
-              device.ToString().c_str(), input.shape().ToString().c_str(),
-              input_device.ToString().c_str());
-  SY_ASSIGN_OR_RETURN(ExecutablePlan * plan,
-                      model->Compiled(input.shape(), input.device()));
+  SY_ASSIGN_OR_RETURN(BackendDevice * in_device, registry.GetDevice(input_device));
+  std::vector<Tensor> inputs;
+  std::vector<InputSpec> specs;
+  for (const HostArray& array : host_inputs.arrays) {
+    SY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromBytes(array.shape, array.dtype,
+                                                    array.bytes.data(),
+                                                    array.bytes.size(), *in_device));
+    specs.push_back({t.shape(), t.dtype(), input_device});
+    inputs.push_back(std::move(t));
+  }
+  if (file_model == nullptr) {
+    std::printf("model %s (%lld parameters) on %s, input %s on %s\n",
+                model_name.c_str(), static_cast<long long>(model->NumParameters()),
+                device.ToString().c_str(), inputs[0].shape().ToString().c_str(),
+                input_device.ToString().c_str());
+  } else {
+    std::printf("model %s (%lld parameters) on %s, %zu input%s on %s:\n%s",
+                model_name.c_str(), static_cast<long long>(model->NumParameters()),
+                device.ToString().c_str(), inputs.size(), inputs.size() == 1 ? "" : "s",
+                input_device.ToString().c_str(),
+                DescribeFed(file_model, host_inputs).c_str());
+  }
+  SY_ASSIGN_OR_RETURN(ExecutablePlan * plan, model->Compiled(specs));
   const auto compile_done = std::chrono::steady_clock::now();
   if (absl::GetFlag(FLAGS_explain_placement)) {
     std::printf("%s", plan->graph().ToText().c_str());
@@ -293,7 +447,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
                           {"machine", MachineJson()}};
   if (PipelineRequested()) {
     // --batches: a stream through an input pipeline (tools/cli/utilization.h).
-    SY_RETURN_IF_ERROR(RunPipelineCommand(*plan, input, registry, files, facts));
+    SY_RETURN_IF_ERROR(RunPipelineCommand(*plan, inputs[0], registry, files, facts));
     SY_RETURN_IF_ERROR(files.Commit());
     if (!report_path.empty()) std::printf("wrote %s\n", report_path.c_str());
     if (!profile_flags.trace_path.empty()) {
@@ -302,8 +456,8 @@ absl::Status RunCommand(BackendRegistry& registry) {
     }
     return absl::OkStatus();
   }
-  // --profile / --profile-summary: timed iterations also upload the input and
-  // download the output, each node timed on the device clock.
+  // --profile / --profile-summary: timed iterations also upload the inputs
+  // and download the outputs, each node timed on the device clock.
   std::unique_ptr<RunProfiling> profiling = RunProfiling::FromFlags();
 
   std::vector<Tensor> outputs;  // every output of the model
@@ -313,101 +467,119 @@ absl::Status RunCommand(BackendRegistry& registry) {
     const auto begin = std::chrono::steady_clock::now();
     // Forward returns after the device has finished: the time is real.
     if (profiling != nullptr && i >= warmup) {
-      SY_ASSIGN_OR_RETURN(
-          outputs, profiling->Iteration(*plan, input, input_array.values(),
-                                        i - warmup, registry));
+      SY_ASSIGN_OR_RETURN(outputs, profiling->Iteration(*plan, inputs, host_inputs.arrays,
+                                                        i - warmup, registry));
     } else {
-      SY_ASSIGN_OR_RETURN(outputs,
-                          model->Forward(absl::MakeConstSpan(&input, 1)));
+      SY_ASSIGN_OR_RETURN(outputs, model->Forward(inputs));
     }
     const auto end = std::chrono::steady_clock::now();
     if (i == 0) first_ms = Ms(begin, end);
     if (i >= warmup) times.push_back(Ms(begin, end));
   }
-  // Top-5 and the report describe the first output; --output writes all.
-  const Tensor& output = outputs.front();
-  SY_ASSIGN_OR_RETURN(std::vector<float> values, output.ToVector());
   const Timing timing = Summarize(times);
-  const int64_t batch = input.shape().dim(0);
+  // Samples per second count dimension 0 of the first input.
+  const Shape& first_input = inputs[0].shape();
+  const int64_t batch = first_input.rank() > 0 ? first_input.dim(0) : 1;
   const double images_per_s =
       timing.median_ms > 0 ? batch * 1000.0 / timing.median_ms : 0;
 
-  // NaN or Inf in any output: a warning, and a field in the report.
+  // Every output on the host in its dtype; NaN or Inf in any: a warning,
+  // and a field in the report.
+  std::vector<HostArray> host_outputs;
   nlohmann::json non_finite = nlohmann::json::array();
   for (size_t o = 0; o < outputs.size(); ++o) {
-    SY_ASSIGN_OR_RETURN(std::vector<float> all, outputs[o].ToVector());
+    SY_ASSIGN_OR_RETURN(std::vector<char> bytes, outputs[o].ToBytes());
+    host_outputs.emplace_back(outputs[o].shape(), outputs[o].dtype(), std::move(bytes));
+    const HostArray& all = host_outputs.back();
+    if (!IsFloatingPoint(all.dtype)) continue;
     int64_t nans = 0, infs = 0;
-    for (float v : all) {
+    for (size_t k = 0; k < all.stored_elements(); ++k) {
+      const double v = all.ElementAsDouble(static_cast<int64_t>(k));
       if (std::isnan(v)) ++nans;
       else if (std::isinf(v)) ++infs;
     }
     if (nans + infs > 0) {
       std::printf("warning: output %zu has %lld NaN and %lld Inf of %zu values; "
-                  "the top-5 below is not meaningful\n",
+                  "its %s below is not meaningful\n",
                   o, static_cast<long long>(nans), static_cast<long long>(infs),
-                  all.size());
+                  all.stored_elements(),
+                  LooksLikeClassScores(all.shape, all.dtype) ? "top-5" : "summary");
       non_finite.push_back({{"output", o}, {"nan", nans}, {"inf", infs}});
     }
   }
 
-  std::printf("output %s\n", output.shape().ToString().c_str());
-  const auto top5 = TopK(values, output.shape(), 5);
-  const int64_t classes =
-      output.shape().num_elements() / std::max<int64_t>(output.shape().dim(0), 1);
-  if (!labels.empty() && static_cast<int64_t>(labels.size()) != classes) {
-    std::printf("warning: --labels has %zu names but the output has %lld classes\n",
-                labels.size(), static_cast<long long>(classes));
-  }
-  std::printf("top-5 per sample: class, softmax probability (raw output)%s\n",
-              labels.empty() ? "" : ", label");
+  // Class scores get the top-5 per sample, every other output a summary
+  // (a scalar its value).
+  const std::vector<std::string> names = model->OutputNames();
   nlohmann::json top5_json = nlohmann::json::array();
-  for (size_t s = 0; s < top5.size(); ++s) {
-    // Softmax over the sample's row, computed stably (max subtracted).
-    const float* row = values.data() + s * classes;
-    double max = -INFINITY, sum = 0;
-    for (int64_t c = 0; c < classes; ++c) max = std::max<double>(max, row[c]);
-    for (int64_t c = 0; c < classes; ++c) sum += std::exp(row[c] - max);
-    std::string line = absl::StrFormat("sample %d top-5:", s);
-    nlohmann::json sample = nlohmann::json::array();
-    for (const auto& [cls, value] : top5[s]) {
-      const double probability = std::exp(value - max) / sum;
-      absl::StrAppendFormat(&line, "  %d %.4f (%.4f)", cls, probability, value);
-      nlohmann::json entry = {{"class", cls}, {"value", value},
-                              {"probability", std::isfinite(probability) ? probability : 0.0}};
-      if (cls < static_cast<int64_t>(labels.size())) {
-        absl::StrAppend(&line, " ", labels[cls]);
-        entry["label"] = labels[cls];
+  bool top5_done = false;
+  nlohmann::json outputs_json = nlohmann::json::array();
+  for (size_t o = 0; o < host_outputs.size(); ++o) {
+    const HostArray& out = host_outputs[o];
+    const std::string name = o < names.size() ? names[o] : "";
+    nlohmann::json entry = SummaryJson(out);
+    entry["name"] = name.empty() ? absl::StrCat("output_", o) : name;
+    if (LooksLikeClassScores(out.shape, out.dtype)) {
+      // The built-in models' one output keeps its line as it always was.
+      if (name.empty() && host_outputs.size() == 1) {
+        std::printf("output %s\n", out.shape.ToString().c_str());
+      } else {
+        std::printf("output %s%s%s %s\n", name.c_str(), name.empty() ? "" : " ",
+                    out.shape.ToString().c_str(), DTypeName(out.dtype).c_str());
       }
-      sample.push_back(entry);
+      nlohmann::json top5 = PrintTop5(out, labels);
+      entry["top5"] = top5;
+      if (!top5_done) top5_json = top5;
+      top5_done = true;
+    } else {
+      std::printf("output %s\n", SummaryLine(name, out).c_str());
     }
-    std::printf("%s\n", line.c_str());
-    top5_json.push_back(sample);
+    outputs_json.push_back(std::move(entry));
   }
   const double setup_ms = Ms(start, compile_done);
   std::printf("forward: median %.2f ms, min %.2f ms, max %.2f ms over %d "
-              "iterations (%d warmup); %.1f images/s\n",
+              "iterations (%d warmup); %.1f %s/s\n",
               timing.median_ms, timing.min_ms, timing.max_ms, iterations, warmup,
-              images_per_s);
+              images_per_s, file_model == nullptr ? "images" : "samples");
   std::printf("set-up: %.0f ms (weights %.0f ms, compile %.0f ms); first forward "
               "%.1f ms\n",
               setup_ms, Ms(start, weights_done), Ms(weights_done, compile_done),
               first_ms);
+  std::vector<std::string> input_shapes;
+  for (const Tensor& t : inputs) input_shapes.push_back(t.shape().ToString());
   if (profiling != nullptr) {
     SY_RETURN_IF_ERROR(profiling->Finish(
         {{"model", model_name}, {"device", device.ToString()},
-         {"input", input.shape().ToString()}}, files));
+         {"input", absl::StrJoin(input_shapes, ", ")}}, files));
   }
 
   if (!output_paths.empty()) {
     SY_RETURN_IF_ERROR(StageOutputFiles(outputs, output_paths, files));
   }
   if (!report_path.empty()) {
+    nlohmann::json inputs_json = nlohmann::json::array();
+    for (size_t i = 0; i < host_inputs.arrays.size(); ++i) {
+      const HostArray& a = host_inputs.arrays[i];
+      nlohmann::json entry = {{"shape", a.shape.dims()},
+                              {"dtype", DTypeName(a.dtype)},
+                              {"source", host_inputs.sources[i]}};
+      if (file_model != nullptr && i < file_model->inputs().size()) {
+        entry["name"] = file_model->inputs()[i].name;
+        entry["declared"] = file_model->inputs()[i].ToString();
+      } else {
+        entry["name"] = "input";
+      }
+      inputs_json.push_back(std::move(entry));
+    }
     nlohmann::json report = {
         {"model", model_name},
         {"device", device.ToString()},
         {"batch", batch},
-        {"input_shape", input.shape().dims()},
-        {"output_shape", output.shape().dims()},
+        {"input_shape", first_input.dims()},
+        {"output_shape", host_outputs.empty() ? std::vector<int64_t>()
+                                              : host_outputs.front().shape.dims()},
+        {"inputs", inputs_json},
+        {"outputs", outputs_json},
         {"warmup", warmup},
         {"iterations", iterations},
         {"forward_ms", {{"median", timing.median_ms},

@@ -1,0 +1,209 @@
+#!/bin/bash
+# `switchyard run|graph|bench` on model files whose inputs are not one
+# float32 image batch: two inputs of different dtypes (int64 token ids and a
+# bool mask), ONNX's own scalar-output models (test_size, test_size_example),
+# a model with symbolic dimensions fed by a file alone; the errors for a
+# wrong count, name, dtype or shape; SWITCHYARD_CPU_THREADS bounded.
+# Models and inputs: tests/make_cli_test_models.py, run here.
+
+set -u
+
+CLI_TEST_LIB="${TEST_SRCDIR:-$0.runfiles}/switchyard/tests/cli_test_lib.sh"
+[[ -f "$CLI_TEST_LIB" ]] || CLI_TEST_LIB="$(dirname "$0")/cli_test_lib.sh"
+source "$CLI_TEST_LIB"
+CLI_TIMEOUT_S=120
+
+PY=/usr/bin/python3
+MAKE="$(need_runfile tests/make_cli_test_models.py)" || exit 1
+M="$TMP/models"
+if ! "$PY" "$MAKE" "$M"; then
+  echo "FAIL: $MAKE did not run (needs python3-onnx: tools/setup.sh)"
+  exit 1
+fi
+# ONNX's node tests (Debian's libonnx-testdata): under bazel test the
+# @onnx_testdata runfiles, else where Debian installs them.
+size_model() {
+  local found
+  found="$(find_runfile "external/onnx_testdata/node/$1/model.onnx")"
+  [[ -z "$found" ]] && found="/usr/share/libonnx-testdata/data/node/$1/model.onnx"
+  echo "$found"
+}
+
+# same_npy ACTUAL EXPECTED NAME: equal shape, dtype and values (float: 1e-5).
+same_npy() {
+  if ! "$PY" - "$1" "$2" <<'PYEOF'
+import sys
+import numpy as np
+a, b = np.load(sys.argv[1]), np.load(sys.argv[2])
+if a.shape != b.shape or a.dtype != b.dtype:
+    sys.exit(f"shape/dtype {a.shape} {a.dtype}, expected {b.shape} {b.dtype}")
+if not np.allclose(a, b, rtol=1e-5, atol=1e-5):
+    sys.exit(f"values {a.ravel()[:8]}, expected {b.ravel()[:8]}")
+PYEOF
+  then
+    fail "$3: $1 differs from $2"
+  fi
+}
+
+# --- two inputs: int64 ids and a bool mask, from files ---------------------
+run_cli two_files run --model="$M/two_inputs.onnx" --input="$M/ids.npy,$M/mask.npy" \
+    --iterations=1 --warmup=0 --output="$TMP/two/" --report="$TMP/two.json"
+expect_exit two_files 0
+expect_in two_files out "2 inputs on cpu:0:"
+expect_in two_files out "ids [batch, seq] int64: [2, 5] int64 from $M/ids.npy"
+expect_in two_files out "mask [batch, seq] bool: [2, 5] bool from $M/mask.npy"
+# pooled [2, 4] float32 looks like scores: top-5 (of 4); count is summarised.
+expect_in two_files out "output pooled [2, 4] float32"
+expect_in two_files out "sample 1 top-5:"
+expect_in two_files out "output count [2] int64: min 3, max 4, first values 3, 4"
+expect_in two_files out "samples/s"
+expect_not_in two_files out "[N, 3, H, W]"
+same_npy "$TMP/two/pooled.npy" "$M/pooled_expected.npy" two_files
+same_npy "$TMP/two/count.npy" "$M/count_expected.npy" two_files
+if ! "$PY" - "$TMP/two.json" <<'PYEOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+ins = r["inputs"]
+assert [i["name"] for i in ins] == ["ids", "mask"], ins
+assert [i["dtype"] for i in ins] == ["int64", "bool"], ins
+assert ins[0]["shape"] == [2, 5] and ins[0]["declared"] == "ids [batch, seq] int64", ins
+assert r["outputs"][1] == {"name": "count", "shape": [2], "dtype": "int64", "elements": 2,
+                           "min": 3, "max": 4, "first_values": [3, 4]}, r["outputs"]
+assert len(r["top5"]) == 2, r["top5"]
+PYEOF
+then
+  fail "two_files: report"
+fi
+
+# By name, in any order, repeated flags.
+run_cli two_named run --model="$M/two_inputs.onnx" --input="mask=$M/mask.npy" \
+    --input="ids=$M/ids.npy" --iterations=1 --warmup=0 --output="$TMP/named/"
+expect_exit two_named 0
+same_npy "$TMP/named/count.npy" "$M/count_expected.npy" two_named
+
+# Seeded inputs: --input_shape for one input gives the shared symbols.
+run_cli two_seeded run --model="$M/two_inputs.onnx" --input_shape=ids:3x6 \
+    --iterations=1 --warmup=0
+expect_exit two_seeded 0
+expect_in two_seeded out "ids [batch, seq] int64: [3, 6] int64 seeded"
+expect_in two_seeded out "mask [batch, seq] bool: [3, 6] bool seeded"
+expect_in two_seeded out "output count [3] int64"
+
+# The errors: each names the input, what the model declares, how to fix.
+run_cli two_no_shape run --model="$M/two_inputs.onnx" --iterations=1 --warmup=0
+expect_exit two_no_shape 1
+expect_in two_no_shape err "INVALID_ARGUMENT"
+expect_in two_no_shape err "input ids [batch, seq] int64: dimension 1 ('seq') is symbolic"
+expect_in two_no_shape err "--input_shape=ids:1x16"
+run_cli two_count run --model="$M/two_inputs.onnx" --input="$M/ids.npy"
+expect_exit two_count 1
+expect_in two_count err "--input gives 1 file but the model takes 2 inputs (ids [batch, seq] int64, mask [batch, seq] bool)"
+run_cli two_unknown run --model="$M/two_inputs.onnx" --input="idz=$M/ids.npy,mask=$M/mask.npy"
+expect_exit two_unknown 1
+expect_in two_unknown err "the model has no input 'idz'; its inputs: ids [batch, seq] int64, mask [batch, seq] bool"
+run_cli two_dtype run --model="$M/two_inputs.onnx" --input="$M/ids.npy,$M/mask_int64.npy"
+expect_exit two_dtype 1
+expect_in two_dtype err "input mask [batch, seq] bool is bool but the file holds int64; save it as bool: np.save(path, x.astype(np.bool_))"
+run_cli two_symbols run --model="$M/two_inputs.onnx" --input="$M/ids.npy,$M/mask_short.npy"
+expect_exit two_symbols 1
+expect_in two_symbols err "symbolic dimension 'seq' is 5 for input 'ids' (--input=$M/ids.npy [2, 5]) but 4 for input 'mask' (--input=$M/mask_short.npy [2, 4])"
+run_cli two_shape_and_input run --model="$M/two_inputs.onnx" \
+    --input="$M/ids.npy,$M/mask.npy" --input_shape=ids:2x5
+expect_exit two_shape_and_input 1
+expect_in two_shape_and_input err "--input_shape and --input were both given"
+run_cli two_unnamed_shape run --model="$M/two_inputs.onnx" --input_shape=2x5
+expect_exit two_unnamed_shape 1
+expect_in two_unnamed_shape err "--input_shape=2x5 names no input, but the model has 2 inputs"
+run_cli two_batches run --model="$M/two_inputs.onnx" --input_shape=ids:1x4 --batches=2
+expect_exit two_batches 1
+expect_in two_batches err "--batches streams batches of one float32 input"
+
+# graph, bench and the profiler on the two-input model.
+run_cli two_graph graph --model="$M/two_inputs.onnx" --input_shape=ids:2x5
+expect_exit two_graph 0
+expect_in two_graph out "input input_0 int64[2, 5] on cpu:0"
+expect_in two_graph out "input input_1 bool[2, 5] on cpu:0"
+run_cli two_graph_no_shape graph --model="$M/two_inputs.onnx"
+expect_exit two_graph_no_shape 1
+expect_in two_graph_no_shape err "dimension 1 ('seq') is symbolic"
+run_cli two_bench bench --model="$M/two_inputs.onnx" --input_shape=ids:1x8 \
+    --batch=1,2 --devices=cpu --warmup=0 --iterations=2
+expect_exit two_bench 0
+expect_in two_bench out "cpu:0"
+expect_not_in two_bench out "batch 1: failed"
+expect_in two_bench out "cpu:0       2"
+run_cli two_profile run --model="$M/two_inputs.onnx" --input="$M/ids.npy,$M/mask.npy" \
+    --iterations=2 --warmup=0 --profile="$TMP/two_trace.json" --profile-summary
+expect_exit two_profile 0
+expect_in two_profile out "wrote trace $TMP/two_trace.json"
+grep -qF '"input 1 h2d"' "$TMP/two_trace.json" || fail "two_profile: no 'input 1 h2d' event"
+
+# --- ONNX's scalar-output models: the value, not a crash ----------------------
+for name in test_size test_size_example; do
+  MODEL="$(size_model "$name")"
+  if [[ ! -f "$MODEL" ]]; then
+    fail "$name: no $MODEL (Debian's libonnx-testdata: tools/setup.sh)"
+    continue
+  fi
+  run_cli "$name" run --model="$MODEL" --iterations=1 --warmup=0 --output="$TMP/$name/"
+  expect_exit "$name" 0
+  expect_not_in "$name" out "top-5"
+done
+# test_size: x [3, 4, 5]; test_size_example: x [2, 3].
+expect_in test_size out "output y [] int64: value 60"
+expect_in test_size_example out "output y [] int64: value 6"
+if [[ -f "$TMP/test_size/y.npy" ]]; then
+  "$PY" -c "import numpy as np,sys; y=np.load(sys.argv[1]); sys.exit(0 if y.shape==() and y.dtype==np.int64 and y==60 else 1)" \
+      "$TMP/test_size/y.npy" || fail "test_size: y.npy is not the int64 scalar 60"
+else
+  fail "test_size: no y.npy"
+fi
+
+# An output without elements: a summary line, and a (0, 4) file.
+run_cli empty run --model="$M/empty.onnx" --iterations=1 --warmup=0 --output="$TMP/empty/"
+expect_exit empty 0
+expect_in empty out "output none [0, 4] float32: empty"
+"$PY" -c "import numpy as np,sys; y=np.load(sys.argv[1]); sys.exit(0 if y.shape==(0, 4) and y.dtype==np.float32 else 1)" \
+    "$TMP/empty/none.npy" || fail "empty: none.npy is not float32 (0, 4)"
+
+# --- symbolic dimensions from the file alone ----------------------------------
+run_cli symbolic run --model="$M/symbolic.onnx" --input="$M/x.npy" --iterations=1 \
+    --warmup=0 --output="$TMP/sym/"
+expect_exit symbolic 0
+expect_in symbolic out "x [batch, 3, height, width] float32: [2, 3, 5, 7] float32 from"
+expect_in symbolic out "output mean [2, 3] float32"
+expect_in symbolic out "output dims [4] int64: min 2, max 7, first values 2, 3, 5, 7"
+same_npy "$TMP/sym/mean.npy" "$M/mean_expected.npy" symbolic
+run_cli symbolic_fixed run --model="$M/symbolic.onnx" --input="$M/x_4channels.npy"
+expect_exit symbolic_fixed 1
+expect_in symbolic_fixed err "input x [batch, 3, height, width] float32: dimension 1 is fixed at 3 in the model, the array has 4"
+run_cli symbolic_named_shape run --model="$M/symbolic.onnx" --input_shape=x:1x3x4x6 \
+    --iterations=1 --warmup=0
+expect_exit symbolic_named_shape 0
+expect_in symbolic_named_shape out "first values 1, 3, 4, 6"
+run_cli symbolic_unnamed_shape run --model="$M/symbolic.onnx" --input_shape=2x3x4x6 \
+    --iterations=1 --warmup=0
+expect_exit symbolic_unnamed_shape 0
+expect_in symbolic_unnamed_shape out "first values 2, 3, 4, 6"
+
+# --- SWITCHYARD_CPU_THREADS is bounded as --threads is ------------------------
+# Refused before the CPU backend starts a thread; never a hang.
+CASES=$((CASES + 1))
+SWITCHYARD_CPU_THREADS=20000 timeout 60 "$BIN" devices \
+    >"$TMP/env_threads_devices.out" 2>"$TMP/env_threads_devices.err"
+RC=$?
+expect_exit env_threads_devices 1
+expect_in env_threads_devices err "SWITCHYARD_CPU_THREADS=20000 is out of range"
+CASES=$((CASES + 1))
+SWITCHYARD_CPU_THREADS=20000 timeout 60 "$BIN" run --model="$M/symbolic.onnx" \
+    --input="$M/x.npy" --iterations=1 --warmup=0 >"$TMP/env_threads.out" 2>"$TMP/env_threads.err"
+RC=$?
+expect_exit env_threads 1
+expect_in env_threads err "SWITCHYARD_CPU_THREADS=20000 is out of range: it must be between 1 and"
+CASES=$((CASES + 1))
+SWITCHYARD_CPU_THREADS=2 timeout 60 "$BIN" devices >"$TMP/env_threads_ok.out" 2>"$TMP/env_threads_ok.err"
+RC=$?
+expect_exit env_threads_ok 0
+expect_in env_threads_ok out "option cpu.threads=2"
+
+finish

@@ -1,0 +1,50 @@
+#ifndef SWITCHYARD_TOOLS_CLI_OUTPUT_SUMMARY_H_
+#define SWITCHYARD_TOOLS_CLI_OUTPUT_SUMMARY_H_
+
+// What `switchyard run` prints about each output: the top-5 per sample for
+// outputs that look like class scores, a short summary for every other one
+// (any rank, scalars and empty outputs included).
+//
+//   HostArray y = ...;  // an output copied to the host
+//   if (LooksLikeClassScores(y.shape, y.dtype)) {
+//     for (const auto& sample : TopK(y, 5)) ...
+//   } else {
+//     std::printf("%s\n", SummaryLine("y", y).c_str());
+//     // "y [] int64: value 60"
+//   }
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/shape.h"
+#include "models/host_array.h"
+#include "nlohmann/json.hpp"
+
+namespace switchyard {
+namespace cli {
+
+// [N, C] with N >= 1 and C > 1, of a floating dtype: a classifier's logits
+// or probabilities.
+bool LooksLikeClassScores(const Shape& shape, DType dtype);
+
+// Per sample (row) of an [N, C] array, the `k` largest values as (class,
+// value), best first. Empty unless the array is rank 2.
+std::vector<std::vector<std::pair<int64_t, double>>> TopK(const HostArray& scores,
+                                                          int k);
+
+// "name [2, 3] int64: min 0, max 9, first values 3, 0, 9, 2, 7, 1 (of 6)";
+// a scalar: "name [] int64: value 60"; no elements: "name [0, 4] float32:
+// empty". `name` may be empty (then the line starts with the shape).
+std::string SummaryLine(const std::string& name, const HostArray& array);
+
+// The same facts as JSON: {"shape", "dtype", "elements", "min", "max",
+// "first_values"} (min/max absent when empty; NaN is null).
+nlohmann::json SummaryJson(const HostArray& array);
+
+}  // namespace cli
+}  // namespace switchyard
+
+#endif  // SWITCHYARD_TOOLS_CLI_OUTPUT_SUMMARY_H_
