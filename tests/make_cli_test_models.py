@@ -100,6 +100,37 @@ def empty(out):
     save(make_model(graph), os.path.join(out, "empty.onnx"))
 
 
+def staged(out):
+    """Shapes decided while it runs: the positive values of x (NonZero ->
+    Gather), doubled if their sum is positive, negated otherwise (If)."""
+    zero = numpy_helper.from_array(np.array(0, np.float32), "zero")
+    axes = numpy_helper.from_array(np.array([0], np.int64), "axes")
+    then_graph = helper.make_graph(
+        [helper.make_node("Add", ["kept", "kept"], ["doubled"])], "then", [],
+        [helper.make_tensor_value_info("doubled", TensorProto.FLOAT, ["k"])])
+    else_graph = helper.make_graph(
+        [helper.make_node("Neg", ["kept"], ["negated"])], "else", [],
+        [helper.make_tensor_value_info("negated", TensorProto.FLOAT, ["k"])])
+    nodes = [
+        helper.make_node("Greater", ["x", "zero"], ["positive"]),
+        helper.make_node("NonZero", ["positive"], ["where"]),
+        helper.make_node("Squeeze", ["where", "axes"], ["index"]),
+        helper.make_node("Gather", ["x", "index"], ["kept"]),
+        helper.make_node("ReduceSum", ["kept"], ["sum"], keepdims=0),
+        helper.make_node("Greater", ["sum", "zero"], ["cond"]),
+        helper.make_node("If", ["cond"], ["y"], then_branch=then_graph,
+                         else_branch=else_graph),
+    ]
+    graph = helper.make_graph(
+        nodes, "staged", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["k"])],
+        initializer=[zero, axes])
+    save(make_model(graph), os.path.join(out, "staged.onnx"))
+    x = np.array([1.5, -2, 0, 3, -1], np.float32)
+    np.save(os.path.join(out, "staged_x.npy"), x)
+    np.save(os.path.join(out, "staged_expected.npy"), 2 * x[x > 0])
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -108,6 +139,7 @@ def main():
     two_inputs(out)
     symbolic(out)
     empty(out)
+    staged(out)
 
 
 if __name__ == "__main__":

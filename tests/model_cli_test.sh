@@ -206,4 +206,15 @@ RC=$?
 expect_exit env_threads_ok 0
 expect_in env_threads_ok out "option cpu.threads=2"
 
+# --- shapes decided while it runs: NonZero, If on data ------------------------
+run_cli staged run --model="$M/staged.onnx" --input="$M/staged_x.npy" \
+    --output="$TMP/staged/" --iterations=2 --warmup=1
+expect_exit staged 0
+expect_in staged out "runs in segments"
+expect_in staged out "output y [2] float32: min 3, max 6, first values 3, 6"
+same_npy "$TMP/staged/y.npy" "$M/staged_expected.npy" staged
+run_cli staged_profile run --model="$M/staged.onnx" --input="$M/staged_x.npy" --profile-summary
+expect_exit staged_profile 1
+expect_in staged_profile err "runs as a chain of plans"
+
 finish

@@ -409,9 +409,31 @@ absl::Status RunCommand(BackendRegistry& registry) {
                 input_device.ToString().c_str(),
                 DescribeFed(file_model, host_inputs).c_str());
   }
-  SY_ASSIGN_OR_RETURN(ExecutablePlan * plan, model->Compiled(specs));
+  // One static plan when the model has one; a model whose shapes are
+  // decided while it runs (NonZero, If, a shape computed from data) runs as
+  // a chain of plans instead (OnnxModel::Run, onnx/staged_runner.h).
+  absl::StatusOr<ExecutablePlan*> compiled = model->Compiled(specs);
+  OnnxModel* staged = nullptr;
+  if (!compiled.ok()) {
+    if (file_model == nullptr) return compiled.status();
+    staged = dynamic_cast<OnnxModel*>(model.get());
+    absl::StatusOr<std::vector<Tensor>> tried = staged->Run(inputs);
+    // Not a matter of shapes decided at run time: the static plan's error.
+    if (!tried.ok()) return tried.status();
+    if (absl::GetFlag(FLAGS_explain_placement) || PipelineRequested() ||
+        RunProfiling::FromFlags() != nullptr) {
+      return absl::UnimplementedError(absl::StrCat(
+          "this model's shapes are decided while it runs, so it runs as a chain "
+          "of plans (", staged->run_stats().segments_run, " segments for this "
+          "input); --explain-placement, --batches and --profile need a single "
+          "static plan: run it without them (static plan: ",
+          compiled.status().message(), ")"));
+    }
+    std::printf("runs in segments: shapes decided while the model runs\n");
+  }
+  ExecutablePlan* plan = compiled.ok() ? *compiled : nullptr;
   const auto compile_done = std::chrono::steady_clock::now();
-  if (absl::GetFlag(FLAGS_explain_placement)) {
+  if (plan != nullptr && absl::GetFlag(FLAGS_explain_placement)) {
     std::printf("%s", plan->graph().ToText().c_str());
     // What each device runs as one kernel (fusion).
     std::printf("fused: %zu group%s\n%s", plan->partitions().size(),
@@ -420,7 +442,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
     // What each kernel chose (the cpu's conv2d algorithm).
     std::printf("kernels:\n%s", plan->KernelsToString().c_str());
   }
-  if (placement == PlacementPolicy::kAuto) {
+  if (plan != nullptr && placement == PlacementPolicy::kAuto) {
     std::printf("%s\n", plan->placement_report().ToString().c_str());
   }
 
@@ -430,7 +452,9 @@ absl::Status RunCommand(BackendRegistry& registry) {
   std::vector<std::string> output_paths;
   if (!output_flag.empty()) {
     absl::StatusOr<std::vector<std::string>> paths =
-        OutputFilePaths(output_targets, plan->graph().outputs().size(),
+        OutputFilePaths(output_targets,
+                        plan != nullptr ? plan->graph().outputs().size()
+                                        : staged->outputs().size(),
                         model->OutputNames());
     if (!paths.ok()) {
       return absl::Status(
@@ -469,6 +493,8 @@ absl::Status RunCommand(BackendRegistry& registry) {
     if (profiling != nullptr && i >= warmup) {
       SY_ASSIGN_OR_RETURN(outputs, profiling->Iteration(*plan, inputs, host_inputs.arrays,
                                                         i - warmup, registry));
+    } else if (staged != nullptr) {
+      SY_ASSIGN_OR_RETURN(outputs, staged->Run(inputs));
     } else {
       SY_ASSIGN_OR_RETURN(outputs, model->Forward(inputs));
     }
