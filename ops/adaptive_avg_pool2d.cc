@@ -15,6 +15,7 @@
 #include "ops/op_util.h"
 #include "ops/pool_attrs.h"
 #include "ops/pool_geometry.h"
+#include "ops/typed_op.h"
 
 namespace switchyard {
 namespace {
@@ -26,50 +27,31 @@ int64_t WindowTotal(int64_t in, int64_t out) {
   return in + out - std::gcd(in, out);
 }
 
-class AdaptiveAvgPool2dOp : public OpDef {
- public:
-  std::string name() const override { return "adaptive_avg_pool2d"; }
-  const OpSchema& schema() const override {
-    static const OpSchema* schema = [] {
-      auto* s = new OpSchema;
-      s->inputs = {{"input"}};
-      AdaptiveAvgPool2dAttrs::DeclareIn(*s);
-      s->dtypes = ops_internal::FloatingDTypes();
-      return s;
-    }();
-    return *schema;
-  }
+absl::StatusOr<Shape> AdaptiveAvgPool2dShape(const AdaptiveAvgPool2dAttrs& a,
+                                             absl::Span<const Shape> operands) {
+  const Shape& input = operands[0];
+  SY_RETURN_IF_ERROR(ops_internal::CheckNchw(input, "input"));
+  return Shape({input.dim(0), input.dim(1), a.output_h, a.output_w});
+}
 
-  absl::StatusOr<Shape> InferShape(
-      const AttrMap& attrs, absl::Span<const Shape> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
-    SY_ASSIGN_OR_RETURN(AdaptiveAvgPool2dAttrs a,
-                        AdaptiveAvgPool2dAttrs::FromAttrMap(attrs));
-    const Shape& input = operands[0];
-    SY_RETURN_IF_ERROR(
-        ops_internal::CheckRank(input, "input", 4, "(N, C, H, W)"));
-    SY_RETURN_IF_ERROR(ops_internal::CheckNonEmptyChw(input, "input"));
-    return Shape({input.dim(0), input.dim(1), a.output_h, a.output_w});
-  }
+// One add per window element, one divide per output element.
+int64_t AdaptiveAvgPool2dFlops(const AttrMap& attrs,
+                               absl::Span<const Shape> operands,
+                               const Shape& output) {
+  absl::StatusOr<AdaptiveAvgPool2dAttrs> a =
+      AdaptiveAvgPool2dAttrs::FromAttrMap(attrs);
+  if (!a.ok() || operands.empty() || operands[0].rank() != 4) return 0;
+  const Shape& input = operands[0];
+  return ops_internal::SaturatingSum(
+      {ops_internal::SaturatingProduct(
+           {input.dim(0), input.dim(1), WindowTotal(input.dim(2), a->output_h),
+            WindowTotal(input.dim(3), a->output_w)}),
+       output.num_elements()});
+}
 
-  // One add per window element, one divide per output element.
-  int64_t Flops(const AttrMap& attrs, absl::Span<const Shape> operands,
-                const Shape& output) const override {
-    absl::StatusOr<AdaptiveAvgPool2dAttrs> a =
-        AdaptiveAvgPool2dAttrs::FromAttrMap(attrs);
-    if (!a.ok() || operands.empty() || operands[0].rank() != 4) return 0;
-    const Shape& input = operands[0];
-    return ops_internal::SaturatingSum(
-        {ops_internal::SaturatingProduct(
-             {input.dim(0), input.dim(1),
-              WindowTotal(input.dim(2), a->output_h),
-              WindowTotal(input.dim(3), a->output_w)}),
-         output.num_elements()});
-  }
-};
-
-static const bool kRegistered =
-    RegisterOp(std::make_unique<AdaptiveAvgPool2dOp>());
+static const bool kRegistered = RegisterOp(ops_internal::ShapeOp(
+    {"adaptive_avg_pool2d", {{"input"}}, ops_internal::FloatingDTypes()},
+    &AdaptiveAvgPool2dShape, &AdaptiveAvgPool2dFlops));
 
 }  // namespace
 }  // namespace switchyard

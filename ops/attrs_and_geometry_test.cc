@@ -22,12 +22,10 @@
 #include "ops/dropout_attrs.h"
 
 namespace switchyard {
+namespace op_testing {
 namespace {
 
 using ::absl::StatusCode;
-using op_testing::Attrs;
-using op_testing::Ints;
-using op_testing::StatusIs;
 
 // in, kernel, stride, pad, dilation, ceil_mode
 TEST(PooledLengthTest, FloorMode) {
@@ -371,4 +369,5 @@ TEST(BatchNormAttrsTest, EpsilonPositiveAndFinite) {
 }
 
 }  // namespace
+}  // namespace op_testing
 }  // namespace switchyard

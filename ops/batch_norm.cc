@@ -17,62 +17,51 @@
 #include "core/status_macros.h"
 #include "ops/norm_attrs.h"
 #include "ops/op_util.h"
+#include "ops/typed_op.h"
 
 namespace switchyard {
 namespace {
 
-class BatchNormOp : public OpDef {
- public:
-  std::string name() const override { return "batch_norm"; }
-  const OpSchema& schema() const override {
-    static const OpSchema* schema = [] {
-      auto* s = new OpSchema;
-      s->inputs = {
-          {"input"}, {"weight"}, {"bias"}, {"running_mean"}, {"running_var"}};
-      BatchNormAttrs::DeclareIn(*s);
-      s->dtypes = ops_internal::FloatingDTypes();
-      return s;
-    }();
-    return *schema;
+absl::StatusOr<Shape> BatchNormShape(const BatchNormAttrs& /*attrs*/,
+                                     absl::Span<const Shape> operands) {
+  const Shape& input = operands[0];
+  if (input.rank() < 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input must have rank >= 2 (N, C, ...) with channels in dim 1, "
+        "got ",
+        input.ToString()));
   }
-
-  absl::StatusOr<Shape> InferShape(
-      const AttrMap& attrs, absl::Span<const Shape> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
-    SY_RETURN_IF_ERROR(BatchNormAttrs::FromAttrMap(attrs).status());
-    const Shape& input = operands[0];
-    if (input.rank() < 2) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input must have rank >= 2 (N, C, ...) with channels in dim 1, "
-          "got ",
-          input.ToString()));
+  const int64_t channels = input.dim(1);
+  // The schema's operand names, for messages.
+  constexpr const char* names[] = {"input", "weight", "bias", "running_mean",
+                                   "running_var"};
+  for (size_t i = 1; i < operands.size(); ++i) {
+    if (operands[i] != Shape({channels})) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(names[i], " must be [", channels,
+                       "] (one value per channel of input ", input.ToString(),
+                       ", dim 1), got ", operands[i].ToString()));
     }
-    const int64_t channels = input.dim(1);
-    const std::vector<std::string> names = operand_names();
-    for (size_t i = 1; i < operands.size(); ++i) {
-      if (operands[i] != Shape({channels})) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(names[i], " must be [", channels,
-                         "] (one value per channel of input ", input.ToString(),
-                         ", dim 1), got ", operands[i].ToString()));
-      }
-    }
-    return input;
   }
+  return input;
+}
 
-  // Folded into one multiply-add per element, x * scale + shift, after 5
-  // operations per channel: var + eps, sqrt, scale = weight / that,
-  // mean * scale, shift = bias - that.
-  int64_t Flops(const AttrMap& attrs, absl::Span<const Shape> operands,
-                const Shape& output) const override {
-    const int64_t channels = output.rank() >= 2 ? output.dim(1) : 0;
-    return ops_internal::SaturatingSum(
-        {ops_internal::SaturatingProduct({2, output.num_elements()}),
-         ops_internal::SaturatingProduct({5, channels})});
-  }
-};
+// Folded into one multiply-add per element, x * scale + shift, after 5
+// operations per channel: var + eps, sqrt, scale = weight / that,
+// mean * scale, shift = bias - that.
+int64_t BatchNormFlops(const AttrMap& attrs, absl::Span<const Shape> operands,
+                       const Shape& output) {
+  const int64_t channels = output.rank() >= 2 ? output.dim(1) : 0;
+  return ops_internal::SaturatingSum(
+      {ops_internal::SaturatingProduct({2, output.num_elements()}),
+       ops_internal::SaturatingProduct({5, channels})});
+}
 
-static const bool kRegistered = RegisterOp(std::make_unique<BatchNormOp>());
+static const bool kRegistered = RegisterOp(ops_internal::ShapeOp(
+    {"batch_norm",
+     {{"input"}, {"weight"}, {"bias"}, {"running_mean"}, {"running_var"}},
+     ops_internal::FloatingDTypes()},
+    &BatchNormShape, &BatchNormFlops));
 
 }  // namespace
 }  // namespace switchyard

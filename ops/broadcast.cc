@@ -1,6 +1,7 @@
 #include "ops/broadcast.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -112,6 +113,19 @@ BroadcastLayout BroadcastLayout::Make(absl::Span<const Shape> operands,
     for (auto& s : layout.strides) s.push_back(0);
   }
   return layout;
+}
+
+absl::StatusOr<BroadcastLayout> BinaryBroadcastLayout(const Node& node,
+                                                      const Graph& graph) {
+  const std::optional<Shape>& a = graph.value(node.inputs[0]).shape;
+  const std::optional<Shape>& b = graph.value(node.inputs[1]).shape;
+  const std::optional<Shape>& out = graph.value(node.outputs[0]).shape;
+  if (!a || !b || !out) {
+    return absl::InternalError(absl::StrCat(
+        "node '", node.name, "': operand or output shape unknown; shape "
+        "inference must run before lowering"));
+  }
+  return BroadcastLayout::Make({*a, *b}, *out);
 }
 
 int64_t BroadcastLayout::num_elements() const {

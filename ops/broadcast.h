@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "core/graph.h"
 #include "core/shape.h"
 
 namespace switchyard {
@@ -65,6 +66,12 @@ struct BroadcastLayout {
   // Whether every operand has the output's shape (one contiguous run each).
   bool SameShape() const;
 };
+
+// The layout of binary `node` of a graph that shape inference has run over:
+// its two inputs' shapes against its output's. Internal, naming the node,
+// when a shape is unknown (lowering before shape inference).
+absl::StatusOr<BroadcastLayout> BinaryBroadcastLayout(const Node& node,
+                                                      const Graph& graph);
 
 // Calls run(out_offset, offsets, strides, count) for the output elements
 // [begin, end), in order, one call per stretch along the innermost merged

@@ -10,39 +10,19 @@
 #include "core/status_macros.h"
 #include "ops/elementwise_attrs.h"
 #include "ops/op_util.h"
+#include "ops/typed_op.h"
 
 namespace switchyard {
 namespace {
 
-class CastOp : public OpDef {
- public:
-  std::string name() const override { return "cast"; }
-  const OpSchema& schema() const override {
-    static const OpSchema* schema = [] {
-      auto* s = new OpSchema;
-      s->inputs = {{"input"}};
-      CastAttrs::DeclareIn(*s);
-      s->dtypes = {};  // any
-      return s;
-    }();
-    return *schema;
-  }
+absl::StatusOr<std::vector<TensorType>> CastTypes(
+    const CastAttrs& cast, absl::Span<const TensorType> operands) {
+  return std::vector<TensorType>{{operands[0].shape, cast.to}};
+}
 
-  absl::StatusOr<std::vector<TensorType>> InferTypes(
-      const AttrMap& attrs,
-      absl::Span<const TensorType> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
-    SY_ASSIGN_OR_RETURN(CastAttrs cast, CastAttrs::FromAttrMap(attrs));
-    return std::vector<TensorType>{{operands[0].shape, cast.to}};
-  }
-
-  int64_t Flops(const AttrMap& attrs, absl::Span<const Shape> operands,
-                const Shape& output) const override {
-    return 0;  // a conversion, not arithmetic
-  }
-};
-
-static const bool kRegistered = RegisterOp(std::make_unique<CastOp>());
+// Any dtype in; no FLOPs: a conversion, not arithmetic.
+static const bool kRegistered =
+    RegisterOp(ops_internal::TypesOp({"cast", {{"input"}}, {}}, &CastTypes));
 
 }  // namespace
 }  // namespace switchyard

@@ -15,59 +15,46 @@
 #include "core/status_macros.h"
 #include "ops/op_util.h"
 #include "ops/shape_attrs.h"
+#include "ops/typed_op.h"
 
 namespace switchyard {
 namespace {
 
-class ConcatOp : public OpDef {
- public:
-  std::string name() const override { return "concat"; }
-  const OpSchema& schema() const override {
-    static const OpSchema* schema = [] {
-      auto* s = new OpSchema;
-      s->inputs = {{"inputs", /*optional=*/false, /*variadic=*/true}};
-      ConcatAttrs::DeclareIn(*s);
-      s->dtypes = {};  // any: it only moves elements (one dtype for all)
-      return s;
-    }();
-    return *schema;
+absl::StatusOr<Shape> ConcatShape(const ConcatAttrs& a,
+                                  absl::Span<const Shape> operands) {
+  const Shape& first = operands[0];
+  if (first.rank() == 0) {
+    return absl::InvalidArgumentError(
+        "concat takes operands of rank >= 1, got a scalar (operand 0); "
+        "reshape it to [1] first");
   }
-
-  absl::StatusOr<Shape> InferShape(
-      const AttrMap& attrs, absl::Span<const Shape> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
-    SY_ASSIGN_OR_RETURN(ConcatAttrs a, ConcatAttrs::FromAttrMap(attrs));
-    const Shape& first = operands[0];
-    if (first.rank() == 0) {
+  SY_ASSIGN_OR_RETURN(int axis,
+                      ops_internal::WrapDim(a.axis, first.rank(), "axis"));
+  std::vector<int64_t> dims = first.dims();
+  for (size_t k = 1; k < operands.size(); ++k) {
+    const Shape& s = operands[k];
+    bool same = s.rank() == first.rank();
+    for (int d = 0; same && d < s.rank(); ++d) {
+      same = d == axis || s.dim(d) == first.dim(d);
+    }
+    if (!same) {
       return absl::InvalidArgumentError(
-          "concat takes operands of rank >= 1, got a scalar (operand 0); "
-          "reshape it to [1] first");
+          absl::StrCat("concat operand ", k, " ", s.ToString(),
+                       " must have the shape of operand 0 ", first.ToString(),
+                       " except along axis ", axis));
     }
-    SY_ASSIGN_OR_RETURN(int axis,
-                        ops_internal::WrapDim(a.axis, first.rank(), "axis"));
-    std::vector<int64_t> dims = first.dims();
-    for (size_t k = 1; k < operands.size(); ++k) {
-      const Shape& s = operands[k];
-      bool same = s.rank() == first.rank();
-      for (int d = 0; same && d < s.rank(); ++d) {
-        same = d == axis || s.dim(d) == first.dim(d);
-      }
-      if (!same) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "concat operand ", k, " ", s.ToString(),
-            " must have the shape of operand 0 ", first.ToString(),
-            " except along axis ", axis));
-      }
-      if (__builtin_add_overflow(dims[axis], s.dim(axis), &dims[axis])) {
-        return absl::InvalidArgumentError(
-            "concat: the output's length along axis overflows int64");
-      }
+    if (__builtin_add_overflow(dims[axis], s.dim(axis), &dims[axis])) {
+      return absl::InvalidArgumentError(
+          "concat: the output's length along axis overflows int64");
     }
-    return Shape(std::move(dims));
   }
-};
+  return Shape(std::move(dims));
+}
 
-static const bool kRegistered = RegisterOp(std::make_unique<ConcatOp>());
+// Any dtype: it only moves elements (one dtype for all).
+static const bool kRegistered = RegisterOp(ops_internal::ShapeOp(
+    {"concat", {{"inputs", /*optional=*/false, /*variadic=*/true}}, {}},
+    &ConcatShape));
 
 }  // namespace
 }  // namespace switchyard

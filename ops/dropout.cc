@@ -11,35 +11,20 @@
 
 #include "core/op_def.h"
 #include "core/status_macros.h"
-#include "ops/op_util.h"
 #include "ops/dropout_attrs.h"
+#include "ops/op_util.h"
+#include "ops/typed_op.h"
 
 namespace switchyard {
 namespace {
 
-class DropoutOp : public OpDef {
- public:
-  std::string name() const override { return "dropout"; }
-  const OpSchema& schema() const override {
-    static const OpSchema* schema = [] {
-      auto* s = new OpSchema;
-      s->inputs = {{"input"}};
-      DropoutAttrs::DeclareIn(*s);
-      s->dtypes = ops_internal::FloatingDTypes();
-      return s;
-    }();
-    return *schema;
-  }
+absl::StatusOr<Shape> DropoutShape(const DropoutAttrs& /*attrs*/,
+                                   absl::Span<const Shape> operands) {
+  return operands[0];
+}
 
-  absl::StatusOr<Shape> InferShape(
-      const AttrMap& attrs, absl::Span<const Shape> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
-    SY_RETURN_IF_ERROR(DropoutAttrs::FromAttrMap(attrs).status());
-    return operands[0];
-  }
-};
-
-static const bool kRegistered = RegisterOp(std::make_unique<DropoutOp>());
+static const bool kRegistered = RegisterOp(ops_internal::ShapeOp(
+    {"dropout", {{"input"}}, ops_internal::FloatingDTypes()}, &DropoutShape));
 
 }  // namespace
 }  // namespace switchyard

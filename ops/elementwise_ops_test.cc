@@ -21,18 +21,11 @@
 #include "ops/op_test_util.h"
 
 namespace switchyard {
+namespace op_testing {
 namespace {
 
-using ::absl::StatusCode;
 using ::testing::ElementsAre;
-using op_testing::Attrs;
-using op_testing::FlopsOf;
-using op_testing::Infer;
-using op_testing::InferTypes;
-using op_testing::IsOkAndHolds;
-using op_testing::StatusIs;
 
-constexpr StatusCode kInvalid = StatusCode::kInvalidArgument;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // ------------------------------------------------------------ broadcasting
@@ -288,4 +281,5 @@ TEST(CastTest, RejectsUnknownDtypes) {
 }
 
 }  // namespace
+}  // namespace op_testing
 }  // namespace switchyard

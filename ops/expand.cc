@@ -16,35 +16,21 @@
 #include "ops/broadcast.h"
 #include "ops/op_util.h"
 #include "ops/shape_attrs.h"
+#include "ops/typed_op.h"
 
 namespace switchyard {
 namespace {
 
-class ExpandOp : public OpDef {
- public:
-  std::string name() const override { return "expand"; }
-  const OpSchema& schema() const override {
-    static const OpSchema* schema = [] {
-      auto* s = new OpSchema;
-      s->inputs = {{"input"}};
-      ExpandAttrs::DeclareIn(*s);
-      s->dtypes = {};  // any: it only copies elements
-      return s;
-    }();
-    return *schema;
-  }
+absl::StatusOr<Shape> ExpandShape(const ExpandAttrs& a,
+                                  absl::Span<const Shape> operands) {
+  const std::vector<Shape> shapes = {operands[0], Shape(a.shape)};
+  const std::vector<std::string> names = {"input", "attribute 'shape'"};
+  return BroadcastShapes(shapes, names);
+}
 
-  absl::StatusOr<Shape> InferShape(
-      const AttrMap& attrs, absl::Span<const Shape> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
-    SY_ASSIGN_OR_RETURN(ExpandAttrs a, ExpandAttrs::FromAttrMap(attrs));
-    const std::vector<Shape> shapes = {operands[0], Shape(a.shape)};
-    const std::vector<std::string> names = {"input", "attribute 'shape'"};
-    return BroadcastShapes(shapes, names);
-  }
-};
-
-static const bool kRegistered = RegisterOp(std::make_unique<ExpandOp>());
+// Any dtype: it only copies elements.
+static const bool kRegistered = RegisterOp(
+    ops_internal::ShapeOp({"expand", {{"input"}}, {}}, &ExpandShape));
 
 }  // namespace
 }  // namespace switchyard

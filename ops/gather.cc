@@ -22,56 +22,41 @@
 #include "core/status_macros.h"
 #include "ops/op_util.h"
 #include "ops/shape_attrs.h"
+#include "ops/typed_op.h"
 
 namespace switchyard {
 namespace {
 
-class GatherOp : public OpDef {
- public:
-  std::string name() const override { return "gather"; }
-  const OpSchema& schema() const override {
-    static const OpSchema* schema = [] {
-      auto* s = new OpSchema;
-      s->inputs = {{"data"}, {"indices"}};
-      GatherAttrs::DeclareIn(*s);
-      s->dtypes = {};  // data: any; indices: int64 or int32 (checked below)
-      return s;
-    }();
-    return *schema;
+absl::StatusOr<std::vector<TensorType>> GatherTypes(
+    const GatherAttrs& a, absl::Span<const TensorType> operands) {
+  const DType index_dtype = operands[1].dtype;
+  if (index_dtype != DType::kInt64 && index_dtype != DType::kInt32) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("indices is ", DTypeName(index_dtype),
+                     "; gather takes int64 or int32 indices (cast them)"));
   }
-
-  absl::StatusOr<std::vector<TensorType>> InferTypes(
-      const AttrMap& attrs,
-      absl::Span<const TensorType> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
-    SY_ASSIGN_OR_RETURN(GatherAttrs a, GatherAttrs::FromAttrMap(attrs));
-    const DType index_dtype = operands[1].dtype;
-    if (index_dtype != DType::kInt64 && index_dtype != DType::kInt32) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "indices is ", DTypeName(index_dtype),
-          "; gather takes int64 or int32 indices (cast them)"));
-    }
-    const Shape& data = operands[0].shape;
-    const Shape& indices = operands[1].shape;
-    if (data.rank() == 0) {
-      return absl::InvalidArgumentError(
-          "gather takes data of rank >= 1, got a scalar");
-    }
-    SY_ASSIGN_OR_RETURN(int axis,
-                        ops_internal::WrapDim(a.axis, data.rank(), "axis"));
-    if (data.dim(axis) == 0 && indices.num_elements() > 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "gather: data ", data.ToString(), " is empty along axis ", axis,
-          ", so no index of indices ", indices.ToString(), " can be valid"));
-    }
-    std::vector<int64_t> dims(data.dims().begin(), data.dims().begin() + axis);
-    dims.insert(dims.end(), indices.dims().begin(), indices.dims().end());
-    dims.insert(dims.end(), data.dims().begin() + axis + 1, data.dims().end());
-    return std::vector<TensorType>{{Shape(std::move(dims)), operands[0].dtype}};
+  const Shape& data = operands[0].shape;
+  const Shape& indices = operands[1].shape;
+  if (data.rank() == 0) {
+    return absl::InvalidArgumentError(
+        "gather takes data of rank >= 1, got a scalar");
   }
-};
+  SY_ASSIGN_OR_RETURN(int axis,
+                      ops_internal::WrapDim(a.axis, data.rank(), "axis"));
+  if (data.dim(axis) == 0 && indices.num_elements() > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "gather: data ", data.ToString(), " is empty along axis ", axis,
+        ", so no index of indices ", indices.ToString(), " can be valid"));
+  }
+  std::vector<int64_t> dims(data.dims().begin(), data.dims().begin() + axis);
+  dims.insert(dims.end(), indices.dims().begin(), indices.dims().end());
+  dims.insert(dims.end(), data.dims().begin() + axis + 1, data.dims().end());
+  return std::vector<TensorType>{{Shape(std::move(dims)), operands[0].dtype}};
+}
 
-static const bool kRegistered = RegisterOp(std::make_unique<GatherOp>());
+// Dtypes: data any; indices int64 or int32 (checked by GatherTypes).
+static const bool kRegistered = RegisterOp(ops_internal::TypesOp(
+    {"gather", {{"data"}, {"indices"}}, {}}, &GatherTypes));
 
 }  // namespace
 }  // namespace switchyard

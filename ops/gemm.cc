@@ -19,64 +19,51 @@
 #include "ops/gemm_attrs.h"
 #include "ops/matmul_geometry.h"
 #include "ops/op_util.h"
+#include "ops/typed_op.h"
 
 namespace switchyard {
 namespace {
 
-class GemmOp : public OpDef {
- public:
-  std::string name() const override { return "gemm"; }
-  const OpSchema& schema() const override {
-    static const OpSchema* schema = [] {
-      auto* s = new OpSchema;
-      s->inputs = {{"a"}, {"b"}, {"c", /*optional=*/true}};
-      GemmAttrs::DeclareIn(*s);
-      s->dtypes = ops_internal::FloatingDTypes();
-      return s;
-    }();
-    return *schema;
+absl::StatusOr<Shape> GemmShape(const GemmAttrs& g,
+                                absl::Span<const Shape> operands) {
+  const Shape& a = operands[0];
+  const Shape& b = operands[1];
+  SY_RETURN_IF_ERROR(ops_internal::CheckRank(
+      a, "a", 2, g.trans_a ? "(K, M) with trans_a" : "(M, K)"));
+  SY_RETURN_IF_ERROR(ops_internal::CheckRank(
+      b, "b", 2, g.trans_b ? "(N, K) with trans_b" : "(K, N)"));
+  const int64_t m = a.dim(g.trans_a ? 1 : 0);
+  const int64_t ka = a.dim(g.trans_a ? 0 : 1);
+  const int64_t kb = b.dim(g.trans_b ? 1 : 0);
+  const int64_t n = b.dim(g.trans_b ? 0 : 1);
+  if (ka != kb) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "gemm of a ", a.ToString(), g.trans_a ? " (transposed)" : "", " and b ",
+        b.ToString(), g.trans_b ? " (transposed)" : "",
+        ": the inner dimensions ", ka, " and ", kb, " must be equal"));
   }
-
-  absl::StatusOr<Shape> InferShape(
-      const AttrMap& attrs, absl::Span<const Shape> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
-    SY_ASSIGN_OR_RETURN(GemmAttrs g, GemmAttrs::FromAttrMap(attrs));
-    const Shape& a = operands[0];
-    const Shape& b = operands[1];
-    SY_RETURN_IF_ERROR(ops_internal::CheckRank(
-        a, "a", 2, g.trans_a ? "(K, M) with trans_a" : "(M, K)"));
-    SY_RETURN_IF_ERROR(ops_internal::CheckRank(
-        b, "b", 2, g.trans_b ? "(N, K) with trans_b" : "(K, N)"));
-    const int64_t m = a.dim(g.trans_a ? 1 : 0);
-    const int64_t ka = a.dim(g.trans_a ? 0 : 1);
-    const int64_t kb = b.dim(g.trans_b ? 1 : 0);
-    const int64_t n = b.dim(g.trans_b ? 0 : 1);
-    if (ka != kb) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "gemm of a ", a.ToString(), g.trans_a ? " (transposed)" : "",
-          " and b ", b.ToString(), g.trans_b ? " (transposed)" : "",
-          ": the inner dimensions ", ka, " and ", kb, " must be equal"));
-    }
-    if (operands.size() > 2) {
-      SY_RETURN_IF_ERROR(GemmBiasStepsOf(operands[2], m, n).status());
-    }
-    return Shape({m, n});
+  if (operands.size() > 2) {
+    SY_RETURN_IF_ERROR(GemmBiasStepsOf(operands[2], m, n).status());
   }
+  return Shape({m, n});
+}
 
-  // A multiply-add is 2; alpha and beta * c one each per output element.
-  int64_t Flops(const AttrMap& attrs, absl::Span<const Shape> operands,
-                const Shape& output) const override {
-    absl::StatusOr<GemmAttrs> g = GemmAttrs::FromAttrMap(attrs);
-    if (!g.ok() || operands.size() < 2 || operands[0].rank() != 2) return 0;
-    const int64_t k = operands[0].dim(g->trans_a ? 0 : 1);
-    return ops_internal::SaturatingSum(
-        {ops_internal::SaturatingProduct({2, output.num_elements(), k}),
-         ops_internal::SaturatingProduct(
-             {operands.size() > 2 ? 3 : 1, output.num_elements()})});
-  }
-};
+// A multiply-add is 2; alpha and beta * c one each per output element.
+int64_t GemmFlops(const AttrMap& attrs, absl::Span<const Shape> operands,
+                  const Shape& output) {
+  absl::StatusOr<GemmAttrs> g = GemmAttrs::FromAttrMap(attrs);
+  if (!g.ok() || operands.size() < 2 || operands[0].rank() != 2) return 0;
+  const int64_t k = operands[0].dim(g->trans_a ? 0 : 1);
+  return ops_internal::SaturatingSum(
+      {ops_internal::SaturatingProduct({2, output.num_elements(), k}),
+       ops_internal::SaturatingProduct(
+           {operands.size() > 2 ? 3 : 1, output.num_elements()})});
+}
 
-static const bool kRegistered = RegisterOp(std::make_unique<GemmOp>());
+static const bool kRegistered = RegisterOp(ops_internal::ShapeOp(
+    {"gemm", {{"a"}, {"b"}, {"c", /*optional=*/true}},
+     ops_internal::FloatingDTypes()},
+    &GemmShape, &GemmFlops));
 
 }  // namespace
 }  // namespace switchyard

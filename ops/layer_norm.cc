@@ -20,58 +20,46 @@
 #include "core/status_macros.h"
 #include "ops/norm_attrs.h"
 #include "ops/op_util.h"
+#include "ops/typed_op.h"
 
 namespace switchyard {
 namespace {
 
-class LayerNormOp : public OpDef {
- public:
-  std::string name() const override { return "layer_norm"; }
-  const OpSchema& schema() const override {
-    static const OpSchema* schema = [] {
-      auto* s = new OpSchema;
-      s->inputs = {{"input"}, {"scale"}, {"bias", /*optional=*/true}};
-      LayerNormAttrs::DeclareIn(*s);
-      s->dtypes = ops_internal::FloatingDTypes();
-      return s;
-    }();
-    return *schema;
+absl::StatusOr<Shape> LayerNormShape(const LayerNormAttrs& a,
+                                     absl::Span<const Shape> operands) {
+  const Shape& input = operands[0];
+  if (input.rank() < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("input must have rank >= 1, got ", input.ToString()));
   }
-
-  absl::StatusOr<Shape> InferShape(
-      const AttrMap& attrs, absl::Span<const Shape> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
-    SY_ASSIGN_OR_RETURN(LayerNormAttrs a, LayerNormAttrs::FromAttrMap(attrs));
-    const Shape& input = operands[0];
-    if (input.rank() < 1) {
+  SY_ASSIGN_OR_RETURN(int axis,
+                      ops_internal::WrapDim(a.axis, input.rank(), "axis"));
+  const Shape normalized(
+      std::vector<int64_t>(input.dims().begin() + axis, input.dims().end()));
+  // The schema's operand names, for messages.
+  constexpr const char* names[] = {"input", "scale", "bias"};
+  for (size_t i = 1; i < operands.size(); ++i) {
+    if (operands[i] != normalized) {
       return absl::InvalidArgumentError(
-          absl::StrCat("input must have rank >= 1, got ", input.ToString()));
+          absl::StrCat(names[i], " must be ", normalized.ToString(), " (input ",
+                       input.ToString(), " from axis ", axis, " on), got ",
+                       operands[i].ToString()));
     }
-    SY_ASSIGN_OR_RETURN(int axis,
-                        ops_internal::WrapDim(a.axis, input.rank(), "axis"));
-    const Shape normalized(
-        std::vector<int64_t>(input.dims().begin() + axis, input.dims().end()));
-    const std::vector<std::string> names = operand_names();
-    for (size_t i = 1; i < operands.size(); ++i) {
-      if (operands[i] != normalized) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(names[i], " must be ", normalized.ToString(),
-                         " (input ", input.ToString(), " from axis ", axis,
-                         " on), got ", operands[i].ToString()));
-      }
-    }
-    return input;
   }
+  return input;
+}
 
-  // Per element: add for the mean, subtract, square and add for the
-  // variance, subtract, multiply, multiply-add.
-  int64_t Flops(const AttrMap& attrs, absl::Span<const Shape> operands,
-                const Shape& output) const override {
-    return ops_internal::SaturatingProduct({8, output.num_elements()});
-  }
-};
+// Per element: add for the mean, subtract, square and add for the
+// variance, subtract, multiply, multiply-add.
+int64_t LayerNormFlops(const AttrMap& attrs, absl::Span<const Shape> operands,
+                       const Shape& output) {
+  return ops_internal::SaturatingProduct({8, output.num_elements()});
+}
 
-static const bool kRegistered = RegisterOp(std::make_unique<LayerNormOp>());
+static const bool kRegistered = RegisterOp(ops_internal::ShapeOp(
+    {"layer_norm", {{"input"}, {"scale"}, {"bias", /*optional=*/true}},
+     ops_internal::FloatingDTypes()},
+    &LayerNormShape, &LayerNormFlops));
 
 }  // namespace
 }  // namespace switchyard

@@ -11,6 +11,7 @@
 #include "core/op_def.h"
 #include "core/status_macros.h"
 #include "ops/op_util.h"
+#include "ops/typed_op.h"
 
 namespace switchyard {
 namespace {
@@ -21,67 +22,54 @@ int64_t LeadingRows(const Shape& input) {
   return rows;
 }
 
-class LinearOp : public OpDef {
- public:
-  std::string name() const override { return "linear"; }
-  const OpSchema& schema() const override {
-    static const OpSchema* schema = [] {
-      auto* s = new OpSchema;
-      s->inputs = {{"input"}, {"weight"}, {"bias", /*optional=*/true}};
-      s->dtypes = ops_internal::FloatingDTypes();
-      return s;
-    }();
-    return *schema;
+absl::StatusOr<Shape> LinearShape(const NoAttrs& /*attrs*/,
+                                  absl::Span<const Shape> operands) {
+  const Shape& input = operands[0];
+  const Shape& weight = operands[1];
+  if (input.rank() < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("input must have rank >= 1 ([..., in_features]), got ",
+                     input.ToString()));
   }
-
-  absl::StatusOr<Shape> InferShape(
-      const AttrMap& attrs, absl::Span<const Shape> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
-    const Shape& input = operands[0];
-    const Shape& weight = operands[1];
-    if (input.rank() < 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input must have rank >= 1 ([..., in_features]), got ",
-          input.ToString()));
-    }
-    SY_RETURN_IF_ERROR(ops_internal::CheckRank(
-        weight, "weight", 2, "(out_features, in_features)"));
-    const int64_t in = input.dim(input.rank() - 1);
-    const int64_t out = weight.dim(0);
-    if (weight.dim(1) != in) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "weight ", weight.ToString(), " expects ", weight.dim(1),
-          " input features but input ", input.ToString(), " has ", in,
-          " in its last dimension"));
-    }
-    if (operands.size() > 2 && operands[2] != Shape({out})) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "bias must be [", out, "] (one value per output feature of weight ",
-          weight.ToString(), "), got ", operands[2].ToString()));
-    }
-    std::vector<int64_t> dims = input.dims();
-    dims.back() = out;
-    return Shape(std::move(dims));
+  SY_RETURN_IF_ERROR(ops_internal::CheckRank(weight, "weight", 2,
+                                             "(out_features, in_features)"));
+  const int64_t in = input.dim(input.rank() - 1);
+  const int64_t out = weight.dim(0);
+  if (weight.dim(1) != in) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("weight ", weight.ToString(), " expects ", weight.dim(1),
+                     " input features but input ", input.ToString(), " has ",
+                     in, " in its last dimension"));
   }
-
-  // A multiply-add is 2; each bias add is 1.
-  int64_t Flops(const AttrMap& attrs, absl::Span<const Shape> operands,
-                const Shape& output) const override {
-    if (operands.size() < 2 || operands[0].rank() < 1 ||
-        operands[1].rank() != 2) {
-      return 0;
-    }
-    const int64_t rows = LeadingRows(operands[0]);
-    const int64_t in = operands[1].dim(1);
-    const int64_t out = operands[1].dim(0);
-    return ops_internal::SaturatingSum(
-        {ops_internal::SaturatingProduct({2, rows, in, out}),
-         operands.size() > 2 ? ops_internal::SaturatingProduct({rows, out})
-                             : 0});
+  if (operands.size() > 2 && operands[2] != Shape({out})) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bias must be [", out, "] (one value per output feature of weight ",
+        weight.ToString(), "), got ", operands[2].ToString()));
   }
-};
+  std::vector<int64_t> dims = input.dims();
+  dims.back() = out;
+  return Shape(std::move(dims));
+}
 
-static const bool kRegistered = RegisterOp(std::make_unique<LinearOp>());
+// A multiply-add is 2; each bias add is 1.
+int64_t LinearFlops(const AttrMap& attrs, absl::Span<const Shape> operands,
+                    const Shape& output) {
+  if (operands.size() < 2 || operands[0].rank() < 1 ||
+      operands[1].rank() != 2) {
+    return 0;
+  }
+  const int64_t rows = LeadingRows(operands[0]);
+  const int64_t in = operands[1].dim(1);
+  const int64_t out = operands[1].dim(0);
+  return ops_internal::SaturatingSum(
+      {ops_internal::SaturatingProduct({2, rows, in, out}),
+       operands.size() > 2 ? ops_internal::SaturatingProduct({rows, out}) : 0});
+}
+
+static const bool kRegistered = RegisterOp(ops_internal::ShapeOp(
+    {"linear", {{"input"}, {"weight"}, {"bias", /*optional=*/true}},
+     ops_internal::FloatingDTypes()},
+    &LinearShape, &LinearFlops));
 
 }  // namespace
 }  // namespace switchyard

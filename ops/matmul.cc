@@ -12,44 +12,30 @@
 #include "core/status_macros.h"
 #include "ops/matmul_geometry.h"
 #include "ops/op_util.h"
+#include "ops/typed_op.h"
 
 namespace switchyard {
 namespace {
 
-class MatmulOp : public OpDef {
- public:
-  std::string name() const override { return "matmul"; }
-  const OpSchema& schema() const override {
-    static const OpSchema* schema = [] {
-      auto* s = new OpSchema;
-      s->inputs = {{"a"}, {"b"}};
-      s->dtypes = ops_internal::FloatingDTypes();
-      return s;
-    }();
-    return *schema;
-  }
+absl::StatusOr<Shape> MatmulShape(const NoAttrs& /*attrs*/,
+                                  absl::Span<const Shape> operands) {
+  SY_ASSIGN_OR_RETURN(MatmulGeometry g,
+                      MatmulGeometryOf(operands[0], operands[1]));
+  return g.output;
+}
 
-  absl::StatusOr<Shape> InferShape(
-      const AttrMap& attrs, absl::Span<const Shape> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
-    SY_ASSIGN_OR_RETURN(MatmulGeometry g,
-                        MatmulGeometryOf(operands[0], operands[1]));
-    return g.output;
-  }
+// A multiply-add is 2.
+int64_t MatmulFlops(const AttrMap& attrs, absl::Span<const Shape> operands,
+                    const Shape& output) {
+  if (operands.size() < 2) return 0;
+  absl::StatusOr<MatmulGeometry> g = MatmulGeometryOf(operands[0], operands[1]);
+  if (!g.ok()) return 0;
+  return ops_internal::SaturatingProduct({2, g->batch_count, g->m, g->k, g->n});
+}
 
-  // A multiply-add is 2.
-  int64_t Flops(const AttrMap& attrs, absl::Span<const Shape> operands,
-                const Shape& output) const override {
-    if (operands.size() < 2) return 0;
-    absl::StatusOr<MatmulGeometry> g =
-        MatmulGeometryOf(operands[0], operands[1]);
-    if (!g.ok()) return 0;
-    return ops_internal::SaturatingProduct(
-        {2, g->batch_count, g->m, g->k, g->n});
-  }
-};
-
-static const bool kRegistered = RegisterOp(std::make_unique<MatmulOp>());
+static const bool kRegistered = RegisterOp(ops_internal::ShapeOp(
+    {"matmul", {{"a"}, {"b"}}, ops_internal::FloatingDTypes()}, &MatmulShape,
+    &MatmulFlops));
 
 }  // namespace
 }  // namespace switchyard

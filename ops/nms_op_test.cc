@@ -14,12 +14,10 @@
 #include "ops/op_test_util.h"
 
 namespace switchyard {
+namespace op_testing {
 namespace {
 
 using ::testing::ElementsAre;
-using op_testing::Attrs;
-using op_testing::InferTypes;
-using op_testing::StatusIs;
 
 constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
 constexpr char kOp[] = "non_max_suppression";
@@ -244,4 +242,5 @@ TEST(NmsGeometryTest, RowsPerClass) {
 }
 
 }  // namespace
+}  // namespace op_testing
 }  // namespace switchyard

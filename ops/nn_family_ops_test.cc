@@ -23,18 +23,10 @@
 #include "ops/reduce_geometry.h"
 
 namespace switchyard {
+namespace op_testing {
 namespace {
 
-using ::absl::StatusCode;
-using op_testing::Attrs;
-using op_testing::FlopsOf;
-using op_testing::Infer;
-using op_testing::Ints;
-using op_testing::IsOkAndHolds;
-using op_testing::StatusIs;
 using ::testing::ElementsAre;
-
-constexpr StatusCode kInvalid = StatusCode::kInvalidArgument;
 
 // ------------------------------------------------------------ avg_pool2d
 
@@ -381,4 +373,5 @@ TEST(LogSoftmaxTest, ShapesAndErrors) {
 }
 
 }  // namespace
+}  // namespace op_testing
 }  // namespace switchyard

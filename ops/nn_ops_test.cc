@@ -21,17 +21,8 @@
 #include "ops/op_test_util.h"
 
 namespace switchyard {
+namespace op_testing {
 namespace {
-
-using ::absl::StatusCode;
-using op_testing::Attrs;
-using op_testing::FlopsOf;
-using op_testing::Infer;
-using op_testing::Ints;
-using op_testing::IsOkAndHolds;
-using op_testing::StatusIs;
-
-constexpr StatusCode kInvalid = StatusCode::kInvalidArgument;
 
 // ---------------------------------------------------------------- linear
 
@@ -609,4 +600,5 @@ TEST(ShapeInferencePassTest, ErrorNamesNodeAndOperand) {
 }
 
 }  // namespace
+}  // namespace op_testing
 }  // namespace switchyard

@@ -60,6 +60,7 @@
 #include "ops/nms_attrs.h"
 #include "ops/nms_geometry.h"
 #include "ops/op_util.h"
+#include "ops/typed_op.h"
 
 namespace switchyard {
 namespace {
@@ -70,89 +71,72 @@ constexpr int64_t kMaxBoxes = (int64_t{1} << 31) - 1;
 // additions and a division, and the compare.
 constexpr int64_t kFlopsPerPair = 13;
 
-class NonMaxSuppressionOp : public OpDef {
- public:
-  std::string name() const override { return "non_max_suppression"; }
-  const OpSchema& schema() const override {
-    static const OpSchema* schema = [] {
-      auto* s = new OpSchema;
-      s->inputs = {{"boxes"}, {"scores"}};
-      s->outputs = {{"selected_indices"}, {"num_selected"}};
-      NonMaxSuppressionAttrs::DeclareIn(*s);
-      s->dtypes = {DType::kFloat32};
-      return s;
-    }();
-    return *schema;
-  }
-
-  absl::StatusOr<std::vector<TensorType>> InferTypes(
-      const AttrMap& attrs,
-      absl::Span<const TensorType> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
-    SY_ASSIGN_OR_RETURN(NonMaxSuppressionAttrs a,
-                        NonMaxSuppressionAttrs::FromAttrMap(attrs));
-    const std::vector<std::string> names = operand_names();
-    for (size_t i = 0; i < operands.size(); ++i) {
-      if (operands[i].dtype != DType::kFloat32) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            names[i], " is ", DTypeName(operands[i].dtype),
-            "; non_max_suppression takes float32 boxes and scores"));
-      }
-    }
-    const Shape& boxes = operands[0].shape;
-    const Shape& scores = operands[1].shape;
-    SY_RETURN_IF_ERROR(
-        ops_internal::CheckRank(boxes, "boxes", 3, "(batch, boxes, 4)"));
-    SY_RETURN_IF_ERROR(
-        ops_internal::CheckRank(scores, "scores", 3, "(batch, classes, boxes)"));
-    if (boxes.dim(2) != 4) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "boxes must be [batch, boxes, 4], got ", boxes.ToString()));
-    }
-    if (scores.dim(0) != boxes.dim(0) || scores.dim(2) != boxes.dim(1)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "scores must be [batch, classes, boxes] = [", boxes.dim(0),
-          ", classes, ", boxes.dim(1), "] for boxes ", boxes.ToString(),
-          ", got ", scores.ToString()));
-    }
-    if (boxes.dim(1) > kMaxBoxes) {
+absl::StatusOr<std::vector<TensorType>> NonMaxSuppressionTypes(
+    const NonMaxSuppressionAttrs& a, absl::Span<const TensorType> operands) {
+  // The schema's operand names, for messages.
+  constexpr const char* names[] = {"boxes", "scores"};
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (operands[i].dtype != DType::kFloat32) {
       return absl::InvalidArgumentError(
-          absl::StrCat("at most ", kMaxBoxes, " boxes per batch, got ",
-                       boxes.dim(1)));
+          absl::StrCat(names[i], " is ", DTypeName(operands[i].dtype),
+                       "; non_max_suppression takes float32 boxes and scores"));
     }
-    const int64_t per_class =
-        NmsRowsPerClass(boxes.dim(1), a.max_output_boxes_per_class);
-    const int64_t rows = ops_internal::SaturatingProduct(
-        {scores.dim(0), scores.dim(1), per_class});
-    if (rows == INT64_MAX) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "selected_indices would have ", scores.dim(0), " x ", scores.dim(1),
-          " x ", per_class,
-          " rows, more than int64 holds; lower max_output_boxes_per_class"));
-    }
-    return std::vector<TensorType>{{Shape({rows, 3}), DType::kInt64},
-                                   {Shape({1}), DType::kInt64}};
   }
-
-  // An upper bound: each selected box is compared with at most every other
-  // candidate of its (batch, class).
-  int64_t Flops(const AttrMap& attrs, absl::Span<const Shape> operands,
-                const Shape& output) const override {
-    if (operands.size() < 2 || operands[1].rank() != 3) return 0;
-    const int64_t segments =
-        ops_internal::SaturatingProduct({operands[1].dim(0), operands[1].dim(1)});
-    const int64_t boxes = operands[1].dim(2);
-    absl::StatusOr<NonMaxSuppressionAttrs> a =
-        NonMaxSuppressionAttrs::FromAttrMap(attrs);
-    const int64_t selected =
-        a.ok() ? NmsRowsPerClass(boxes, a->max_output_boxes_per_class) : boxes;
-    return ops_internal::SaturatingProduct(
-        {segments, selected, boxes, kFlopsPerPair});
+  const Shape& boxes = operands[0].shape;
+  const Shape& scores = operands[1].shape;
+  SY_RETURN_IF_ERROR(
+      ops_internal::CheckRank(boxes, "boxes", 3, "(batch, boxes, 4)"));
+  SY_RETURN_IF_ERROR(
+      ops_internal::CheckRank(scores, "scores", 3, "(batch, classes, boxes)"));
+  if (boxes.dim(2) != 4) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "boxes must be [batch, boxes, 4], got ", boxes.ToString()));
   }
-};
+  if (scores.dim(0) != boxes.dim(0) || scores.dim(2) != boxes.dim(1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("scores must be [batch, classes, boxes] = [", boxes.dim(0),
+                     ", classes, ", boxes.dim(1), "] for boxes ",
+                     boxes.ToString(), ", got ", scores.ToString()));
+  }
+  if (boxes.dim(1) > kMaxBoxes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "at most ", kMaxBoxes, " boxes per batch, got ", boxes.dim(1)));
+  }
+  const int64_t per_class =
+      NmsRowsPerClass(boxes.dim(1), a.max_output_boxes_per_class);
+  const int64_t rows = ops_internal::SaturatingProduct(
+      {scores.dim(0), scores.dim(1), per_class});
+  if (rows == INT64_MAX) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "selected_indices would have ", scores.dim(0), " x ", scores.dim(1),
+        " x ", per_class,
+        " rows, more than int64 holds; lower max_output_boxes_per_class"));
+  }
+  return std::vector<TensorType>{{Shape({rows, 3}), DType::kInt64},
+                                 {Shape({1}), DType::kInt64}};
+}
 
-static const bool kRegistered =
-    RegisterOp(std::make_unique<NonMaxSuppressionOp>());
+// An upper bound: each selected box is compared with at most every other
+// candidate of its (batch, class).
+int64_t NonMaxSuppressionFlops(const AttrMap& attrs,
+                               absl::Span<const Shape> operands,
+                               const Shape& output) {
+  if (operands.size() < 2 || operands[1].rank() != 3) return 0;
+  const int64_t segments =
+      ops_internal::SaturatingProduct({operands[1].dim(0), operands[1].dim(1)});
+  const int64_t boxes = operands[1].dim(2);
+  absl::StatusOr<NonMaxSuppressionAttrs> a =
+      NonMaxSuppressionAttrs::FromAttrMap(attrs);
+  const int64_t selected =
+      a.ok() ? NmsRowsPerClass(boxes, a->max_output_boxes_per_class) : boxes;
+  return ops_internal::SaturatingProduct(
+      {segments, selected, boxes, kFlopsPerPair});
+}
+
+static const bool kRegistered = RegisterOp(ops_internal::TypesOp(
+    {"non_max_suppression", {{"boxes"}, {"scores"}}, {DType::kFloat32},
+     {{"selected_indices"}, {"num_selected"}}},
+    &NonMaxSuppressionTypes, &NonMaxSuppressionFlops));
 
 }  // namespace
 }  // namespace switchyard

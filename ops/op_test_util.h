@@ -3,7 +3,8 @@
 
 // Test helpers for op definitions: look ops up in the global registry (so
 // every test also proves that the op registered itself), check a call as
-// the shape-inference pass does, and match statuses.
+// the shape-inference pass does, and match statuses. Op tests live in
+// namespace op_testing, so these read unqualified:
 //
 //   EXPECT_THAT(Infer("relu", {}, {Shape({2, 3})}), IsOkAndHolds(Shape({2, 3})));
 //   EXPECT_THAT(Infer("conv2d", Attrs({{"groups", int64_t{0}}}), {x, w}),
@@ -29,6 +30,9 @@ namespace switchyard {
 namespace op_testing {
 
 using Ints = std::vector<int64_t>;
+// The code of nearly every rejection an op test expects.
+inline constexpr absl::StatusCode kInvalid =
+    absl::StatusCode::kInvalidArgument;
 
 inline AttrMap Attrs(
     std::initializer_list<std::pair<std::string, AttrValue>> values) {

@@ -50,7 +50,8 @@ absl::Status CheckRank(const Shape& shape, absl::string_view operand, int rank,
                    shape.ToString()));
 }
 
-absl::Status CheckNonEmptyChw(const Shape& shape, absl::string_view operand) {
+absl::Status CheckNchw(const Shape& shape, absl::string_view operand) {
+  SY_RETURN_IF_ERROR(CheckRank(shape, operand, 4, "(N, C, H, W)"));
   if (shape.dim(1) > 0 && shape.dim(2) > 0 && shape.dim(3) > 0) {
     return absl::OkStatus();
   }

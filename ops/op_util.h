@@ -47,9 +47,9 @@ const std::vector<DType>& NumericDTypes();
 absl::Status CheckRank(const Shape& shape, absl::string_view operand, int rank,
                        absl::string_view layout);
 
-// For NCHW operands of conv and pooling: C, H and W must be non-zero (N may be
-// 0, as in PyTorch).
-absl::Status CheckNonEmptyChw(const Shape& shape, absl::string_view operand);
+// For NCHW operands of conv and pooling: rank 4 ("input must be rank 4 (N,
+// C, H, W), got ...") with C, H and W non-zero (N may be 0, as in PyTorch).
+absl::Status CheckNchw(const Shape& shape, absl::string_view operand);
 
 // Wraps a possibly negative dimension index into [0, rank) (a rank-0 input
 // counts as rank 1, as in PyTorch). Error: "attribute 'dim' is 4, out of

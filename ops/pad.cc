@@ -22,33 +22,19 @@
 #include "ops/op_util.h"
 #include "ops/shape_attrs.h"
 #include "ops/shape_geometry.h"
+#include "ops/typed_op.h"
 
 namespace switchyard {
 namespace {
 
-class PadOp : public OpDef {
- public:
-  std::string name() const override { return "pad"; }
-  const OpSchema& schema() const override {
-    static const OpSchema* schema = [] {
-      auto* s = new OpSchema;
-      s->inputs = {{"input"}};
-      PadAttrs::DeclareIn(*s);
-      s->dtypes = {};  // any: it moves elements and fills one value
-      return s;
-    }();
-    return *schema;
-  }
+absl::StatusOr<Shape> PadShape(const PadAttrs& a,
+                               absl::Span<const Shape> operands) {
+  return PadOutputShape(a, operands[0]);
+}
 
-  absl::StatusOr<Shape> InferShape(
-      const AttrMap& attrs, absl::Span<const Shape> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
-    SY_ASSIGN_OR_RETURN(PadAttrs a, PadAttrs::FromAttrMap(attrs));
-    return PadOutputShape(a, operands[0]);
-  }
-};
-
-static const bool kRegistered = RegisterOp(std::make_unique<PadOp>());
+// Any dtype: it moves elements and fills one value.
+static const bool kRegistered =
+    RegisterOp(ops_internal::ShapeOp({"pad", {{"input"}}, {}}, &PadShape));
 
 }  // namespace
 }  // namespace switchyard

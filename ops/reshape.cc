@@ -15,44 +15,29 @@
 #include "core/status_macros.h"
 #include "ops/op_util.h"
 #include "ops/shape_attrs.h"
+#include "ops/typed_op.h"
 
 namespace switchyard {
 namespace {
 
-class ReshapeOp : public OpDef {
- public:
-  std::string name() const override { return "reshape"; }
-  const OpSchema& schema() const override {
-    static const OpSchema* schema = [] {
-      auto* s = new OpSchema;
-      s->inputs = {{"input"}};
-      ReshapeAttrs::DeclareIn(*s);
-      s->dtypes = {};  // any: it moves no element
-      return s;
-    }();
-    return *schema;
+absl::StatusOr<Shape> ReshapeShape(const ReshapeAttrs& a,
+                                   absl::Span<const Shape> operands) {
+  absl::StatusOr<Shape> shape = Shape::Create(a.shape, 1);
+  const Shape target = shape.ok() ? *shape : Shape(a.shape);
+  if (!shape.ok() || target.num_elements() != operands[0].num_elements()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "attribute 'shape' ", target.ToString(), " must hold the ",
+        operands[0].num_elements(), " elements of input ",
+        operands[0].ToString(),
+        shape.ok() ? absl::StrCat(", not ", target.num_elements())
+                   : absl::StrCat(": ", shape.status().message())));
   }
+  return target;
+}
 
-  absl::StatusOr<Shape> InferShape(
-      const AttrMap& attrs, absl::Span<const Shape> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
-    SY_ASSIGN_OR_RETURN(ReshapeAttrs a, ReshapeAttrs::FromAttrMap(attrs));
-    absl::StatusOr<Shape> shape = Shape::Create(a.shape, 1);
-    const Shape target = shape.ok() ? *shape : Shape(a.shape);
-    if (!shape.ok() ||
-        target.num_elements() != operands[0].num_elements()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "attribute 'shape' ", target.ToString(), " must hold the ",
-          operands[0].num_elements(), " elements of input ",
-          operands[0].ToString(),
-          shape.ok() ? absl::StrCat(", not ", target.num_elements())
-                     : absl::StrCat(": ", shape.status().message())));
-    }
-    return target;
-  }
-};
-
-static const bool kRegistered = RegisterOp(std::make_unique<ReshapeOp>());
+// Any dtype: it moves no element.
+static const bool kRegistered = RegisterOp(
+    ops_internal::ShapeOp({"reshape", {{"input"}}, {}}, &ReshapeShape));
 
 }  // namespace
 }  // namespace switchyard

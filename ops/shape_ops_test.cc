@@ -21,17 +21,9 @@
 #include "ops/shape_geometry.h"
 
 namespace switchyard {
+namespace op_testing {
 namespace {
 
-using ::absl::StatusCode;
-using op_testing::Attrs;
-using op_testing::Infer;
-using op_testing::InferTypes;
-using op_testing::Ints;
-using op_testing::IsOkAndHolds;
-using op_testing::StatusIs;
-
-constexpr StatusCode kInvalid = StatusCode::kInvalidArgument;
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 
@@ -387,4 +379,5 @@ TEST(WhereOpTest, Errors) {
 }
 
 }  // namespace
+}  // namespace op_testing
 }  // namespace switchyard

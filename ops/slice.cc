@@ -20,37 +20,23 @@
 #include "ops/op_util.h"
 #include "ops/shape_attrs.h"
 #include "ops/shape_geometry.h"
+#include "ops/typed_op.h"
 
 namespace switchyard {
 namespace {
 
-class SliceOp : public OpDef {
- public:
-  std::string name() const override { return "slice"; }
-  const OpSchema& schema() const override {
-    static const OpSchema* schema = [] {
-      auto* s = new OpSchema;
-      s->inputs = {{"input"}};
-      SliceAttrs::DeclareIn(*s);
-      s->dtypes = {};  // any: it only moves elements
-      return s;
-    }();
-    return *schema;
-  }
+absl::StatusOr<Shape> SliceShape(const SliceAttrs& a,
+                                 absl::Span<const Shape> operands) {
+  SY_ASSIGN_OR_RETURN(std::vector<SliceDim> dims,
+                      SliceGeometry(a, operands[0]));
+  std::vector<int64_t> out;
+  for (const SliceDim& d : dims) out.push_back(d.count);
+  return Shape(std::move(out));
+}
 
-  absl::StatusOr<Shape> InferShape(
-      const AttrMap& attrs, absl::Span<const Shape> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
-    SY_ASSIGN_OR_RETURN(SliceAttrs a, SliceAttrs::FromAttrMap(attrs));
-    SY_ASSIGN_OR_RETURN(std::vector<SliceDim> dims,
-                        SliceGeometry(a, operands[0]));
-    std::vector<int64_t> out;
-    for (const SliceDim& d : dims) out.push_back(d.count);
-    return Shape(std::move(out));
-  }
-};
-
-static const bool kRegistered = RegisterOp(std::make_unique<SliceOp>());
+// Any dtype: it only moves elements.
+static const bool kRegistered =
+    RegisterOp(ops_internal::ShapeOp({"slice", {{"input"}}, {}}, &SliceShape));
 
 }  // namespace
 }  // namespace switchyard

@@ -1,13 +1,17 @@
-// softmax: exp(x) / sum(exp(x)) along one dimension, as
-// torch.nn.functional.softmax.
+// softmax and log_softmax along one dimension, one definition (the same
+// attributes, shapes and costs):
+//   softmax:     exp(x) / sum(exp(x)), as torch.nn.functional.softmax
+//   log_softmax: log(softmax(x)), computed as x - max - log(sum(exp(x -
+//                max))) so it neither overflows nor takes the log of an
+//                underflowed 0; as torch.nn.functional.log_softmax and ONNX
+//                LogSoftmax (opset 13; the importer reshapes for earlier
+//                opsets)
 //   operands:   input (rank >= 1)
 //   attributes: dim (required; negative counts from the end;
-//               ops/tensor_attrs.h)
+//               ops/softmax_attrs.h)
 //   output:     the same shape
 
-#include <memory>
-#include <string>
-#include <vector>
+#include <cstdint>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -15,47 +19,41 @@
 #include "core/status_macros.h"
 #include "ops/op_util.h"
 #include "ops/softmax_attrs.h"
+#include "ops/typed_op.h"
 
 namespace switchyard {
 namespace {
 
-class SoftmaxOp : public OpDef {
- public:
-  std::string name() const override { return "softmax"; }
-  const OpSchema& schema() const override {
-    static const OpSchema* schema = [] {
-      auto* s = new OpSchema;
-      s->inputs = {{"input"}};
-      SoftmaxAttrs::DeclareIn(*s);
-      s->dtypes = ops_internal::FloatingDTypes();
-      return s;
-    }();
-    return *schema;
+absl::StatusOr<Shape> SoftmaxShape(const SoftmaxAttrs& a,
+                                   absl::Span<const Shape> operands) {
+  const Shape& input = operands[0];
+  if (input.rank() < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("input must have rank >= 1, got ", input.ToString()));
   }
+  SY_RETURN_IF_ERROR(
+      ops_internal::WrapDim(a.dim, input.rank(), "dim").status());
+  return input;
+}
 
-  absl::StatusOr<Shape> InferShape(
-      const AttrMap& attrs, absl::Span<const Shape> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
-    SY_ASSIGN_OR_RETURN(SoftmaxAttrs a, SoftmaxAttrs::FromAttrMap(attrs));
-    const Shape& input = operands[0];
-    if (input.rank() < 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input must have rank >= 1, got ", input.ToString()));
-    }
-    SY_RETURN_IF_ERROR(
-        ops_internal::WrapDim(a.dim, input.rank(), "dim").status());
-    return input;
+// Per element: compare for the max, subtract it, exp, add to the sum, then
+// divide (softmax) or subtract the log (log_softmax).
+int64_t SoftmaxFlops(const AttrMap& attrs, absl::Span<const Shape> operands,
+                     const Shape& output) {
+  return ops_internal::SaturatingProduct({5, output.num_elements()});
+}
+
+bool RegisterAll() {
+  bool ok = true;
+  for (const char* name : {"softmax", "log_softmax"}) {
+    ok &= RegisterOp(ops_internal::ShapeOp(
+        {name, {{"input"}}, ops_internal::FloatingDTypes()}, &SoftmaxShape,
+        &SoftmaxFlops));
   }
+  return ok;
+}
 
-  // Per element: compare for the max, subtract it, exp, add to the sum,
-  // divide.
-  int64_t Flops(const AttrMap& attrs, absl::Span<const Shape> operands,
-                const Shape& output) const override {
-    return ops_internal::SaturatingProduct({5, output.num_elements()});
-  }
-};
-
-static const bool kRegistered = RegisterOp(std::make_unique<SoftmaxOp>());
+static const bool kRegistered = RegisterAll();
 
 }  // namespace
 }  // namespace switchyard

@@ -18,59 +18,45 @@
 #include "core/status_macros.h"
 #include "ops/op_util.h"
 #include "ops/shape_attrs.h"
+#include "ops/typed_op.h"
 
 namespace switchyard {
 namespace {
 
-class SplitOp : public OpDef {
- public:
-  std::string name() const override { return "split"; }
-  const OpSchema& schema() const override {
-    static const OpSchema* schema = [] {
-      auto* s = new OpSchema;
-      s->inputs = {{"input"}};
-      s->outputs = {{"outputs", /*optional=*/false, /*variadic=*/true}};
-      SplitAttrs::DeclareIn(*s);
-      s->dtypes = {};  // any: it only moves elements
-      return s;
-    }();
-    return *schema;
+absl::StatusOr<std::vector<TensorType>> SplitTypes(
+    const SplitAttrs& a, absl::Span<const TensorType> operands) {
+  const Shape& input = operands[0].shape;
+  if (input.rank() == 0) {
+    return absl::InvalidArgumentError(
+        "split takes an input of rank >= 1, got a scalar");
   }
-
-  absl::StatusOr<std::vector<TensorType>> InferTypes(
-      const AttrMap& attrs,
-      absl::Span<const TensorType> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
-    SY_ASSIGN_OR_RETURN(SplitAttrs a, SplitAttrs::FromAttrMap(attrs));
-    const Shape& input = operands[0].shape;
-    if (input.rank() == 0) {
-      return absl::InvalidArgumentError(
-          "split takes an input of rank >= 1, got a scalar");
-    }
-    SY_ASSIGN_OR_RETURN(int axis,
-                        ops_internal::WrapDim(a.axis, input.rank(), "axis"));
-    int64_t total = 0;
-    for (int64_t size : a.sizes) {
-      if (__builtin_add_overflow(total, size, &total)) total = -1;
-      if (total < 0) break;
-    }
-    if (total != input.dim(axis)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "attribute 'sizes' [", absl::StrJoin(a.sizes, ", "),
-          "] must sum to the input's length along axis ", axis, ": ",
-          input.dim(axis), " (input ", input.ToString(), ")"));
-    }
-    std::vector<TensorType> outputs;
-    for (int64_t size : a.sizes) {
-      std::vector<int64_t> dims = input.dims();
-      dims[axis] = size;
-      outputs.push_back({Shape(std::move(dims)), operands[0].dtype});
-    }
-    return outputs;
+  SY_ASSIGN_OR_RETURN(int axis,
+                      ops_internal::WrapDim(a.axis, input.rank(), "axis"));
+  int64_t total = 0;
+  for (int64_t size : a.sizes) {
+    if (__builtin_add_overflow(total, size, &total)) total = -1;
+    if (total < 0) break;
   }
-};
+  if (total != input.dim(axis)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("attribute 'sizes' [", absl::StrJoin(a.sizes, ", "),
+                     "] must sum to the input's length along axis ", axis, ": ",
+                     input.dim(axis), " (input ", input.ToString(), ")"));
+  }
+  std::vector<TensorType> outputs;
+  for (int64_t size : a.sizes) {
+    std::vector<int64_t> dims = input.dims();
+    dims[axis] = size;
+    outputs.push_back({Shape(std::move(dims)), operands[0].dtype});
+  }
+  return outputs;
+}
 
-static const bool kRegistered = RegisterOp(std::make_unique<SplitOp>());
+// Any dtype: it only moves elements. One output per entry of `sizes`.
+static const bool kRegistered = RegisterOp(ops_internal::TypesOp(
+    {"split", {{"input"}}, {},
+     {{"outputs", /*optional=*/false, /*variadic=*/true}}},
+    &SplitTypes));
 
 }  // namespace
 }  // namespace switchyard

@@ -18,16 +18,8 @@
 #include "ops/op_test_util.h"
 
 namespace switchyard {
+namespace op_testing {
 namespace {
-
-using ::absl::StatusCode;
-using op_testing::Attrs;
-using op_testing::FlopsOf;
-using op_testing::Infer;
-using op_testing::IsOkAndHolds;
-using op_testing::StatusIs;
-
-constexpr StatusCode kInvalid = StatusCode::kInvalidArgument;
 
 // -------------------------------------------------------------- registry
 
@@ -320,4 +312,5 @@ TEST(CopyTest, RejectsBadDevice) {
 }
 
 }  // namespace
+}  // namespace op_testing
 }  // namespace switchyard

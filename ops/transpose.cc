@@ -15,50 +15,36 @@
 #include "core/status_macros.h"
 #include "ops/op_util.h"
 #include "ops/shape_attrs.h"
+#include "ops/typed_op.h"
 
 namespace switchyard {
 namespace {
 
-class TransposeOp : public OpDef {
- public:
-  std::string name() const override { return "transpose"; }
-  const OpSchema& schema() const override {
-    static const OpSchema* schema = [] {
-      auto* s = new OpSchema;
-      s->inputs = {{"input"}};
-      TransposeAttrs::DeclareIn(*s);
-      s->dtypes = {};  // any: it only moves elements
-      return s;
-    }();
-    return *schema;
+absl::StatusOr<Shape> TransposeShape(const TransposeAttrs& a,
+                                     absl::Span<const Shape> operands) {
+  const Shape& input = operands[0];
+  const int rank = input.rank();
+  bool valid = static_cast<int>(a.perm.size()) == rank;
+  std::vector<bool> seen(rank, false);
+  for (size_t i = 0; valid && i < a.perm.size(); ++i) {
+    const int64_t p = a.perm[i];
+    valid = p >= 0 && p < rank && !seen[p];
+    if (valid) seen[p] = true;
   }
-
-  absl::StatusOr<Shape> InferShape(
-      const AttrMap& attrs, absl::Span<const Shape> operands) const override {
-    SY_RETURN_IF_ERROR(ops_internal::CheckSchema(*this, attrs, operands));
-    SY_ASSIGN_OR_RETURN(TransposeAttrs a, TransposeAttrs::FromAttrMap(attrs));
-    const Shape& input = operands[0];
-    const int rank = input.rank();
-    bool valid = static_cast<int>(a.perm.size()) == rank;
-    std::vector<bool> seen(rank, false);
-    for (size_t i = 0; valid && i < a.perm.size(); ++i) {
-      const int64_t p = a.perm[i];
-      valid = p >= 0 && p < rank && !seen[p];
-      if (valid) seen[p] = true;
-    }
-    if (!valid) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "attribute 'perm' [", absl::StrJoin(a.perm, ", "),
-          "] must be a permutation of 0..", rank - 1, " for input ",
-          input.ToString(), " (each dim once, no negative entries)"));
-    }
-    std::vector<int64_t> dims(rank);
-    for (int i = 0; i < rank; ++i) dims[i] = input.dim(a.perm[i]);
-    return Shape(std::move(dims));
+  if (!valid) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "attribute 'perm' [", absl::StrJoin(a.perm, ", "),
+        "] must be a permutation of 0..", rank - 1, " for input ",
+        input.ToString(), " (each dim once, no negative entries)"));
   }
-};
+  std::vector<int64_t> dims(rank);
+  for (int i = 0; i < rank; ++i) dims[i] = input.dim(a.perm[i]);
+  return Shape(std::move(dims));
+}
 
-static const bool kRegistered = RegisterOp(std::make_unique<TransposeOp>());
+// Any dtype: it only moves elements.
+static const bool kRegistered = RegisterOp(
+    ops_internal::ShapeOp({"transpose", {{"input"}}, {}}, &TransposeShape));
 
 }  // namespace
 }  // namespace switchyard

@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <limits>
 #include <memory>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "backends/cpu/cpu_device.h"
+#include "backends/testing/random_values.h"
 #include "core/attributes.h"
 #include "core/backend_registry.h"
 #include "core/compile.h"
@@ -32,13 +32,15 @@ namespace cpu {
 namespace {
 
 using ::testing::HasSubstr;
+using ::switchyard::testing::RandomValues;
 
-std::vector<float> Random(int64_t n, uint64_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = u(rng);
-  return v;
+// Registers the cpu backend in `registry`: tests that change its options use
+// a registry of their own, not the global one.
+absl::Status RegisterCpu(BackendRegistry& registry) {
+  return registry.Register(
+      "cpu", []() -> absl::StatusOr<std::unique_ptr<Backend>> {
+        return CreateCpuBackend();
+      });
 }
 
 // The cpu backend's "threads" option in `registry`; 0 when unreadable.
@@ -72,10 +74,10 @@ struct ConvPlan {
 };
 
 ConvPlan CompileConv(const ConvCase& cc, BackendRegistry& registry) {
-  const std::vector<float> x = Random(cc.n * cc.c * cc.h * cc.w, 1);
+  const std::vector<float> x = RandomValues(cc.n * cc.c * cc.h * cc.w, 1);
   const std::vector<float> w =
-      Random(cc.o * (cc.c / cc.groups) * cc.k * cc.k, 2);
-  const std::vector<float> b = Random(cc.o, 3);
+      RandomValues(cc.o * (cc.c / cc.groups) * cc.k * cc.k, 2);
+  const std::vector<float> b = RandomValues(cc.o, 3);
   absl::StatusOr<Tensor> wt = Tensor::FromVector(
       {cc.o, cc.c / cc.groups, cc.k, cc.k}, w, Device::Cpu(), registry);
   absl::StatusOr<Tensor> bt =
@@ -120,10 +122,10 @@ std::vector<float> RunConv(const ConvCase& cc, BackendRegistry& registry) {
 
 // The direct definition, in double.
 std::vector<float> ReferenceConv(const ConvCase& cc) {
-  const std::vector<float> x = Random(cc.n * cc.c * cc.h * cc.w, 1);
+  const std::vector<float> x = RandomValues(cc.n * cc.c * cc.h * cc.w, 1);
   const int64_t cg = cc.c / cc.groups, og = cc.o / cc.groups;
-  const std::vector<float> w = Random(cc.o * cg * cc.k * cc.k, 2);
-  const std::vector<float> b = Random(cc.o, 3);
+  const std::vector<float> w = RandomValues(cc.o * cg * cc.k * cc.k, 2);
+  const std::vector<float> b = RandomValues(cc.o, 3);
   const int64_t ho = (cc.h + 2 * cc.pad - cc.k) / cc.stride + 1;
   const int64_t wo = (cc.w + 2 * cc.pad - cc.k) / cc.stride + 1;
   std::vector<float> y(cc.n * cc.o * ho * wo);
@@ -257,12 +259,7 @@ TEST_F(CpuBackendTest, PlanCompiledBeforeAThreadChangeKeepsItsThreads) {
 
 TEST_F(CpuBackendTest, OptionsAreListedWithTheirValues) {
   BackendRegistry registry;
-  ASSERT_TRUE(registry
-                  .Register("cpu",
-                            []() -> absl::StatusOr<std::unique_ptr<Backend>> {
-                              return CreateCpuBackend();
-                            })
-                  .ok());
+  ASSERT_TRUE(RegisterCpu(registry).ok());
   absl::StatusOr<Backend*> backend = registry.GetBackend("cpu");
   ASSERT_TRUE(backend.ok());
   const std::vector<BackendOption> options = (*backend)->Options();
@@ -389,12 +386,7 @@ TEST_F(CpuBackendTest, FlattenCopiesAnyDType) {
 TEST_F(CpuBackendTest, ThreadsFromTheEnvironment) {
   ASSERT_EQ(setenv("SWITCHYARD_CPU_THREADS", "3", 1), 0);
   BackendRegistry registry;
-  ASSERT_TRUE(registry
-                  .Register("cpu",
-                            []() -> absl::StatusOr<std::unique_ptr<Backend>> {
-                              return CreateCpuBackend();
-                            })
-                  .ok());
+  ASSERT_TRUE(RegisterCpu(registry).ok());
   EXPECT_EQ(Threads(registry), 3);
 
   // Above the command line's --threads bound (4 per core, at least 8):

@@ -4,12 +4,12 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "backends/cpu/cpu_backend.h"
+#include "backends/testing/random_values.h"
 #include "core/attributes.h"
 #include "core/backend_registry.h"
 #include "core/compile.h"
@@ -24,14 +24,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::vector<float> Random(int64_t n, uint64_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = u(rng);
-  return v;
-}
+using ::switchyard::testing::RandomValues;
 
 class CpuFusionTest : public ::testing::Test {
  protected:
@@ -48,8 +41,8 @@ class CpuFusionTest : public ::testing::Test {
 
   ValueId Constant(Graph& graph, const std::string& name, const Shape& shape,
                    uint64_t seed) {
-    absl::StatusOr<Tensor> t =
-        Tensor::FromVector(shape, Random(shape.num_elements(), seed), *device_);
+    absl::StatusOr<Tensor> t = Tensor::FromVector(
+        shape, RandomValues(shape.num_elements(), seed), *device_);
     EXPECT_TRUE(t.ok()) << t.status();
     return graph.AddConstant(name, *t);
   }
@@ -132,7 +125,7 @@ TEST_F(CpuFusionTest, FusedGraphGivesTheUnfusedNumbers) {
                                  "linear+relu"));
 
   absl::StatusOr<Tensor> x = Tensor::FromVector(
-      Shape({2, 3, 12, 12}), Random(2 * 3 * 12 * 12, 7), *device_);
+      Shape({2, 3, 12, 12}), RandomValues(2 * 3 * 12 * 12, 7), *device_);
   ASSERT_TRUE(x.ok());
   absl::StatusOr<std::vector<Tensor>> want = unfused->Run({*x});
   absl::StatusOr<std::vector<Tensor>> got = fused->Run({*x});
@@ -182,8 +175,8 @@ TEST_F(CpuFusionTest, FusedConvMatchesConvThenRelu) {
     ASSERT_TRUE(unfused != nullptr && fused != nullptr);
     ASSERT_EQ(fused->partitions().size(), 1u);
     absl::StatusOr<Tensor> x = Tensor::FromVector(
-        Shape({cc.n, cc.c, cc.h, cc.h}), Random(cc.n * cc.c * cc.h * cc.h, 13),
-        *device_);
+        Shape({cc.n, cc.c, cc.h, cc.h}),
+        RandomValues(cc.n * cc.c * cc.h * cc.h, 13), *device_);
     ASSERT_TRUE(x.ok());
     const std::vector<float> a = *(*unfused->Run({*x}))[0].ToVector();
     const std::vector<float> b = *(*fused->Run({*x}))[0].ToVector();

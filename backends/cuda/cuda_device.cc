@@ -116,6 +116,28 @@ absl::StatusOr<cudaEvent_t> RecordEvent(int index, cudaStream_t stream,
   return event;
 }
 
+// The device's pinned staging buffers (`staging`, guarded by the caller's
+// lock), created on the first copy either way. Null where pinned memory is
+// not to be had, said once on stderr: copies then go from pageable memory.
+PinnedStaging* LazyStaging(const std::string& name,
+                           std::unique_ptr<PinnedStaging>& staging,
+                           bool& failed) {
+  if (staging == nullptr && !failed) {
+    absl::StatusOr<std::unique_ptr<PinnedStaging>> created =
+        PinnedStaging::Create(name);
+    if (created.ok()) {
+      staging = std::move(*created);
+    } else {
+      failed = true;
+      std::fprintf(stderr,
+                   "switchyard: %s: no pinned staging memory (%s); copies "
+                   "go from pageable memory\n",
+                   name.c_str(), created.status().ToString().c_str());
+    }
+  }
+  return staging.get();
+}
+
 }  // namespace
 
 KernelRegistry<CudaDevice>& CudaKernels() {
@@ -253,20 +275,9 @@ absl::Status CudaDevice::CopyFromHost(const void* src, Buffer& dst,
   if (bytes == 0) return absl::OkStatus();
   SY_RETURN_IF_ERROR(Activate());
   absl::MutexLock lock(&staging_mu_);
-  if (staging_ == nullptr && !staging_failed_) {
-    absl::StatusOr<std::unique_ptr<PinnedStaging>> staging =
-        PinnedStaging::Create(name_);
-    if (staging.ok()) {
-      staging_ = std::move(*staging);
-    } else {
-      staging_failed_ = true;
-      std::fprintf(stderr,
-                   "switchyard: %s: no pinned staging memory (%s); copies "
-                   "go from pageable memory\n",
-                   name_.c_str(), staging.status().ToString().c_str());
-    }
+  if (PinnedStaging* staging = LazyStaging(name_, staging_, staging_failed_)) {
+    return staging->ToDevice(src, dst.data(), bytes, stream_);
   }
-  if (staging_ != nullptr) return staging_->ToDevice(src, dst.data(), bytes, stream_);
   // From pageable memory the copy has read `src` when the call returns.
   SY_CUDA_RETURN_IF_ERROR(
       cudaMemcpyAsync(dst.data(), src, bytes, cudaMemcpyHostToDevice, stream_),
@@ -279,16 +290,9 @@ absl::Status CudaDevice::CopyToHost(const Buffer& src, void* dst, size_t bytes) 
   if (bytes == 0) return absl::OkStatus();
   SY_RETURN_IF_ERROR(Activate());
   absl::MutexLock lock(&staging_mu_);
-  if (staging_ == nullptr && !staging_failed_) {
-    absl::StatusOr<std::unique_ptr<PinnedStaging>> staging =
-        PinnedStaging::Create(name_);
-    if (staging.ok()) {
-      staging_ = std::move(*staging);
-    } else {
-      staging_failed_ = true;
-    }
+  if (PinnedStaging* staging = LazyStaging(name_, staging_, staging_failed_)) {
+    return staging->ToHost(src.data(), dst, bytes, stream_);
   }
-  if (staging_ != nullptr) return staging_->ToHost(src.data(), dst, bytes, stream_);
   SY_CUDA_RETURN_IF_ERROR(
       cudaMemcpyAsync(dst, src.data(), bytes, cudaMemcpyDeviceToHost, stream_),
       name_);

@@ -14,12 +14,12 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "backends/cuda/cuda_backend.h"
+#include "backends/testing/random_values.h"
 #include "core/backend_registry.h"
 #include "core/compile.h"
 #include "core/graph.h"
@@ -32,14 +32,7 @@ namespace switchyard {
 namespace cuda {
 namespace {
 
-std::vector<float> Random(int64_t n, uint64_t seed, float scale = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-scale, scale);
-  std::vector<float> v(n);
-  for (float& x : v) x = u(rng);
-  return v;
-}
-
+using ::switchyard::testing::RandomValues;
 struct Operand {
   Shape shape;
   std::vector<float> values;
@@ -153,10 +146,11 @@ TEST(CudaKernelsTest, ReluAndAddOnVectorAndTailPaths) {
   SKIP_WITHOUT_GPU();
   for (int64_t n : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{1001},
                     int64_t{(1 << 20) + 3}}) {
-    std::vector<float> x = Random(n, 1);
+    std::vector<float> x = RandomValues(n, 1);
     ExpectMatchesCpu("relu", AttrMap(), {{Shape({n}), x}}, Tolerance::kExact,
                      absl::StrCat("relu n=", n));
-    ExpectMatchesCpu("add", AttrMap(), {{Shape({n}), x}, {Shape({n}), Random(n, 2)}},
+    ExpectMatchesCpu("add", AttrMap(),
+                     {{Shape({n}), x}, {Shape({n}), RandomValues(n, 2)}},
                      Tolerance::kExact, absl::StrCat("add n=", n));
   }
 }
@@ -165,22 +159,25 @@ TEST(CudaKernelsTest, Softmax) {
   SKIP_WITHOUT_GPU();
   AttrMap last;
   last.Set("dim", int64_t{-1});
-  ExpectMatchesCpu("softmax", last, {{Shape({4, 1000}), Random(4000, 3, 20)}},
+  ExpectMatchesCpu("softmax", last,
+                   {{Shape({4, 1000}), RandomValues(4000, 3, 20)}},
                    Tolerance::kReduction, "softmax rows of 1000");
-  ExpectMatchesCpu("softmax", last, {{Shape({3, 7}), Random(21, 4)}},
+  ExpectMatchesCpu("softmax", last, {{Shape({3, 7}), RandomValues(21, 4)}},
                    Tolerance::kReduction, "softmax rows of 7");
-  ExpectMatchesCpu("softmax", last, {{Shape({2, 100000}), Random(200000, 5, 5)}},
+  ExpectMatchesCpu("softmax", last,
+                   {{Shape({2, 100000}), RandomValues(200000, 5, 5)}},
                    Tolerance::kReduction, "softmax long rows");
   AttrMap middle;
   middle.Set("dim", int64_t{1});
-  ExpectMatchesCpu("softmax", middle, {{Shape({2, 5, 33}), Random(330, 6, 3)}},
+  ExpectMatchesCpu("softmax", middle,
+                   {{Shape({2, 5, 33}), RandomValues(330, 6, 3)}},
                    Tolerance::kReduction, "softmax over a middle dimension");
 }
 
 TEST(CudaKernelsTest, MaxPool2d) {
   SKIP_WITHOUT_GPU();
   const Shape shape({2, 3, 15, 14});
-  const std::vector<float> x = Random(shape.num_elements(), 7);
+  const std::vector<float> x = RandomValues(shape.num_elements(), 7);
   struct Case {
     const char* name;
     AttrMap attrs;
@@ -214,7 +211,8 @@ TEST(CudaKernelsTest, AdaptiveAvgPool2d) {
   for (const Case& c : {Case{Shape({2, 3, 14, 14}), {7, 7}}, Case{Shape({1, 2, 7, 5}), {3, 2}},
                         Case{Shape({1, 4, 1, 1}), {7, 7}}, Case{Shape({2, 512, 7, 7}), {7, 7}}}) {
     ExpectMatchesCpu("adaptive_avg_pool2d", Pairs({{"output_size", c.out}}),
-                     {{c.in, Random(c.in.num_elements(), 8)}}, Tolerance::kReduction,
+                     {{c.in, RandomValues(c.in.num_elements(), 8)}},
+                     Tolerance::kReduction,
                      absl::StrCat("adaptive ", c.in.ToString()));
   }
 }
@@ -232,9 +230,10 @@ TEST(CudaKernelsTest, Linear) {
                         Case{Shape({8, 33}), 7, false}}) {    // no bias
     const int64_t in = c.in.dim(c.in.rank() - 1);
     std::vector<Operand> operands = {
-        {c.in, Random(c.in.num_elements(), 9)},
-        {Shape({c.out, in}), Random(c.out * in, 10, 0.1f), true}};
-    if (c.bias) operands.push_back({Shape({c.out}), Random(c.out, 11), true});
+        {c.in, RandomValues(c.in.num_elements(), 9)},
+        {Shape({c.out, in}), RandomValues(c.out * in, 10, 0.1f), true}};
+    if (c.bias)
+      operands.push_back({Shape({c.out}), RandomValues(c.out, 11), true});
     ExpectMatchesCpu("linear", AttrMap(), operands, Tolerance::kMatmul,
                      absl::StrCat("linear ", c.in.ToString(), " -> ", c.out));
   }
@@ -270,9 +269,11 @@ TEST(CudaKernelsTest, Conv2d) {
     const int64_t groups = *c.attrs.GetInt("groups");
     const Shape w({c.out_channels, c.in.dim(1) / groups, c.kh, c.kw});
     std::vector<Operand> operands = {
-        {c.in, Random(c.in.num_elements(), 12)},
-        {w, Random(w.num_elements(), 13, 0.2f), true}};
-    if (c.bias) operands.push_back({Shape({c.out_channels}), Random(c.out_channels, 14), true});
+        {c.in, RandomValues(c.in.num_elements(), 12)},
+        {w, RandomValues(w.num_elements(), 13, 0.2f), true}};
+    if (c.bias)
+      operands.push_back(
+          {Shape({c.out_channels}), RandomValues(c.out_channels, 14), true});
     ExpectMatchesCpu("conv2d", c.attrs, operands, Tolerance::kMatmul, c.name);
   }
 }
@@ -280,7 +281,7 @@ TEST(CudaKernelsTest, Conv2d) {
 TEST(CudaKernelsTest, FlattenAndDropoutCopy) {
   SKIP_WITHOUT_GPU();
   const Shape shape({2, 3, 4, 5});
-  const std::vector<float> x = Random(shape.num_elements(), 15);
+  const std::vector<float> x = RandomValues(shape.num_elements(), 15);
   AttrMap flat;
   flat.Set("start_dim", int64_t{1});
   ExpectMatchesCpu("flatten", flat, {{shape, x}}, Tolerance::kExact, "flatten");
@@ -292,19 +293,20 @@ TEST(CudaKernelsTest, BatchNorm) {
   for (const Shape& shape :
        {Shape({2, 3, 5, 7}), Shape({4, 64}), Shape({1, 5, 3}), Shape({8, 512, 7, 7})}) {
     const int64_t c = shape.dim(1);
-    std::vector<float> var = Random(c, 24, 1.0f);
+    std::vector<float> var = RandomValues(c, 24, 1.0f);
     for (float& v : var) v = std::abs(v) + 0.1f;
     AttrMap attrs;
     attrs.Set("epsilon", 1e-3);
     ExpectMatchesCpu("batch_norm", attrs,
-                     {{shape, Random(shape.num_elements(), 21, 3.0f)},
-                      {Shape({c}), Random(c, 22), true},
-                      {Shape({c}), Random(c, 23), true},
-                      {Shape({c}), Random(c, 25), true},
+                     {{shape, RandomValues(shape.num_elements(), 21, 3.0f)},
+                      {Shape({c}), RandomValues(c, 22), true},
+                      {Shape({c}), RandomValues(c, 23), true},
+                      {Shape({c}), RandomValues(c, 25), true},
                       {Shape({c}), var, true}},
                      // Folded to x * scale + shift: rounding near cancellation
                      // is relative to the operands' size, not the result's.
-                     Tolerance::kMatmul, absl::StrCat("batch_norm ", shape.ToString()));
+                     Tolerance::kMatmul,
+                     absl::StrCat("batch_norm ", shape.ToString()));
   }
 }
 
@@ -316,19 +318,23 @@ TEST(CudaKernelsTest, FusedConvReluAndLinearRelu) {
   const Shape image({2, 16, 12, 12});
   const Shape w({24, 16, 3, 3});
   AttrMap pad = Pairs({{"padding", {1, 1}}});
-  std::vector<Operand> conv = {{image, Random(image.num_elements(), 26)},
-                               {w, Random(w.num_elements(), 27, 0.2f), true}};
-  ExpectMatchesCpu("conv2d", pad, conv, Tolerance::kMatmul, "conv2d+relu, no bias",
+  std::vector<Operand> conv = {
+      {image, RandomValues(image.num_elements(), 26)},
+      {w, RandomValues(w.num_elements(), 27, 0.2f), true}};
+  ExpectMatchesCpu("conv2d", pad, conv, Tolerance::kMatmul,
+                   "conv2d+relu, no bias",
                    /*then_relu=*/true);
-  conv.push_back({Shape({24}), Random(24, 28), true});
+  conv.push_back({Shape({24}), RandomValues(24, 28), true});
   ExpectMatchesCpu("conv2d", pad, conv, Tolerance::kMatmul, "conv2d+relu",
                    /*then_relu=*/true);
-  std::vector<Operand> linear = {{Shape({8, 300}), Random(8 * 300, 29)},
-                                 {Shape({70, 300}), Random(70 * 300, 30, 0.1f), true}};
+  std::vector<Operand> linear = {
+      {Shape({8, 300}), RandomValues(8 * 300, 29)},
+      {Shape({70, 300}), RandomValues(70 * 300, 30, 0.1f), true}};
   ExpectMatchesCpu("linear", AttrMap(), linear, Tolerance::kMatmul,
                    "linear+relu, no bias", /*then_relu=*/true);
-  linear.push_back({Shape({70}), Random(70, 31), true});
-  ExpectMatchesCpu("linear", AttrMap(), linear, Tolerance::kMatmul, "linear+relu",
+  linear.push_back({Shape({70}), RandomValues(70, 31), true});
+  ExpectMatchesCpu("linear", AttrMap(), linear, Tolerance::kMatmul,
+                   "linear+relu",
                    /*then_relu=*/true);
 }
 
@@ -337,22 +343,25 @@ TEST(CudaKernelsTest, Tf32IsAnExplicitOptionWithAWiderTolerance) {
   BackendRegistry& registry = BackendRegistry::Global();
   ASSERT_TRUE(registry.SetOption("cuda", "allow_tf32", "true").ok());
   const Shape in({64, 1024});
-  std::vector<Operand> linear = {{in, Random(in.num_elements(), 16)},
-                                 {Shape({512, 1024}), Random(512 * 1024, 17, 0.05f), true}};
-  ExpectMatchesCpu("linear", AttrMap(), linear, Tolerance::kTf32, "linear, TF32");
+  std::vector<Operand> linear = {
+      {in, RandomValues(in.num_elements(), 16)},
+      {Shape({512, 1024}), RandomValues(512 * 1024, 17, 0.05f), true}};
+  ExpectMatchesCpu("linear", AttrMap(), linear, Tolerance::kTf32,
+                   "linear, TF32");
   const Shape image({2, 32, 16, 16});
   AttrMap pad = Pairs({{"padding", {1, 1}}});
-  ExpectMatchesCpu("conv2d", pad,
-                   {{image, Random(image.num_elements(), 18)},
-                    {Shape({32, 32, 3, 3}), Random(32 * 32 * 9, 19, 0.1f), true}},
-                   Tolerance::kTf32, "conv2d, TF32");
+  ExpectMatchesCpu(
+      "conv2d", pad,
+      {{image, RandomValues(image.num_elements(), 18)},
+       {Shape({32, 32, 3, 3}), RandomValues(32 * 32 * 9, 19, 0.1f), true}},
+      Tolerance::kTf32, "conv2d, TF32");
   ASSERT_TRUE(registry.SetOption("cuda", "allow_tf32", "false").ok());
 }
 
 TEST(CudaKernelsTest, Vgg11MatchesTheCpuEndToEnd) {
   SKIP_WITHOUT_GPU();
   std::vector<float> logits[2];
-  const std::vector<float> input = Random(2 * 3 * 224 * 224, 20);
+  const std::vector<float> input = RandomValues(2 * 3 * 224 * 224, 20);
   const Device devices[2] = {Device::Cpu(), CudaDevices()[0]};
   for (int i = 0; i < 2; ++i) {
     absl::StatusOr<std::unique_ptr<Module>> model = CreateModel("vgg11");

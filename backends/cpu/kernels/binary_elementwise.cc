@@ -123,16 +123,10 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeBinary(const Node& node,
                                                    CpuDevice& device) {
   using F = Functor<T>;
   SY_ASSIGN_OR_RETURN(F f, (FunctorFromAttrs<F, Attrs>(node.attrs)));
-  const std::optional<Shape>& a = graph.value(node.inputs[0]).shape;
-  const std::optional<Shape>& b = graph.value(node.inputs[1]).shape;
-  const std::optional<Shape>& out = graph.value(node.outputs[0]).shape;
-  if (!a || !b || !out) {
-    return absl::InternalError(absl::StrCat(
-        "node '", node.name, "': operand or output shape unknown; shape "
-        "inference must run before lowering"));
-  }
-  return std::make_unique<BinaryKernel<T, F>>(
-      device.context(), node.op, f, BroadcastLayout::Make({*a, *b}, *out));
+  SY_ASSIGN_OR_RETURN(BroadcastLayout layout,
+                      BinaryBroadcastLayout(node, graph));
+  return std::make_unique<BinaryKernel<T, F>>(device.context(), node.op, f,
+                                              std::move(layout));
 }
 
 template <template <typename> class Functor, typename Attrs, typename... Ts>

@@ -6,13 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "Eigen/Core"
 #include "backends/cpu/cpu_device.h"
 #include "backends/cpu/kernels/softmax_rows.h"
-#include "core/status_macros.h"
-#include "core/tensor.h"
 
 namespace switchyard {
 namespace cpu {
@@ -20,57 +19,34 @@ namespace {
 
 using Vector = Eigen::Array<float, Eigen::Dynamic, 1>;
 
-class LogSoftmaxKernel : public Kernel {
- public:
-  LogSoftmaxKernel(int dim, std::shared_ptr<const CpuContext> context)
-      : dim_(dim), context_(std::move(context)) {}
-
-  absl::Status Run(absl::Span<const Tensor* const> inputs,
-                   absl::Span<Tensor* const> outputs) override {
-    const float* in = inputs[0]->data<float>();
-    float* out = outputs[0]->data<float>();
-    ForEachSoftmaxRow(inputs[0]->shape(), dim_, *context_,
-                      [&](int64_t base, int64_t n, int64_t inner) {
-      if (inner == 1) {
-        Eigen::Map<const Vector> x(in + base, n);
-        Eigen::Map<Vector> y(out + base, n);
-        const float max_value = x.maxCoeff<Eigen::PropagateNaN>();
-        y = x - max_value;
-        const float log_sum = std::log((y.exp()).sum());
-        y -= log_sum;
-        return;
-      }
-      float max_value = -std::numeric_limits<float>::infinity();
-      for (int64_t i = 0; i < n; ++i) {
-        const float v = in[base + i * inner];
-        max_value = (v > max_value || v != v) ? v : max_value;
-      }
-      float sum = 0;
-      for (int64_t i = 0; i < n; ++i) {
-        sum += std::exp(in[base + i * inner] - max_value);
-      }
-      const float shift = max_value + std::log(sum);
-      for (int64_t i = 0; i < n; ++i) {
-        out[base + i * inner] = in[base + i * inner] - shift;
-      }
-    });
-    return absl::OkStatus();
+void LogSoftmaxRow(const float* in, float* out, int64_t base, int64_t n,
+                   int64_t inner) {
+  if (inner == 1) {
+    Eigen::Map<const Vector> x(in + base, n);
+    Eigen::Map<Vector> y(out + base, n);
+    const float max_value = x.maxCoeff<Eigen::PropagateNaN>();
+    y = x - max_value;
+    const float log_sum = std::log((y.exp()).sum());
+    y -= log_sum;
+    return;
   }
-
- private:
-  int dim_;
-  std::shared_ptr<const CpuContext> context_;
-};
-
-absl::StatusOr<std::unique_ptr<Kernel>> MakeLogSoftmax(const Node& node,
-                                                       const Graph& graph,
-                                                       CpuDevice& device) {
-  SY_ASSIGN_OR_RETURN(const int dim, SoftmaxDim(node, graph));
-  return std::make_unique<LogSoftmaxKernel>(dim, device.context());
+  float max_value = -std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = in[base + i * inner];
+    max_value = (v > max_value || v != v) ? v : max_value;
+  }
+  float sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    sum += std::exp(in[base + i * inner] - max_value);
+  }
+  const float shift = max_value + std::log(sum);
+  for (int64_t i = 0; i < n; ++i) {
+    out[base + i * inner] = in[base + i * inner] - shift;
+  }
 }
 
 SY_REGISTER_KERNEL(CpuKernels(), "log_softmax", DType::kFloat32,
-                   &MakeLogSoftmax);
+                   &MakeSoftmaxRowsKernel<&LogSoftmaxRow>);
 
 }  // namespace
 }  // namespace cpu

@@ -22,20 +22,9 @@ namespace {
 using kernels::BroadcastIndexing;
 using kernels::kMaxBroadcastRank;
 
-absl::StatusOr<BroadcastLayout> LayoutOf(const Node& node, const Graph& graph) {
-  const std::optional<Shape>& a = graph.value(node.inputs[0]).shape;
-  const std::optional<Shape>& b = graph.value(node.inputs[1]).shape;
-  const std::optional<Shape>& out = graph.value(node.outputs[0]).shape;
-  if (!a || !b || !out) {
-    return absl::InternalError(absl::StrCat(
-        "node '", node.name, "': operand or output shape unknown; shape "
-        "inference must run before lowering"));
-  }
-  return BroadcastLayout::Make({*a, *b}, *out);
-}
-
 absl::Status Supports(const Node& node, const Graph& graph) {
-  SY_ASSIGN_OR_RETURN(BroadcastLayout layout, LayoutOf(node, graph));
+  SY_ASSIGN_OR_RETURN(BroadcastLayout layout,
+                      BinaryBroadcastLayout(node, graph));
   if (layout.rank() > kMaxBroadcastRank) {
     return absl::UnimplementedError(absl::StrCat(
         "the broadcast needs ", layout.rank(),
@@ -76,7 +65,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeBinary(const Node& node,
                                                    CudaDevice& device) {
   SY_RETURN_IF_ERROR(Supports(node, graph));
   SY_ASSIGN_OR_RETURN(F f, (FunctorFromAttrs<F, Attrs>(node.attrs)));
-  SY_ASSIGN_OR_RETURN(BroadcastLayout layout, LayoutOf(node, graph));
+  SY_ASSIGN_OR_RETURN(BroadcastLayout layout,
+                      BinaryBroadcastLayout(node, graph));
   std::optional<BroadcastIndexing> broadcast;
   if (!layout.SameShape()) {
     BroadcastIndexing b;

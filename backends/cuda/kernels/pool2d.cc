@@ -50,60 +50,44 @@ kernels::Pool2dPlanes PlanesOf(const Node& node, const Graph& graph) {
   return s;
 }
 
-absl::StatusOr<std::unique_ptr<Kernel>> MakeMaxPool2d(const Node& node,
-                                                      const Graph& graph,
-                                                      CudaDevice& device) {
-  SY_ASSIGN_OR_RETURN(MaxPool2dAttrs a, MaxPool2dAttrs::FromAttrMap(node.attrs));
-  kernels::MaxPool2dParams p;
-  p.size = PlanesOf(node, graph);
-  p.kernel_h = a.kernel_h;
-  p.kernel_w = a.kernel_w;
-  p.stride_h = a.stride_h;
-  p.stride_w = a.stride_w;
-  p.pad_h = a.pad_h;
-  p.pad_w = a.pad_w;
-  p.dilation_h = a.dilation_h;
-  p.dilation_w = a.dilation_w;
-  return std::make_unique<
-      Pool2dKernel<kernels::MaxPool2dParams, &kernels::LaunchMaxPool2d>>(device,
-                                                                         p);
+// The launch parameters from the attributes, field by field in the order
+// the attribute and parameter structs share (MakePool2d adds the planes).
+kernels::MaxPool2dParams ParamsOf(const MaxPool2dAttrs& a) {
+  return {{},      a.kernel_h, a.kernel_w,   a.stride_h,  a.stride_w,
+          a.pad_h, a.pad_w,    a.dilation_h, a.dilation_w};
 }
-
-absl::StatusOr<std::unique_ptr<Kernel>> MakeAvgPool2d(const Node& node,
-                                                      const Graph& graph,
-                                                      CudaDevice& device) {
-  SY_ASSIGN_OR_RETURN(AvgPool2dAttrs a, AvgPool2dAttrs::FromAttrMap(node.attrs));
-  kernels::AvgPool2dParams p;
-  p.size = PlanesOf(node, graph);
-  p.kernel_h = a.kernel_h;
-  p.kernel_w = a.kernel_w;
-  p.stride_h = a.stride_h;
-  p.stride_w = a.stride_w;
-  p.pad_top = a.pad_top;
-  p.pad_left = a.pad_left;
-  p.pad_bottom = a.pad_bottom;
-  p.pad_right = a.pad_right;
-  p.count_include_pad = a.count_include_pad;
-  return std::make_unique<
-      Pool2dKernel<kernels::AvgPool2dParams, &kernels::LaunchAvgPool2d>>(device,
-                                                                         p);
+kernels::AvgPool2dParams ParamsOf(const AvgPool2dAttrs& a) {
+  return {{},          a.kernel_h,         a.kernel_w, a.stride_h,
+          a.stride_w,  a.pad_top,          a.pad_left, a.pad_bottom,
+          a.pad_right, a.count_include_pad};
 }
-
 // The output size is the graph's, which shape inference took from the
 // attributes.
-absl::StatusOr<std::unique_ptr<Kernel>> MakeAdaptiveAvgPool2d(
-    const Node& node, const Graph& graph, CudaDevice& device) {
-  kernels::AdaptiveAvgPool2dParams p;
-  p.size = PlanesOf(node, graph);
-  return std::make_unique<Pool2dKernel<kernels::AdaptiveAvgPool2dParams,
-                                       &kernels::LaunchAdaptiveAvgPool2d>>(
-      device, p);
+kernels::AdaptiveAvgPool2dParams ParamsOf(const AdaptiveAvgPool2dAttrs&) {
+  return {};
 }
 
-SY_REGISTER_KERNEL(CudaKernels(), "max_pool2d", DType::kFloat32, &MakeMaxPool2d);
-SY_REGISTER_KERNEL(CudaKernels(), "avg_pool2d", DType::kFloat32, &MakeAvgPool2d);
-SY_REGISTER_KERNEL(CudaKernels(), "adaptive_avg_pool2d", DType::kFloat32,
-                   &MakeAdaptiveAvgPool2d);
+// A kernel creator: Params from the node's attributes and its planes.
+template <typename Attrs, typename Params, PoolLauncher<Params> Launch>
+absl::StatusOr<std::unique_ptr<Kernel>> MakePool2d(const Node& node,
+                                                   const Graph& graph,
+                                                   CudaDevice& device) {
+  SY_ASSIGN_OR_RETURN(Attrs a, Attrs::FromAttrMap(node.attrs));
+  Params p = ParamsOf(a);
+  p.size = PlanesOf(node, graph);
+  return std::make_unique<Pool2dKernel<Params, Launch>>(device, p);
+}
+
+SY_REGISTER_KERNEL(CudaKernels(), "max_pool2d", DType::kFloat32,
+                   (&MakePool2d<MaxPool2dAttrs, kernels::MaxPool2dParams,
+                                &kernels::LaunchMaxPool2d>));
+SY_REGISTER_KERNEL(CudaKernels(), "avg_pool2d", DType::kFloat32,
+                   (&MakePool2d<AvgPool2dAttrs, kernels::AvgPool2dParams,
+                                &kernels::LaunchAvgPool2d>));
+SY_REGISTER_KERNEL(
+    CudaKernels(), "adaptive_avg_pool2d", DType::kFloat32,
+    (&MakePool2d<AdaptiveAvgPool2dAttrs, kernels::AdaptiveAvgPool2dParams,
+                 &kernels::LaunchAdaptiveAvgPool2d>));
 
 }  // namespace
 }  // namespace cuda

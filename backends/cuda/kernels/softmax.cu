@@ -20,6 +20,9 @@ namespace cuda {
 namespace kernels {
 namespace {
 
+// Softmax (kLog false) or LogSoftmax (kLog true) share the two passes, the
+// maximum and the sum of exp(x - max); only the last pass differs.
+template <bool kLog>
 __global__ void SoftmaxRows(const float* __restrict__ in, float* __restrict__ out,
                             int64_t rows, int64_t n) {
   __shared__ float scratch[kBlockReduceThreads / 32];
@@ -34,68 +37,42 @@ __global__ void SoftmaxRows(const float* __restrict__ in, float* __restrict__ ou
     float local_sum = 0.0f;
     for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
       const float e = expf(x[i] - row_max);
-      y[i] = e;
+      if (!kLog) y[i] = e;
       local_sum += e;
     }
     const float sum = BlockReduce(local_sum, BlockSum(), 0.0f, scratch);
-    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) y[i] /= sum;
+    if (kLog) {
+      const float shift = row_max + logf(sum);
+      for (int64_t i = threadIdx.x; i < n; i += blockDim.x) y[i] = x[i] - shift;
+    } else {
+      for (int64_t i = threadIdx.x; i < n; i += blockDim.x) y[i] /= sum;
+    }
   }
 }
 
+template <bool kLog>
 __global__ void SoftmaxColumns(const float* __restrict__ in,
                                float* __restrict__ out, int64_t outer,
                                int64_t n, int64_t inner) {
   SY_GRID_STRIDE_LOOP(column, outer * inner) {
     const int64_t base = (column / inner) * n * inner + column % inner;
     float max_value = -INFINITY;
-    for (int64_t i = 0; i < n; ++i) max_value = BlockMax()(max_value, in[base + i * inner]);
+    for (int64_t i = 0; i < n; ++i) {
+      max_value = BlockMax()(max_value, in[base + i * inner]);
+    }
     float sum = 0.0f;
     for (int64_t i = 0; i < n; ++i) {
       const float e = expf(in[base + i * inner] - max_value);
-      out[base + i * inner] = e;
+      if (!kLog) out[base + i * inner] = e;
       sum += e;
     }
-    for (int64_t i = 0; i < n; ++i) out[base + i * inner] /= sum;
-  }
-}
-
-__global__ void LogSoftmaxRows(const float* __restrict__ in,
-                               float* __restrict__ out, int64_t rows,
-                               int64_t n) {
-  __shared__ float scratch[kBlockReduceThreads / 32];
-  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    const float* x = in + row * n;
-    float* y = out + row * n;
-    float max_value = -INFINITY;
-    for (int64_t t = threadIdx.x; t < n; t += blockDim.x) {
-      max_value = BlockMax()(max_value, x[t]);
-    }
-    max_value = BlockReduce(max_value, BlockMax(), -INFINITY, scratch);
-    float sum = 0.0f;
-    for (int64_t t = threadIdx.x; t < n; t += blockDim.x) {
-      sum += expf(x[t] - max_value);
-    }
-    const float shift =
-        max_value + logf(BlockReduce(sum, BlockSum(), 0.0f, scratch));
-    for (int64_t t = threadIdx.x; t < n; t += blockDim.x) y[t] = x[t] - shift;
-  }
-}
-
-__global__ void LogSoftmaxColumns(const float* __restrict__ in,
-                                  float* __restrict__ out, int64_t outer,
-                                  int64_t n, int64_t inner) {
-  SY_GRID_STRIDE_LOOP(index, outer * inner) {
-    const int64_t base = (index / inner) * n * inner + index % inner;
-    float max_value = -INFINITY;
-    for (int64_t k = 0; k < n; ++k) {
-      max_value = BlockMax()(max_value, in[base + k * inner]);
-    }
-    float sum = 0.0f;
-    for (int64_t k = 0; k < n; ++k)
-      sum += expf(in[base + k * inner] - max_value);
-    const float shift = max_value + logf(sum);
-    for (int64_t k = 0; k < n; ++k) {
-      out[base + k * inner] = in[base + k * inner] - shift;
+    if (kLog) {
+      const float shift = max_value + logf(sum);
+      for (int64_t i = 0; i < n; ++i) {
+        out[base + i * inner] = in[base + i * inner] - shift;
+      }
+    } else {
+      for (int64_t i = 0; i < n; ++i) out[base + i * inner] /= sum;
     }
   }
 }
@@ -123,14 +100,14 @@ cudaError_t LaunchRowsOrColumns(
 
 cudaError_t LaunchSoftmax(const float* in, float* out, int64_t outer,
                           int64_t n, int64_t inner, cudaStream_t stream) {
-  return LaunchRowsOrColumns(&SoftmaxRows, &SoftmaxColumns, in, out, outer, n,
-                             inner, stream);
+  return LaunchRowsOrColumns(&SoftmaxRows<false>, &SoftmaxColumns<false>, in,
+                             out, outer, n, inner, stream);
 }
 
 cudaError_t LaunchLogSoftmax(const float* in, float* out, int64_t outer,
                              int64_t n, int64_t inner, cudaStream_t stream) {
-  return LaunchRowsOrColumns(&LogSoftmaxRows, &LogSoftmaxColumns, in, out,
-                             outer, n, inner, stream);
+  return LaunchRowsOrColumns(&SoftmaxRows<true>, &SoftmaxColumns<true>, in,
+                             out, outer, n, inner, stream);
 }
 
 }  // namespace kernels
