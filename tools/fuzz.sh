@@ -54,32 +54,30 @@ CXXFLAGS=(
 )
 LDFLAGS=(-fsanitize=fuzzer,address,undefined -ldl -lpthread)
 
-# Sources each target links (besides its own tests/fuzz/TARGET_fuzzer.cc).
-non_test_sources() {  # DIR...: the .cc files of DIRs, without tests
-  find "$@" -maxdepth 1 -name '*.cc' ! -name '*_test.cc' | sort
+# Sources each target links (besides its own tests/fuzz/TARGET_fuzzer.cc):
+# the project's .cc files that its replay test depends on in Bazel, so the
+# BUILD files stay the one list (a library moved or added there is picked up
+# here). Written once per build to $FUZZ_OUT/sources/TARGET.
+is_target() {
+  local t
+  for t in "${TARGETS[@]}"; do [[ $t == "$1" ]] && return 0; done
+  echo "tools/fuzz.sh: unknown target '$1' (targets: ${TARGETS[*]})" >&2
+  return 1
 }
-sources_for() {
-  case "$1" in
-    device) echo core/device.cc ;;
-    npy | safetensors)
-      non_test_sources models |
-        grep -E '/(file_io|host_array|npy|safetensors|mapped_file)\.cc$'
-      printf "%s\n" core/dtype.cc core/file_transaction.cc core/shape.cc ;;
-    graph)
-      non_test_sources core core/passes ops backends/cpu backends/cpu/kernels
-      echo core/testing/host_backend.cc ;;
-    nms)
-      non_test_sources core core/passes ops backends/cpu backends/cpu/kernels \
-        backends/reference backends/reference/kernels |
-        grep -v -E '^backends/reference/plugin\.cc$' ;;
-    image) non_test_sources data | grep -v -E '/loader_profile\.cc$' ;;
-    onnx_import)
-      non_test_sources core core/passes ops backends/cpu backends/cpu/kernels \
-        models onnx ;;
-    *) echo "tools/fuzz.sh: unknown target '$1' (targets: ${TARGETS[*]})" >&2
-       return 1 ;;
-  esac
+query_sources() {  # TARGET: writes $FUZZ_OUT/sources/TARGET
+  local t=$1 list
+  mkdir -p "$FUZZ_OUT/sources"
+  list=$(bazel query --noshow_progress --output=label \
+           "kind('source file', deps(//tests/fuzz:${t}_fuzzer_replay_test))") || {
+    echo "tools/fuzz.sh: bazel query for ${t}'s sources failed" >&2
+    return 1
+  }
+  # //pkg:sub/file.cc -> pkg/sub/file.cc; external repositories, tests, the
+  # replay main and fuzz targets themselves are left out.
+  sed -nE 's#^//([^:]*):(.*\.cc)$#\1/\2#p' <<< "$list" | sed 's#^/##' |
+    grep -v -E '(_test|/replay_main|_fuzzer)\.cc$' | sort > "$FUZZ_OUT/sources/$t"
 }
+sources_for() { cat "$FUZZ_OUT/sources/$1"; }
 
 # System libraries a target links besides Abseil.
 libs_for() {
@@ -119,7 +117,7 @@ build() {
   mkdir -p "$FUZZ_OUT/bin" "$FUZZ_OUT/obj"
   # Any header newer than the stamp rebuilds every object.
   local newest
-  newest=$(find core ops models backends/cpu backends/reference data onnx tests/fuzz -name '*.h' -newer \
+  newest=$(find core ops passes models backends data onnx tests/fuzz -name '*.h' -newer \
              "$FUZZ_OUT/.headers" 2>/dev/null | head -1 || true)
   if [[ ! -f "$FUZZ_OUT/.headers" || -n "$newest" ]]; then
     rm -rf "$FUZZ_OUT/obj"
@@ -128,6 +126,7 @@ build() {
   fi
   local all=()
   for t in "${TARGETS[@]}"; do
+    query_sources "$t"
     all+=("tests/fuzz/${t}_fuzzer.cc")
     mapfile -t -O "${#all[@]}" all < <(sources_for "$t")
   done
@@ -156,7 +155,7 @@ build() {
 run() {
   local t=$1 seconds=${2:-600}
   shift 2 || shift $#
-  sources_for "$t" > /dev/null
+  is_target "$t"
   local bin="$FUZZ_OUT/bin/${t}_fuzzer"
   [[ -x "$bin" ]] || build
   local corpus="$FUZZ_OUT/corpus/$t" artifacts="$FUZZ_OUT/artifacts/$t"

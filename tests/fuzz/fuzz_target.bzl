@@ -11,7 +11,8 @@ fuzz_target(name = NAME, deps = [...]) makes //tests/fuzz:NAME_fuzzer_replay_tes
 which compiles NAME_fuzzer.cc with the project's compiler and runs every
 corpus input through it (replay_main.cc), so `bazel test //...` and
 `--config=asan` keep the corpus passing. A target added here must also be
-added to TARGETS (and its sources to sources_for) in tools/fuzz.sh.
+added to TARGETS in tools/fuzz.sh, which links the sources Bazel lists for
+the replay test.
 """
 
 def fuzz_target(name, deps, size = "small", **kwargs):
