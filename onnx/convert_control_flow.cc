@@ -4,6 +4,11 @@
 // model's device like every other node. A condition computed at run time is
 // a request for its contents (a staged run ends its segment there), so the
 // branch is chosen from this run's data.
+//
+// Loop is driven by the staged runner (onnx/staged_loop.cc): each iteration
+// is a staged run of the body on the model's device, whose condition and
+// trip count decide whether another follows. Here the node is checked and
+// handed over.
 
 #include <map>
 #include <string>
@@ -14,6 +19,7 @@
 #include "core/status_macros.h"
 #include "onnx/converter_registry.h"
 #include "onnx/graph_conversion.h"
+#include "onnx/loop_node.h"
 #include "onnx/onnx_tensor.h"
 
 namespace switchyard {
@@ -111,6 +117,23 @@ absl::Status ConvertIf(NodeContext& ctx) {
 }
 
 SY_REGISTER_ONNX_CONVERTER("If", ConvertIf);
+
+absl::Status ConvertLoop(NodeContext& ctx) {
+  SY_RETURN_IF_ERROR(ReadLoopSignature(ctx.node()).status());
+  ctx.Ignore("body");
+  ConversionState& state = ctx.state();
+  if (!state.run_time_data_allowed) {
+    return absl::UnimplementedError(
+        "a Loop runs its body once per iteration, which a single static plan "
+        "(Module::Forward, Compiled) cannot hold; OnnxModel::Run (switchyard "
+        "run) runs such models in segments");
+  }
+  state.need = ConversionState::Need::kLoop;
+  return absl::UnavailableError("a Loop runs in the staged runner, one body run "
+                                "per iteration");
+}
+
+SY_REGISTER_ONNX_CONVERTER("Loop", ConvertLoop, 0);  // M and cond may be ""
 
 }  // namespace
 }  // namespace onnx_import

@@ -22,6 +22,10 @@ absl::Status ConvertSigmoid(NodeContext& ctx) { return EmitUnary(ctx, "sigmoid")
 absl::Status ConvertTanh(NodeContext& ctx) { return EmitUnary(ctx, "tanh"); }
 absl::Status ConvertExp(NodeContext& ctx) { return EmitUnary(ctx, "exp"); }
 absl::Status ConvertErf(NodeContext& ctx) { return EmitUnary(ctx, "erf"); }
+absl::Status ConvertLog(NodeContext& ctx) { return EmitUnary(ctx, "log"); }
+absl::Status ConvertFloor(NodeContext& ctx) { return EmitUnary(ctx, "floor"); }
+absl::Status ConvertCeil(NodeContext& ctx) { return EmitUnary(ctx, "ceil"); }
+absl::Status ConvertRound(NodeContext& ctx) { return EmitUnary(ctx, "round"); }
 absl::Status ConvertSqrt(NodeContext& ctx) { return EmitUnary(ctx, "sqrt"); }
 absl::Status ConvertNeg(NodeContext& ctx) { return EmitUnary(ctx, "neg"); }
 absl::Status ConvertAbs(NodeContext& ctx) { return EmitUnary(ctx, "abs"); }
@@ -156,6 +160,10 @@ SY_REGISTER_ONNX_CONVERTER("Sigmoid", ConvertSigmoid);
 SY_REGISTER_ONNX_CONVERTER("Tanh", ConvertTanh);
 SY_REGISTER_ONNX_CONVERTER("Exp", ConvertExp);
 SY_REGISTER_ONNX_CONVERTER("Erf", ConvertErf);
+SY_REGISTER_ONNX_CONVERTER("Log", ConvertLog);
+SY_REGISTER_ONNX_CONVERTER("Floor", ConvertFloor);
+SY_REGISTER_ONNX_CONVERTER("Ceil", ConvertCeil);
+SY_REGISTER_ONNX_CONVERTER("Round", ConvertRound);
 SY_REGISTER_ONNX_CONVERTER("Sqrt", ConvertSqrt);
 SY_REGISTER_ONNX_CONVERTER("Neg", ConvertNeg);
 SY_REGISTER_ONNX_CONVERTER("Abs", ConvertAbs);

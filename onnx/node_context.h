@@ -100,6 +100,9 @@ class ConversionState {
     // Every input of the node on the host: the node runs there on this
     // run's data (a data-dependent output shape: NonZero, NMS's rows).
     kHostInputs,
+    // The node runs a subgraph once per iteration (Loop): the runner
+    // drives it, each iteration a staged run of the body.
+    kLoop,
   };
   Need need = Need::kNone;
   std::vector<std::string> needed;  // kContents: the ONNX names

@@ -458,6 +458,15 @@ absl::Status OnnxModel::CheckInputShapes(absl::Span<const Tensor> inputs) const 
 
 onnx_import::StagedRunStats OnnxModel::run_stats() const { return runner_->stats(); }
 
+absl::Status OnnxModel::set_max_loop_iterations(int64_t n) {
+  if (n < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the Loop iteration limit must be at least 1, got ", n));
+  }
+  runner_->set_max_loop_iterations(n);
+  return absl::OkStatus();
+}
+
 absl::Status OnnxModel::BindInput(const std::string& name, HostArray value) {
   for (auto it = inputs_.begin(); it != inputs_.end(); ++it) {
     if (it->name != name) continue;

@@ -103,12 +103,17 @@ class OnnxModel : public Module {
   // shapes are decided while they run: values computed at run time that
   // decide shapes or branches (a Reshape's computed shape, an If's
   // condition), and ops whose output size depends on data (NonZero,
-  // NonMaxSuppression feeding later nodes). It runs them as a chain of
-  // static plans, cached by input shapes and those decisions
-  // (onnx/staged_runner.h); run_stats() counts what it compiled and reused.
+  // NonMaxSuppression feeding later nodes), and Loops (the body run once
+  // per iteration). It runs them as a chain of static plans, cached by input
+  // shapes and those decisions (onnx/staged_runner.h); run_stats() counts
+  // what it compiled and reused.
   absl::StatusOr<std::vector<Tensor>> Run(absl::Span<const Tensor> inputs,
                                           const RunOptions& options = RunOptions());
   onnx_import::StagedRunStats run_stats() const;
+  // Iterations a Loop node may run per Run (default
+  // onnx_import::kDefaultMaxLoopIterations); beyond it, ResourceExhausted.
+  // InvalidArgument for n < 1.
+  absl::Status set_max_loop_iterations(int64_t n);
 
   // Fixes input `name` to `value` for every trace: it stops being an input
   // and becomes a constant, so values that decide shapes (a Reshape's shape,

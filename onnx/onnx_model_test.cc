@@ -23,6 +23,7 @@
 #include "gtest/gtest.h"
 #include "models/host_array.h"
 #include "onnx/onnx_pb.h"
+#include "onnx/testing/model_proto_builder.h"
 
 namespace switchyard {
 namespace {
@@ -31,60 +32,16 @@ using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::FloatEq;
 using ::testing::HasSubstr;
-
-std::string TmpPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return absl::StrCat(dir != nullptr ? dir : "/tmp", "/", name);
-}
+using onnx_testing::AddInitializer;
+using onnx_testing::AddInts;
+using onnx_testing::AddNode;
+using onnx_testing::AddValueInfo;
+using onnx_testing::TmpPath;
 
 void WriteFile(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   ASSERT_TRUE(out.good()) << path;
-}
-
-std::string FloatBytes(const std::vector<float>& v) {
-  return std::string(reinterpret_cast<const char*>(v.data()),
-                     v.size() * sizeof(float));
-}
-
-onnx::TensorProto* AddInitializer(onnx::GraphProto& g, const std::string& name,
-                                  const std::vector<int64_t>& dims,
-                                  const std::vector<float>& values) {
-  onnx::TensorProto* t = g.add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::FLOAT);
-  for (int64_t d : dims) t->add_dims(d);
-  t->set_raw_data(FloatBytes(values));
-  return t;
-}
-
-void AddValueInfo(onnx::ValueInfoProto* info, const std::string& name,
-                  const std::vector<int64_t>& dims) {
-  info->set_name(name);
-  auto* tensor = info->mutable_type()->mutable_tensor_type();
-  tensor->set_elem_type(onnx::TensorProto::FLOAT);
-  for (int64_t d : dims) tensor->mutable_shape()->add_dim()->set_dim_value(d);
-}
-
-onnx::NodeProto* AddNode(onnx::GraphProto& g, const std::string& op,
-                         const std::vector<std::string>& inputs,
-                         const std::vector<std::string>& outputs) {
-  onnx::NodeProto* n = g.add_node();
-  n->set_name(absl::StrCat(op, "_", g.node_size() - 1));
-  n->set_op_type(op);
-  for (const auto& s : inputs) n->add_input(s);
-  for (const auto& s : outputs) n->add_output(s);
-  return n;
-}
-
-onnx::AttributeProto* AddInts(onnx::NodeProto* n, const std::string& name,
-                              const std::vector<int64_t>& v) {
-  onnx::AttributeProto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t x : v) a->add_ints(x);
-  return a;
 }
 
 // x [1, 1, 3, 3] -> Conv (2 filters 2x2, bias) -> Relu -> Flatten -> Gemm

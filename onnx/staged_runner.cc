@@ -53,6 +53,8 @@ absl::StatusOr<std::shared_ptr<const StagedRunner::Segment>> StagedRunner::Build
                           return model.parameter_value(graph, name);
                         });
   state.run_time_data_allowed = true;
+  state.name_scope = model.name_scope;
+  state.depth = model.depth;
   NoteConsumers(*model.graph, state);
   model.add_constants(state);
   // Initializers and fixed inputs: every segment adds them itself.
@@ -82,9 +84,16 @@ absl::StatusOr<std::shared_ptr<const StagedRunner::Segment>> StagedRunner::Build
     absl::Status converted = ConvertNode(model.graph->node(p), model.opset, state);
     if (converted.ok()) continue;
     if (state.need == ConversionState::Need::kNone) return converted;
-    segment->next = state.need == ConversionState::Need::kContents
-                        ? Next::kContents
-                        : Next::kHostInputs;
+    switch (state.need) {
+      case ConversionState::Need::kContents:
+        segment->next = Next::kContents;
+        break;
+      case ConversionState::Need::kHostInputs:
+        segment->next = Next::kHostInputs;
+        break;
+      default:
+        segment->next = Next::kLoop;
+    }
     segment->needed = state.needed;
     break;
   }
@@ -245,6 +254,34 @@ absl::StatusOr<std::vector<Tensor>> StagedRunner::Run(const StagedModel& model,
   for (size_t i = 0; i < inputs.size(); ++i) {
     carried[model.input_names[i]] = Carried{inputs[i], nullptr, ""};
   }
+  SY_ASSIGN_OR_RETURN(std::vector<Carried> values,
+                      RunCarried(model, std::move(carried), options));
+  {
+    absl::MutexLock lock(&mu_);
+    ++stats_.runs;
+  }
+  SY_ASSIGN_OR_RETURN(BackendDevice * device, model.registry->GetDevice(model.device));
+  std::vector<Tensor> outputs;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const Carried& value = values[i];
+    if (value.host != nullptr) {
+      SY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromBytes(value.host->shape, value.host->dtype,
+                                                      value.host->bytes.data(),
+                                                      value.host->bytes.size(), *device));
+      outputs.push_back(std::move(t));
+    } else if (!value.parameter.empty()) {
+      return absl::UnimplementedError(absl::StrCat(
+          "graph output '", model.output_names[i], "' is the initializer '",
+          value.parameter, "' itself"));
+    } else {
+      outputs.push_back(value.tensor);
+    }
+  }
+  return outputs;
+}
+
+absl::StatusOr<std::vector<StagedRunner::Carried>> StagedRunner::RunCarried(
+    const StagedModel& model, CarriedMap carried, const RunOptions& options) {
   const int nodes = model.graph->node_size();
   int p = 0;
   for (int round = 0;; ++round) {
@@ -295,44 +332,63 @@ absl::StatusOr<std::vector<Tensor>> StagedRunner::Run(const StagedModel& model,
         }
         SY_RETURN_IF_ERROR(ToHost(model, name, layer, it->second, options));
       }
-    } else {
+    } else if (segment->next == Next::kHostInputs) {
       SY_RETURN_IF_ERROR(HostStep(model, p, carried, options));
+      ++p;
+    } else {
+      SY_RETURN_IF_ERROR(RunLoop(model, p, carried, options));
       ++p;
     }
     if (p > nodes) return absl::InternalError("staged run went past the last node");
   }
-  {
-    absl::MutexLock lock(&mu_);
-    ++stats_.runs;
-  }
-  SY_ASSIGN_OR_RETURN(BackendDevice * device, model.registry->GetDevice(model.device));
-  std::vector<Tensor> outputs;
+  std::vector<Carried> outputs;
   for (const std::string& name : model.output_names) {
-    auto it = carried.find(name);
-    if (it == carried.end()) {
+    absl::StatusOr<Carried> value = Lookup(model, name, carried);
+    if (!value.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("graph output '", name, "' is produced by no node"));
     }
-    const Carried& value = it->second;
-    if (value.host != nullptr) {
-      SY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromBytes(value.host->shape, value.host->dtype,
-                                                      value.host->bytes.data(),
-                                                      value.host->bytes.size(), *device));
-      outputs.push_back(std::move(t));
-    } else if (!value.parameter.empty()) {
-      return absl::UnimplementedError(absl::StrCat(
-          "graph output '", name, "' is the initializer '", value.parameter,
-          "' itself"));
-    } else {
-      outputs.push_back(value.tensor);
-    }
+    outputs.push_back(*std::move(value));
   }
   return outputs;
 }
 
+absl::StatusOr<StagedRunner::Carried> StagedRunner::Lookup(const StagedModel& model,
+                                                           const std::string& name,
+                                                           const CarriedMap& carried) {
+  auto it = carried.find(name);
+  if (it != carried.end()) return it->second;
+  Graph unused;
+  ConversionState state(unused, *model.registry, model.device, "",
+                        [](const std::string& parameter) -> absl::StatusOr<ValueId> {
+                          return absl::InternalError(absl::StrCat(
+                              "parameter '", parameter, "' looked up, not added"));
+                        });
+  model.add_constants(state);
+  auto constant = state.env.find(name);
+  if (constant == state.env.end()) {
+    return absl::NotFoundError(absl::StrCat("no value named '", name, "'"));
+  }
+  const ValueEntry& e = state.entry(constant->second);
+  if (e.host != nullptr) return Carried{Tensor(), e.host, ""};
+  return Carried{Tensor(), nullptr, e.parameter};
+}
+
 StagedRunStats StagedRunner::stats() const {
   absl::MutexLock lock(&mu_);
-  return stats_;
+  StagedRunStats total = stats_;
+  for (const auto& [p, body] : body_runners_) {
+    const StagedRunStats s = body->stats();
+    total.segments_run += s.segments_run;
+    total.plans_compiled += s.plans_compiled;
+    total.plan_cache_hits += s.plan_cache_hits;
+    total.plans_evicted += s.plans_evicted;
+    total.plans_cached += s.plans_cached;
+    total.host_steps += s.host_steps;
+    total.run_time_copies += s.run_time_copies;
+    total.loop_iterations += s.loop_iterations;
+  }
+  return total;
 }
 
 void StagedRunner::Clear() {
@@ -340,6 +396,28 @@ void StagedRunner::Clear() {
   lru_.clear();
   index_.clear();
   stats_.plans_cached = 0;
+  for (const auto& [p, body] : body_runners_) body->Clear();
+}
+
+void StagedRunner::set_max_loop_iterations(int64_t n) {
+  absl::MutexLock lock(&mu_);
+  max_loop_iterations_ = n;
+  for (const auto& [p, body] : body_runners_) body->set_max_loop_iterations(n);
+}
+
+int64_t StagedRunner::max_loop_iterations() const {
+  absl::MutexLock lock(&mu_);
+  return max_loop_iterations_;
+}
+
+StagedRunner& StagedRunner::BodyRunner(int p) {
+  absl::MutexLock lock(&mu_);
+  std::unique_ptr<StagedRunner>& body = body_runners_[p];
+  if (body == nullptr) {
+    body = std::make_unique<StagedRunner>(max_plans_);
+    body->set_max_loop_iterations(max_loop_iterations_);
+  }
+  return *body;
 }
 
 }  // namespace onnx_import

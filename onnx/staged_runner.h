@@ -11,7 +11,10 @@
 //    the graph after it, an If's chosen branch included, is static again;
 //  - a node whose output shape depends on its data (NonZero, NMS's selected
 //    rows; Need::kHostInputs) runs on the host on this run's inputs, and its
-//    outputs go back to the device as inputs of the next segment.
+//    outputs go back to the device as inputs of the next segment;
+//  - a Loop (Need::kLoop) runs its body once per iteration, each iteration a
+//    staged run of the body graph on the model's device (onnx/staged_loop.cc)
+//    with segments of its own, cached like these.
 // Each such copy to the host is a synchronisation of the device, recorded
 // by the profiler as a "d2h" copy named "<node> run-time value".
 //
@@ -66,7 +69,16 @@ struct StagedModel {
   BackendRegistry* registry = nullptr;
   Device device = Device::Cpu();
   PlacementPolicy placement = PlacementPolicy::kStrict;
+  // A Loop's body: its layers' prefix ("loop_1/body/") and nesting depth.
+  std::string name_scope;
+  int depth = 0;
 };
+
+// Iterations one Loop node may run in one run unless raised
+// (StagedRunner::set_max_loop_iterations, `switchyard run
+// --max-loop-iterations`): a trip count or condition from data never spins
+// without end.
+inline constexpr int64_t kDefaultMaxLoopIterations = 100000;
 
 struct StagedRunStats {
   int64_t runs = 0;
@@ -77,6 +89,7 @@ struct StagedRunStats {
   int64_t plans_cached = 0;
   int64_t host_steps = 0;       // nodes run on the host on run-time data
   int64_t run_time_copies = 0;  // device -> host copies to learn data
+  int64_t loop_iterations = 0;  // body runs of Loop nodes
 };
 
 class StagedRunner {
@@ -87,9 +100,12 @@ class StagedRunner {
                                           absl::Span<const Tensor> inputs,
                                           const RunOptions& options = RunOptions());
 
+  // Counts of this runner and of the runners of its Loop bodies.
   StagedRunStats stats() const;
   // Drops every cached segment (the model's parameters changed).
   void Clear();
+  void set_max_loop_iterations(int64_t n);
+  int64_t max_loop_iterations() const;
 
  private:
   // A value between segments: a tensor on the model's device, data on the
@@ -102,7 +118,7 @@ class StagedRunner {
   };
   using CarriedMap = std::map<std::string, Carried>;
 
-  enum class Next { kEnd, kContents, kHostInputs };
+  enum class Next { kEnd, kContents, kHostInputs, kLoop };
   struct Segment {
     int end = 0;  // the node where the next step starts
     Next next = Next::kEnd;
@@ -132,9 +148,32 @@ class StagedRunner {
   // Runs node `p` on the host on its inputs' data.
   absl::Status HostStep(const StagedModel& model, int p, CarriedMap& carried,
                         const RunOptions& options);
+  // Runs the model from `carried` (its inputs by name) to its outputs.
+  absl::StatusOr<std::vector<Carried>> RunCarried(const StagedModel& model,
+                                                  CarriedMap carried,
+                                                  const RunOptions& options);
+  // `name` from `carried`, else one of the model's constants (an
+  // initializer or a fixed input); NotFound when it is neither.
+  static absl::StatusOr<Carried> Lookup(const StagedModel& model,
+                                        const std::string& name,
+                                        const CarriedMap& carried);
+  // Loop node `p` (onnx/staged_loop.cc): its body run per iteration, its
+  // outputs into `carried`.
+  absl::Status RunLoop(const StagedModel& model, int p, CarriedMap& carried,
+                       const RunOptions& options);
+  // A scalar's value on the host (the trip count, a condition).
+  absl::StatusOr<int64_t> ScalarOnHost(const StagedModel& model,
+                                       const std::string& name, Carried value,
+                                       const std::string& why,
+                                       const RunOptions& options);
+  // The runner of Loop node `p`'s body (created on first use).
+  StagedRunner& BodyRunner(int p);
 
   const size_t max_plans_;
   mutable absl::Mutex mu_;
+  int64_t max_loop_iterations_ ABSL_GUARDED_BY(mu_) = kDefaultMaxLoopIterations;
+  // Loop node index -> its body's runner.
+  std::map<int, std::unique_ptr<StagedRunner>> body_runners_ ABSL_GUARDED_BY(mu_);
   // Most recently used first.
   std::list<std::pair<std::string, std::shared_ptr<const Segment>>> lru_
       ABSL_GUARDED_BY(mu_);

@@ -7,8 +7,6 @@
 // decisions compile nothing new.
 
 #include <cstdint>
-#include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,80 +21,24 @@
 #include "gtest/gtest.h"
 #include "onnx/onnx_model.h"
 #include "onnx/onnx_pb.h"
+#include "onnx/testing/model_proto_builder.h"
 
 namespace switchyard {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using onnx_testing::AddInitializer;
+using onnx_testing::AddInt;
+using onnx_testing::AddInt64Initializer;
+using onnx_testing::AddInts;
+using onnx_testing::AddNode;
+using onnx_testing::AddValueInfo;
 
-std::string TmpPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return absl::StrCat(dir != nullptr ? dir : "/tmp", "/", name);
-}
-
-// One graph input or output; a negative dimension is symbolic ("d<k>").
-void AddValueInfo(onnx::ValueInfoProto* info, const std::string& name,
-                  onnx::TensorProto::DataType type, const std::vector<int64_t>& dims) {
-  info->set_name(name);
-  auto* tensor = info->mutable_type()->mutable_tensor_type();
-  tensor->set_elem_type(type);
-  auto* shape = tensor->mutable_shape();
-  for (size_t k = 0; k < dims.size(); ++k) {
-    if (dims[k] < 0) {
-      shape->add_dim()->set_dim_param(absl::StrCat("d", k));
-    } else {
-      shape->add_dim()->set_dim_value(dims[k]);
-    }
-  }
-}
-
-onnx::NodeProto* AddNode(onnx::GraphProto& g, const std::string& op,
-                         const std::vector<std::string>& inputs,
-                         const std::vector<std::string>& outputs) {
-  onnx::NodeProto* n = g.add_node();
-  n->set_name(absl::StrCat(op, "_", g.node_size() - 1));
-  n->set_op_type(op);
-  for (const auto& s : inputs) n->add_input(s);
-  for (const auto& s : outputs) n->add_output(s);
-  return n;
-}
-
-void AddInt(onnx::NodeProto* n, const std::string& name, int64_t v) {
-  onnx::AttributeProto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(v);
-}
-
-void AddInts(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& v) {
-  onnx::AttributeProto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t x : v) a->add_ints(x);
-}
-
-onnx::ModelProto NewModel() {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.set_producer_name("staged_runner_test");
-  onnx::OperatorSetIdProto* o = m.add_opset_import();
-  o->set_domain("");
-  o->set_version(13);
-  m.mutable_graph()->set_name("dynamic");
-  return m;
-}
+onnx::ModelProto NewModel() { return onnx_testing::NewModel(13, "staged_runner_test"); }
 
 std::unique_ptr<OnnxModel> Load(const onnx::ModelProto& m, const std::string& name) {
-  const std::string path = TmpPath(name + ".onnx");
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  std::string bytes;
-  EXPECT_TRUE(m.SerializeToString(&bytes));
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  absl::StatusOr<std::unique_ptr<OnnxModel>> model = OnnxModel::Load(path);
-  EXPECT_TRUE(model.ok()) << model.status();
-  return model.ok() ? std::move(*model) : nullptr;
+  return onnx_testing::SaveAndLoad(m, name);
 }
 
 Tensor Floats(const std::vector<int64_t>& dims, const std::vector<float>& v) {
@@ -200,19 +142,12 @@ onnx::ModelProto IfModel() {
   onnx::GraphProto& g = *m.mutable_graph();
   AddValueInfo(g.add_input(), "x", onnx::TensorProto::FLOAT, {-1});
   AddValueInfo(g.add_output(), "y", onnx::TensorProto::FLOAT, {-1});
-  onnx::TensorProto* zero = g.add_initializer();
-  zero->set_name("zero");
-  zero->set_data_type(onnx::TensorProto::FLOAT);
-  zero->add_float_data(0);
+  AddInitializer(g, "zero", {}, {0});
   AddInt(AddNode(g, "ReduceSum", {"x"}, {"s"}), "keepdims", 0);
   AddNode(g, "Greater", {"s", "zero"}, {"cond"});
   onnx::NodeProto* if_node = AddNode(g, "If", {"cond"}, {"y"});
   auto branch = [&](const char* attr, const char* op, std::vector<std::string> in) {
-    onnx::AttributeProto* a = if_node->add_attribute();
-    a->set_name(attr);
-    a->set_type(onnx::AttributeProto::GRAPH);
-    onnx::GraphProto* b = a->mutable_g();
-    b->set_name(attr);
+    onnx::GraphProto* b = onnx_testing::AddGraph(if_node, attr);
     AddNode(*b, op, in, {std::string(attr) + "_y"});
     AddValueInfo(b->add_output(), std::string(attr) + "_y", onnx::TensorProto::FLOAT, {-1});
   };
@@ -255,22 +190,10 @@ onnx::ModelProto NmsModel() {
   AddValueInfo(g.add_input(), "boxes", onnx::TensorProto::FLOAT, {1, -1, 4});
   AddValueInfo(g.add_input(), "scores", onnx::TensorProto::FLOAT, {1, 1, -1});
   AddValueInfo(g.add_output(), "kept", onnx::TensorProto::FLOAT, {-1, 4});
-  onnx::TensorProto* k = g.add_initializer();
-  k->set_name("max_boxes");
-  k->set_data_type(onnx::TensorProto::INT64);
-  k->add_int64_data(10);
-  onnx::TensorProto* iou = g.add_initializer();
-  iou->set_name("iou");
-  iou->set_data_type(onnx::TensorProto::FLOAT);
-  iou->add_float_data(0.5f);
-  onnx::TensorProto* two = g.add_initializer();
-  two->set_name("two");
-  two->set_data_type(onnx::TensorProto::INT64);
-  two->add_int64_data(2);
-  onnx::TensorProto* zero = g.add_initializer();
-  zero->set_name("zero");
-  zero->set_data_type(onnx::TensorProto::INT64);
-  zero->add_int64_data(0);
+  AddInt64Initializer(g, "max_boxes", {}, {10});
+  AddInitializer(g, "iou", {}, {0.5f});
+  AddInt64Initializer(g, "two", {}, {2});
+  AddInt64Initializer(g, "zero", {}, {0});
   AddNode(g, "NonMaxSuppression", {"boxes", "scores", "max_boxes", "iou"}, {"sel"});
   AddInt(AddNode(g, "Gather", {"sel", "two"}, {"box_index"}), "axis", 1);
   AddInt(AddNode(g, "Gather", {"boxes", "zero"}, {"all_boxes"}), "axis", 0);

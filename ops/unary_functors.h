@@ -39,6 +39,10 @@
   X("erf", Erf, FloatingTypes, 8, NoAttrs)                            \
   X("sqrt", Sqrt, FloatingTypes, 1, NoAttrs)                          \
   X("exp", Exp, FloatingTypes, 4, NoAttrs)                            \
+  X("log", Log, FloatingTypes, 4, NoAttrs)                            \
+  X("floor", Floor, FloatingTypes, 1, NoAttrs)                        \
+  X("ceil", Ceil, FloatingTypes, 1, NoAttrs)                          \
+  X("round", Round, FloatingTypes, 1, NoAttrs)                        \
   X("tanh", Tanh, FloatingTypes, 8, NoAttrs)                          \
   X("neg", Neg, SignedTypes, 1, NoAttrs)                              \
   X("abs", Abs, NumericTypes, 1, NoAttrs)                             \
@@ -74,6 +78,24 @@ struct Sqrt {
 template <typename T>
 struct Exp {
   SY_HOST_DEVICE T operator()(T x) const { return std::exp(x); }
+};
+template <typename T>
+struct Log {
+  SY_HOST_DEVICE T operator()(T x) const { return std::log(x); }
+};
+template <typename T>
+struct Floor {
+  SY_HOST_DEVICE T operator()(T x) const { return std::floor(x); }
+};
+template <typename T>
+struct Ceil {
+  SY_HOST_DEVICE T operator()(T x) const { return std::ceil(x); }
+};
+// Halves to even (ONNX Round, numpy.round): nearbyint in the default
+// rounding mode.
+template <typename T>
+struct Round {
+  SY_HOST_DEVICE T operator()(T x) const { return std::nearbyint(x); }
 };
 template <typename T>
 struct Tanh {

@@ -131,6 +131,34 @@ def staged(out):
     np.save(os.path.join(out, "staged_expected.npy"), 2 * x[x > 0])
 
 
+def loop(out):
+    """A Loop whose trip count is x's length (a shape known only when it
+    runs): acc doubles each iteration, and the scan output is its sum."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["acc", "acc"], ["acc_next"]),
+         helper.make_node("ReduceSum", ["acc_next"], ["sum"], keepdims=0)],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc", TensorProto.FLOAT, ["n"])],
+        [helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_next", TensorProto.FLOAT, ["n"]),
+         helper.make_tensor_value_info("sum", TensorProto.FLOAT, [])])
+    zero = numpy_helper.from_array(np.array(0, np.int64), "zero")
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Gather", ["shape", "zero"], ["n"]),
+        helper.make_node("Loop", ["n", "", "x"], ["final", "sums"], body=body),
+    ]
+    graph = helper.make_graph(
+        nodes, "loop", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n"])],
+        [helper.make_tensor_value_info("final", TensorProto.FLOAT, ["n"]),
+         helper.make_tensor_value_info("sums", TensorProto.FLOAT, ["n"])],
+        initializer=[zero])
+    save(make_model(graph), os.path.join(out, "loop.onnx"))
+    np.save(os.path.join(out, "loop_x.npy"), np.array([1, 2, 3], np.float32))
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -140,6 +168,7 @@ def main():
     symbolic(out)
     empty(out)
     staged(out)
+    loop(out)
 
 
 if __name__ == "__main__":

@@ -214,7 +214,23 @@ expect_in staged out "runs in segments"
 expect_in staged out "output y [2] float32: min 3, max 6, first values 3, 6"
 same_npy "$TMP/staged/y.npy" "$M/staged_expected.npy" staged
 run_cli staged_profile run --model="$M/staged.onnx" --input="$M/staged_x.npy" --profile-summary
-expect_exit staged_profile 1
-expect_in staged_profile err "runs as a chain of plans"
+expect_exit staged_profile 0
+expect_in staged_profile out "run-time value"
+run_cli staged_explain run --model="$M/staged.onnx" --input="$M/staged_x.npy" --explain-placement
+expect_exit staged_explain 1
+expect_in staged_explain err "runs as a chain of plans"
+
+# --- Loop: a trip count from a shape, a carried value, a scan output ----------
+run_cli loop run --model="$M/loop.onnx" --input="$M/loop_x.npy" --profile-summary
+expect_exit loop 0
+expect_in loop out "output final [3] float32: min 8, max 24, first values 8, 16, 24"
+expect_in loop out "output sums [3] float32: min 12, max 48, first values 12, 24, 48"
+expect_in loop out "/body/"
+run_cli loop_limit run --model="$M/loop.onnx" --input="$M/loop_x.npy" --max-loop-iterations=2
+expect_exit loop_limit 1
+expect_in loop_limit err "ran 2 iterations, the limit, and has more to run (trip count 3)"
+run_cli loop_limit_bad run --model="$M/loop.onnx" --input="$M/loop_x.npy" --max-loop-iterations=0
+expect_exit loop_limit_bad 1
+expect_in loop_limit_bad err "--max-loop-iterations: the Loop iteration limit must be at least 1"
 
 finish

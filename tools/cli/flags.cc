@@ -336,6 +336,7 @@ const std::vector<FlagUse>& FlagUses() {
       {"batch", kGroups[0], {"run", "graph", "bench"}},
       {"input_shape", kGroups[0], {"run", "graph", "bench"}},
       {"seed", kGroups[0], {"run", "bench"}},
+      {"max_loop_iterations", kGroups[0], {"run"}},
       {"device", kGroups[1], {"run", "graph"}},
       {"devices", kGroups[1], {"bench"}},
       {"placement", kGroups[1], {"run", "graph"}},

@@ -53,7 +53,7 @@ std::unique_ptr<RunProfiling> RunProfiling::FromFlags() {
 }
 
 absl::StatusOr<std::vector<Tensor>> RunProfiling::Iteration(
-    ExecutablePlan& plan, absl::Span<const Tensor> inputs,
+    const RunFn& run, absl::Span<const Tensor> inputs,
     absl::Span<const HostArray> host_inputs, int iteration, BackendRegistry& registry) {
   if (inputs.size() != host_inputs.size()) {
     return absl::InternalError(absl::StrCat(inputs.size(), " inputs but ",
@@ -74,7 +74,7 @@ absl::StatusOr<std::vector<Tensor>> RunProfiling::Iteration(
   }
   RunOptions options;
   options.profiler = &profiler_;
-  SY_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, plan.Run(inputs, options));
+  SY_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, run(inputs, options));
   host_outputs_.resize(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& out = outputs[i];

@@ -1,6 +1,7 @@
 #ifndef SWITCHYARD_TOOLS_CLI_PROFILE_RUN_H_
 #define SWITCHYARD_TOOLS_CLI_PROFILE_RUN_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -37,19 +38,24 @@ absl::Status WriteProfileOutputs(
     FileTransaction& files);
 
 // Profiled iterations of `switchyard run`: each uploads the host input into
-// the device input (a copy event), runs the plan with a Profiler (an event
-// per node on the device's clock), downloads the outputs (copy events).
+// the device input (a copy event), runs the model with a Profiler (an event
+// per node on the device's clock: one static plan, or a staged run's
+// segments with their run-time copies), downloads the outputs (copy events).
 //
 //   std::unique_ptr<RunProfiling> profiling = RunProfiling::FromFlags();
-//   if (profiling) outputs = *profiling->Iteration(*plan, inputs, hosts, i, registry);
+//   if (profiling) outputs = *profiling->Iteration(run, inputs, hosts, i, registry);
 //   SY_RETURN_IF_ERROR(profiling->Finish({{"model", "vgg11"}}));
 class RunProfiling {
  public:
   // Null when neither --profile nor --profile-summary is given.
   static std::unique_ptr<RunProfiling> FromFlags();
 
-  // The outputs of the plan. `host_inputs[i]` is uploaded into `inputs[i]`.
-  absl::StatusOr<std::vector<Tensor>> Iteration(ExecutablePlan& plan,
+  // One forward pass: a plan's Run, or OnnxModel::Run.
+  using RunFn = std::function<absl::StatusOr<std::vector<Tensor>>(
+      absl::Span<const Tensor>, const RunOptions&)>;
+
+  // The outputs of `run`. `host_inputs[i]` is uploaded into `inputs[i]`.
+  absl::StatusOr<std::vector<Tensor>> Iteration(const RunFn& run,
                                                 absl::Span<const Tensor> inputs,
                                                 absl::Span<const HostArray> host_inputs,
                                                 int iteration, BackendRegistry& registry);

@@ -24,6 +24,7 @@
 #include "models/safetensors.h"
 #include "nlohmann/json.hpp"
 #include "onnx/onnx_model.h"
+#include "onnx/staged_runner.h"
 #include "tools/cli/build_info.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/flags.h"
@@ -33,6 +34,9 @@
 #include "tools/cli/profile_run.h"
 #include "tools/cli/utilization.h"
 
+ABSL_FLAG(int64_t, max_loop_iterations, switchyard::onnx_import::kDefaultMaxLoopIterations,
+          "run: iterations one ONNX Loop node may run per forward pass; a "
+          "trip count or condition from data beyond it is an error");
 ABSL_FLAG(std::string, labels, "",
           "run: text file with one class name per line (line i names class "
           "i), shown next to the top-5");
@@ -356,6 +360,14 @@ absl::Status RunCommand(BackendRegistry& registry) {
   // The model (a model file brings its weights: its inputs are known only
   // once it is read), then its inputs, before any weights are initialised.
   SY_ASSIGN_OR_RETURN(std::unique_ptr<Module> model, CreateModel(model_name, registry));
+  if (auto* onnx_model = dynamic_cast<OnnxModel*>(model.get())) {
+    absl::Status limit =
+        onnx_model->set_max_loop_iterations(absl::GetFlag(FLAGS_max_loop_iterations));
+    if (!limit.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--max-loop-iterations: ", limit.message()));
+    }
+  }
   // Model files declare their inputs (any number, any dtype); the built-in
   // models take one float32 image batch.
   const OnnxModel* file_model = dynamic_cast<const OnnxModel*>(model.get());
@@ -420,14 +432,12 @@ absl::Status RunCommand(BackendRegistry& registry) {
     absl::StatusOr<std::vector<Tensor>> tried = staged->Run(inputs);
     // Not a matter of shapes decided at run time: the static plan's error.
     if (!tried.ok()) return tried.status();
-    if (absl::GetFlag(FLAGS_explain_placement) || PipelineRequested() ||
-        RunProfiling::FromFlags() != nullptr) {
+    if (absl::GetFlag(FLAGS_explain_placement) || PipelineRequested()) {
       return absl::UnimplementedError(absl::StrCat(
           "this model's shapes are decided while it runs, so it runs as a chain "
           "of plans (", staged->run_stats().segments_run, " segments for this "
-          "input); --explain-placement, --batches and --profile need a single "
-          "static plan: run it without them (static plan: ",
-          compiled.status().message(), ")"));
+          "input); --explain-placement and --batches need a single static plan: "
+          "run it without them (static plan: ", compiled.status().message(), ")"));
     }
     std::printf("runs in segments: shapes decided while the model runs\n");
   }
@@ -491,7 +501,11 @@ absl::Status RunCommand(BackendRegistry& registry) {
     const auto begin = std::chrono::steady_clock::now();
     // Forward returns after the device has finished: the time is real.
     if (profiling != nullptr && i >= warmup) {
-      SY_ASSIGN_OR_RETURN(outputs, profiling->Iteration(*plan, inputs, host_inputs.arrays,
+      const RunProfiling::RunFn run = [&](absl::Span<const Tensor> in,
+                                          const RunOptions& options) {
+        return staged != nullptr ? staged->Run(in, options) : plan->Run(in, options);
+      };
+      SY_ASSIGN_OR_RETURN(outputs, profiling->Iteration(run, inputs, host_inputs.arrays,
                                                         i - warmup, registry));
     } else if (staged != nullptr) {
       SY_ASSIGN_OR_RETURN(outputs, staged->Run(inputs));

@@ -77,6 +77,16 @@ const std::map<std::string, Formula>& Formulas() {
       {"erf", {[](double x, const Params&) { return std::erf(x); }}},
       {"sqrt", {[](double x, const Params&) { return std::sqrt(x); }}},
       {"exp", {[](double x, const Params&) { return std::exp(x); }}},
+      {"log", {[](double x, const Params&) { return std::log(x); }}},
+      {"floor", {[](double x, const Params&) { return std::floor(x); }}},
+      {"ceil", {[](double x, const Params&) { return -std::floor(-x); }}},
+      // Half to even, written out: the nearest integer, and of two the even.
+      {"round",
+       {[](double x, const Params&) {
+          double r = std::floor(x + 0.5);
+          if (r - x == 0.5 && std::fmod(r, 2.0) != 0) r -= 1;
+          return r;
+        }}},
       {"tanh", {[](double x, const Params&) { return std::tanh(x); }}},
       {"neg",
        {[](double x, const Params&) { return -x; },
