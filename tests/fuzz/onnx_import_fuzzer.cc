@@ -6,8 +6,9 @@
 // initializers and converts every node. Load must return a Status, never
 // crash, hang, read out of bounds or allocate without bound; an error names
 // the file and never has code Internal (a broken invariant). When a model
-// loads and its inputs are small, Forward runs on zeros on the CPU: errors
-// there are fine, crashes are not.
+// loads and its inputs are small, OnnxModel::Run (staged: If, Loop, NonZero,
+// shapes from data) runs it on zeros on the CPU, Loops bounded to
+// kMaxLoopIterations: errors there are fine, crashes are not.
 //
 // Built by tools/fuzz.sh (clang, -fsanitize=fuzzer,address,undefined) and,
 // for replaying the corpus in the normal test suite, by Bazel as
@@ -36,6 +37,8 @@ namespace {
 
 // Inputs up to this many elements in all are run.
 constexpr int64_t kMaxRunElements = int64_t{1} << 16;
+// A Loop of the fuzz input runs at most this many iterations.
+constexpr int64_t kMaxLoopIterations = 64;
 
 const std::string& ModelPath() {
   static const std::string* path = [] {
@@ -91,8 +94,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(t.ok());
     inputs.push_back(*t);
   }
-  absl::StatusOr<std::vector<switchyard::Tensor>> out =
-      (*model)->Forward(inputs);
+  FUZZ_CHECK((*model)->set_max_loop_iterations(kMaxLoopIterations).ok());
+  absl::StatusOr<std::vector<switchyard::Tensor>> out = (*model)->Run(inputs);
   if (out.ok()) {
     FUZZ_CHECK(out->size() == (*model)->outputs().size());
   } else {
