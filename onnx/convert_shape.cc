@@ -14,6 +14,7 @@
 #include "onnx/converter_registry.h"
 #include "onnx/onnx_tensor.h"
 #include "ops/shape_attrs.h"
+#include "ops/topk_attrs.h"
 
 namespace switchyard {
 namespace onnx_import {
@@ -382,6 +383,35 @@ absl::Status ConvertRange(NodeContext& ctx) {
   return ctx.SetOutput(0, ctx.Constant(HostArray(Shape({n}), dtype, std::move(bytes))));
 }
 
+// TopK: K is an input from opset 10 (read from data at run time when it is
+// computed: a staged run brings it to the host), an attribute before.
+absl::Status ConvertTopK(NodeContext& ctx) {
+  int64_t k = 0;
+  if (ctx.opset() >= 10) {
+    SY_ASSIGN_OR_RETURN(std::vector<int64_t> ks, ctx.ConstInts(1, "K"));
+    if (ks.size() != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("input 1 (K) must hold one value, got ", ks.size()));
+    }
+    k = ks[0];
+  } else {
+    SY_ASSIGN_OR_RETURN(k, ctx.Int("k", -1));
+  }
+  AttrMap given;
+  given.Set("k", k);
+  SY_ASSIGN_OR_RETURN(TopKAttrs a,
+                      OnnxAttrs<TopKAttrs>(ctx, {{"axis", "axis"},
+                                                 {"largest", "largest"},
+                                                 {"sorted", "sorted"}},
+                                           std::move(given)));
+  SY_ASSIGN_OR_RETURN(std::vector<Val> out,
+                      ctx.Emit(TopKAttrs::kOp, {ctx.In(0)}, a.ToAttrMap(), 2));
+  SY_RETURN_IF_ERROR(ctx.SetOutput(0, out[0]));
+  if (ctx.num_outputs() > 1) SY_RETURN_IF_ERROR(ctx.SetOutput(1, out[1]));
+  return absl::OkStatus();
+}
+
+SY_REGISTER_ONNX_CONVERTER("TopK", ConvertTopK);
 SY_REGISTER_ONNX_CONVERTER("Reshape", ConvertReshape, 2);
 SY_REGISTER_ONNX_CONVERTER("Flatten", ConvertFlatten);
 SY_REGISTER_ONNX_CONVERTER("Squeeze", ConvertSqueeze);

@@ -221,6 +221,36 @@ TEST(StagedRunnerTest, NmsRowsFeedLaterNodes) {
               ElementsAre(2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 0, 0, 1, 1));
 }
 
+// x [n] -> TopK(k from the input "k") -> values, indices: k decides the
+// output shape, so it is read from this run's data.
+TEST(StagedRunnerTest, TopKWithKFromData) {
+  onnx::ModelProto m = NewModel();
+  onnx::GraphProto& g = *m.mutable_graph();
+  AddValueInfo(g.add_input(), "x", onnx::TensorProto::FLOAT, {-1});
+  AddValueInfo(g.add_input(), "k", onnx::TensorProto::INT64, {1});
+  AddValueInfo(g.add_output(), "values", onnx::TensorProto::FLOAT, {-1});
+  AddValueInfo(g.add_output(), "indices", onnx::TensorProto::INT64, {-1});
+  AddNode(g, "TopK", {"x", "k"}, {"values", "indices"});
+  std::unique_ptr<OnnxModel> model = Load(m, "topk");
+  ASSERT_NE(model, nullptr);
+  const Tensor x = Floats({5}, {3, 9, -1, 9, 4});
+  absl::StatusOr<std::vector<Tensor>> y =
+      model->Run({x, Of<int64_t>({1}, DType::kInt64, {2})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_THAT(Values<float>((*y)[0]), ElementsAre(9, 9));
+  EXPECT_THAT(Values<int64_t>((*y)[1]), ElementsAre(1, 3));  // ties: lower index first
+  y = model->Run({x, Of<int64_t>({1}, DType::kInt64, {4})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_THAT(Values<float>((*y)[0]), ElementsAre(9, 9, 4, 3));
+  // A k from data beyond the axis: an error naming the node, nothing read.
+  y = model->Run({x, Of<int64_t>({1}, DType::kInt64, {6})});
+  EXPECT_EQ(y.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(y.status().message(), HasSubstr("'k' is 6"));
+  EXPECT_THAT(y.status().message(), HasSubstr("TopK"));
+  y = model->Run({x, Of<int64_t>({1}, DType::kInt64, {-1})});
+  EXPECT_EQ(y.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(StagedRunnerTest, ChangingParametersDropsCachedSegments) {
   std::unique_ptr<OnnxModel> model = Load(ReshapeModel(), "reshape_clear");
   ASSERT_NE(model, nullptr);

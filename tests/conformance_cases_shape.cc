@@ -97,6 +97,12 @@ ConformanceCase Where(std::string name, Shape condition, Shape x, Shape y,
   return c;
 }
 
+ConformanceCase TopK(std::string name, Shape input, int64_t k, int64_t axis,
+                     bool largest) {
+  return Exact(Case(std::move(name), "topk", {std::move(input)}, {},
+                    {{"k", k}, {"axis", axis}, {"largest", largest}}));
+}
+
 }  // namespace
 
 std::vector<ConformanceCase> ShapeConformanceCases() {
@@ -186,6 +192,15 @@ std::vector<ConformanceCase> ShapeConformanceCases() {
       Pad("pad_scalar", Shape({}), {}, "constant"),
       Pad("pad_large", Shape({8, 100, 100}), {0, 2, 3, 0, 1, 4}, "reflect"),
 
+      // topk: the last axis and a middle one, smallest, all of a row,
+      // none, rows spread over threads.
+      TopK("topk_last_axis", Shape({3, 10}), 4, -1, true),
+      TopK("topk_middle_axis_smallest", Shape({2, 9, 3}), 3, 1, false),
+      TopK("topk_whole_row", Shape({4, 5}), 5, 1, true),
+      TopK("topk_k_zero", Shape({2, 6}), 0, 1, true),
+      TopK("topk_vector", Shape({17}), 1, 0, false),
+      TopK("topk_large", Shape({64, 2000}), 50, -1, true),
+
       // expand: ONNX's node tests, a shorter shape, an empty result.
       Expand("expand_dim_changed", Shape({3, 1}), {2, 1, 6}),
       Expand("expand_dim_unchanged", Shape({3, 1}), {3, 4}),
@@ -218,6 +233,13 @@ std::vector<ConformanceCase> ShapeConformanceCases() {
     cases.push_back(
         InDType(Pad("pad_edge", Shape({2, 3}), {0, 2, 1, 1}, "edge"), dtype));
     cases.push_back(InDType(Expand("expand", Shape({3, 1}), {2, 3, 4}), dtype));
+  }
+
+  // topk: integers in [-100, 100] tie often, so the lower-index-first rule
+  // is checked against the reference.
+  for (DType dtype : {DType::kFloat64, DType::kInt64, DType::kInt32}) {
+    cases.push_back(InDType(TopK("topk_ties", Shape({6, 300}), 20, -1, true), dtype));
+    cases.push_back(InDType(TopK("topk_ties_smallest", Shape({5, 40, 2}), 7, 1, false), dtype));
   }
 
   // where: the condition is bool (the kernel's key); x and y any dtype.
