@@ -426,12 +426,16 @@ absl::Status RunCommand(BackendRegistry& registry) {
   // a chain of plans instead (OnnxModel::Run, onnx/staged_runner.h).
   absl::StatusOr<ExecutablePlan*> compiled = model->Compiled(specs);
   OnnxModel* staged = nullptr;
+  double staged_first_ms = -1;
   if (!compiled.ok()) {
     if (file_model == nullptr) return compiled.status();
     staged = dynamic_cast<OnnxModel*>(model.get());
+    const auto tried_begin = std::chrono::steady_clock::now();
     absl::StatusOr<std::vector<Tensor>> tried = staged->Run(inputs);
     // Not a matter of shapes decided at run time: the static plan's error.
     if (!tried.ok()) return tried.status();
+    // This run is the first forward (and the first warm-up iteration).
+    staged_first_ms = Ms(tried_begin, std::chrono::steady_clock::now());
     if (absl::GetFlag(FLAGS_explain_placement) || PipelineRequested()) {
       return absl::UnimplementedError(absl::StrCat(
           "this model's shapes are decided while it runs, so it runs as a chain "
@@ -496,8 +500,10 @@ absl::Status RunCommand(BackendRegistry& registry) {
 
   std::vector<Tensor> outputs;  // every output of the model
   std::vector<double> times;
-  double first_ms = 0;
-  for (int i = 0; i < warmup + iterations; ++i) {
+  double first_ms = staged_first_ms;
+  // A staged model already ran once (to learn it needs segments): that run
+  // was the first warm-up iteration.
+  for (int i = staged_first_ms >= 0 && warmup > 0 ? 1 : 0; i < warmup + iterations; ++i) {
     const auto begin = std::chrono::steady_clock::now();
     // Forward returns after the device has finished: the time is real.
     if (profiling != nullptr && i >= warmup) {
@@ -513,7 +519,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
       SY_ASSIGN_OR_RETURN(outputs, model->Forward(inputs));
     }
     const auto end = std::chrono::steady_clock::now();
-    if (i == 0) first_ms = Ms(begin, end);
+    if (first_ms < 0) first_ms = Ms(begin, end);
     if (i >= warmup) times.push_back(Ms(begin, end));
   }
   const Timing timing = Summarize(times);
