@@ -404,8 +404,7 @@ onnx_import::StagedModel OnnxModel::Staged() const {
   return m;
 }
 
-absl::StatusOr<std::vector<Tensor>> OnnxModel::Run(absl::Span<const Tensor> inputs,
-                                                   const RunOptions& options) {
+absl::Status OnnxModel::CheckRunInputs(absl::Span<const Tensor> inputs) const {
   if (inputs.size() != inputs_.size()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the model takes ", inputs_.size(), " inputs, got ", inputs.size()));
@@ -420,8 +419,21 @@ absl::StatusOr<std::vector<Tensor>> OnnxModel::Run(absl::Span<const Tensor> inpu
           "input ", inputs_[i].ToString(), " was given ", DTypeName(inputs[i].dtype())));
     }
   }
-  SY_RETURN_IF_ERROR(CheckInputShapes(inputs));
+  return CheckInputShapes(inputs);
+}
+
+absl::StatusOr<std::vector<Tensor>> OnnxModel::Run(absl::Span<const Tensor> inputs,
+                                                   const RunOptions& options) {
+  SY_RETURN_IF_ERROR(CheckRunInputs(inputs));
   return runner_->Run(Staged(), inputs, options);
+}
+
+absl::StatusOr<std::vector<std::string>> OnnxModel::DescribeRun(
+    absl::Span<const Tensor> inputs) {
+  SY_RETURN_IF_ERROR(CheckRunInputs(inputs));
+  std::vector<std::string> steps;
+  SY_RETURN_IF_ERROR(runner_->Run(Staged(), inputs, RunOptions(), &steps).status());
+  return steps;
 }
 
 absl::Status OnnxModel::CheckInputShapes(absl::Span<const Tensor> inputs) const {

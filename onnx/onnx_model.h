@@ -109,6 +109,10 @@ class OnnxModel : public Module {
   // what it compiled and reused.
   absl::StatusOr<std::vector<Tensor>> Run(absl::Span<const Tensor> inputs,
                                           const RunOptions& options = RunOptions());
+  // Run, and what it did step by step: each segment's placed graph, each
+  // value copied to the host, each host step and Loop (`switchyard graph`
+  // on a model whose shapes are decided while it runs).
+  absl::StatusOr<std::vector<std::string>> DescribeRun(absl::Span<const Tensor> inputs);
   onnx_import::StagedRunStats run_stats() const;
   // Iterations a Loop node may run per Run (default
   // onnx_import::kDefaultMaxLoopIterations); beyond it, ResourceExhausted.
@@ -136,6 +140,8 @@ class OnnxModel : public Module {
   // Ranks and fixed dimensions as declared; inputs that share a symbolic
   // dimension's name agree on its size.
   absl::Status CheckInputShapes(absl::Span<const Tensor> inputs) const;
+  // Run's checks: count, definedness, dtypes, then CheckInputShapes.
+  absl::Status CheckRunInputs(absl::Span<const Tensor> inputs) const;
 
   std::string path_;
   std::string producer_;

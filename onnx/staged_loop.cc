@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "core/compile.h"
 #include "core/status_macros.h"
 #include "onnx/graph_conversion.h"
@@ -114,7 +115,8 @@ absl::StatusOr<int64_t> StagedRunner::ScalarOnHost(const StagedModel& model,
 }
 
 absl::Status StagedRunner::RunLoop(const StagedModel& model, int p,
-                                   CarriedMap& carried, const RunOptions& options) {
+                                   CarriedMap& carried, const RunOptions& options,
+                                   std::vector<std::string>* trace) {
   const onnx::NodeProto& node = model.graph->node(p);
   const std::string where = NodeWhere(node, model.opset);
   const std::string layer = node.name().empty() ? node.op_type() : node.name();
@@ -223,6 +225,7 @@ absl::Status StagedRunner::RunLoop(const StagedModel& model, int p,
   // The body passes its condition through unchanged: no copy to learn it.
   const bool cond_passed_through = body.output(0).name() == cond_in_name;
   StagedRunner& body_runner = BodyRunner(p);
+  std::vector<std::string> body_trace;  // of the first iteration
   std::vector<std::vector<Tensor>> scans(signature->scans);
   int64_t i = 0;
   for (; (!has_trip_count || i < trip_count) && cond; ++i) {
@@ -244,8 +247,8 @@ absl::Status StagedRunner::RunLoop(const StagedModel& model, int p,
     in[iteration_name] = Carried{std::move(iteration), nullptr, ""};
     in[cond_in_name] = Carried{std::move(cond_tensor), nullptr, ""};
     for (int j = 0; j < n; ++j) in[body.input(2 + j).name()] = values[j];
-    absl::StatusOr<std::vector<Carried>> out =
-        body_runner.RunCarried(body_model, std::move(in), options);
+    absl::StatusOr<std::vector<Carried>> out = body_runner.RunCarried(
+        body_model, std::move(in), options, trace != nullptr && i == 0 ? &body_trace : nullptr);
     if (!out.ok()) {
       return fail(absl::Status(out.status().code(),
                                absl::StrCat("iteration ", i, ": ", out.status().message())));
@@ -274,6 +277,16 @@ absl::Status StagedRunner::RunLoop(const StagedModel& model, int p,
   {
     absl::MutexLock lock(&mu_);
     stats_.loop_iterations += i;
+  }
+  if (trace != nullptr) {
+    std::string text = absl::StrCat(where, ": ", i, " iteration", i == 1 ? "" : "s",
+                                    ", each a run of its body; the first:\n");
+    for (const std::string& line : body_trace) {
+      for (absl::string_view part : absl::StrSplit(line, '\n', absl::SkipEmpty())) {
+        absl::StrAppend(&text, "  ", part, "\n");
+      }
+    }
+    trace->push_back(std::move(text));
   }
   for (int j = 0; j < n; ++j) {
     if (!node.output(j).empty()) carried[node.output(j)] = values[j];

@@ -245,7 +245,8 @@ absl::Status StagedRunner::HostStep(const StagedModel& model, int p,
 
 absl::StatusOr<std::vector<Tensor>> StagedRunner::Run(const StagedModel& model,
                                                       absl::Span<const Tensor> inputs,
-                                                      const RunOptions& options) {
+                                                      const RunOptions& options,
+                                                      std::vector<std::string>* trace) {
   if (inputs.size() != model.input_names.size()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the model takes ", model.input_names.size(), " inputs, got ", inputs.size()));
@@ -255,7 +256,7 @@ absl::StatusOr<std::vector<Tensor>> StagedRunner::Run(const StagedModel& model,
     carried[model.input_names[i]] = Carried{inputs[i], nullptr, ""};
   }
   SY_ASSIGN_OR_RETURN(std::vector<Carried> values,
-                      RunCarried(model, std::move(carried), options));
+                      RunCarried(model, std::move(carried), options, trace));
   {
     absl::MutexLock lock(&mu_);
     ++stats_.runs;
@@ -281,7 +282,8 @@ absl::StatusOr<std::vector<Tensor>> StagedRunner::Run(const StagedModel& model,
 }
 
 absl::StatusOr<std::vector<StagedRunner::Carried>> StagedRunner::RunCarried(
-    const StagedModel& model, CarriedMap carried, const RunOptions& options) {
+    const StagedModel& model, CarriedMap carried, const RunOptions& options,
+    std::vector<std::string>* trace) {
   const int nodes = model.graph->node_size();
   int p = 0;
   for (int round = 0;; ++round) {
@@ -290,6 +292,10 @@ absl::StatusOr<std::vector<StagedRunner::Carried>> StagedRunner::RunCarried(
           "the staged run did not finish after ", round, " segments (at node ", p, ")"));
     }
     SY_ASSIGN_OR_RETURN(std::shared_ptr<const Segment> segment, Find(model, p, carried));
+    if (trace != nullptr && segment->plan != nullptr) {
+      trace->push_back(absl::StrCat("segment: ONNX nodes ", p, " to ", segment->end - 1,
+                                    " as one plan\n", segment->plan->graph().ToText()));
+    }
     if (segment->plan != nullptr) {
       std::vector<Tensor> plan_inputs;
       for (const std::string& name : segment->input_names) {
@@ -331,12 +337,21 @@ absl::StatusOr<std::vector<StagedRunner::Carried>> StagedRunner::RunCarried(
               "', which is not live there"));
         }
         SY_RETURN_IF_ERROR(ToHost(model, name, layer, it->second, options));
+        if (trace != nullptr) {
+          trace->push_back(absl::StrCat(NodeWhere(node, model.opset), " needs the contents of '",
+                                        name, "': copied to the host, the device waits\n"));
+        }
       }
     } else if (segment->next == Next::kHostInputs) {
       SY_RETURN_IF_ERROR(HostStep(model, p, carried, options));
+      if (trace != nullptr) {
+        trace->push_back(absl::StrCat(NodeWhere(node, model.opset),
+                                      " ran on the host on this run's data (its output "
+                                      "shape depends on it)\n"));
+      }
       ++p;
     } else {
-      SY_RETURN_IF_ERROR(RunLoop(model, p, carried, options));
+      SY_RETURN_IF_ERROR(RunLoop(model, p, carried, options, trace));
       ++p;
     }
     if (p > nodes) return absl::InternalError("staged run went past the last node");

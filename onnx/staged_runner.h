@@ -96,9 +96,13 @@ class StagedRunner {
  public:
   explicit StagedRunner(size_t max_plans = 64) : max_plans_(max_plans) {}
 
+  // `trace`, when given, gets a line per step of this run (each segment's
+  // placed graph, each value copied to the host, each host step and Loop),
+  // for `switchyard graph`.
   absl::StatusOr<std::vector<Tensor>> Run(const StagedModel& model,
                                           absl::Span<const Tensor> inputs,
-                                          const RunOptions& options = RunOptions());
+                                          const RunOptions& options = RunOptions(),
+                                          std::vector<std::string>* trace = nullptr);
 
   // Counts of this runner and of the runners of its Loop bodies.
   StagedRunStats stats() const;
@@ -151,7 +155,8 @@ class StagedRunner {
   // Runs the model from `carried` (its inputs by name) to its outputs.
   absl::StatusOr<std::vector<Carried>> RunCarried(const StagedModel& model,
                                                   CarriedMap carried,
-                                                  const RunOptions& options);
+                                                  const RunOptions& options,
+                                                  std::vector<std::string>* trace);
   // `name` from `carried`, else one of the model's constants (an
   // initializer or a fixed input); NotFound when it is neither.
   static absl::StatusOr<Carried> Lookup(const StagedModel& model,
@@ -160,7 +165,7 @@ class StagedRunner {
   // Loop node `p` (onnx/staged_loop.cc): its body run per iteration, its
   // outputs into `carried`.
   absl::Status RunLoop(const StagedModel& model, int p, CarriedMap& carried,
-                       const RunOptions& options);
+                       const RunOptions& options, std::vector<std::string>* trace);
   // A scalar's value on the host (the trip count, a condition).
   absl::StatusOr<int64_t> ScalarOnHost(const StagedModel& model,
                                        const std::string& name, Carried value,

@@ -226,6 +226,20 @@ expect_exit loop 0
 expect_in loop out "output final [3] float32: min 8, max 24, first values 8, 16, 24"
 expect_in loop out "output sums [3] float32: min 12, max 48, first values 12, 24, 48"
 expect_in loop out "/body/"
+run_cli loop_graph graph --model="$M/loop.onnx"
+expect_exit loop_graph 0
+expect_in loop_graph out "shapes decided while the model runs"
+expect_in loop_graph out "Loop/body/Add_acc_next/add"
+run_cli staged_graph graph --model="$M/staged.onnx"
+expect_exit staged_graph 0
+expect_in staged_graph out "needs the contents of 'cond': copied to the host"
+expect_in staged_graph out "If/then/Add_doubled/add"
+run_cli staged_graph_dot graph --model="$M/staged.onnx" --format=dot
+expect_exit staged_graph_dot 1
+expect_in staged_graph_dot err "no single graph to draw"
+run_cli loop_bench bench --model="$M/loop.onnx" --devices=cpu --batch=1,4 --iterations=2 --warmup=1
+expect_exit loop_bench 0
+expect_in loop_bench out "cpu:0       4"
 run_cli loop_limit run --model="$M/loop.onnx" --input="$M/loop_x.npy" --max-loop-iterations=2
 expect_exit loop_limit 1
 expect_in loop_limit err "ran 2 iterations, the limit, and has more to run (trip count 3)"

@@ -43,7 +43,14 @@ absl::Status MeasureRow(Module& model, const BenchModel& spec,
     specs.push_back({shape, DType::kFloat32, dev});
   }
   for (InputSpec& s : specs) s.device = dev;
-  SY_ASSIGN_OR_RETURN(ExecutablePlan * plan, model.Compiled(specs));
+  // One static plan, or (a model whose shapes are decided while it runs) the
+  // model's own chain of plans; forward then includes its run-time copies.
+  absl::StatusOr<ExecutablePlan*> plan = model.Compiled(specs);
+  if (!plan.ok() && !spec.run_without_plan) return plan.status();
+  auto run = [&](absl::Span<const Tensor> in) -> absl::StatusOr<std::vector<Tensor>> {
+    if (plan.ok()) return (*plan)->Run(in);
+    return spec.run_without_plan(model, in);
+  };
 
   // Seeded host inputs (tools/cli/seeded_input.h; float32 as it always was).
   std::mt19937_64 rng(options.seed + 1 + row.batch);
@@ -55,10 +62,6 @@ absl::Status MeasureRow(Module& model, const BenchModel& spec,
     inputs.push_back(std::move(input));
   }
   std::vector<std::vector<char>> host_outputs;
-  for (ValueId id : plan->graph().outputs()) {
-    const Value& v = plan->graph().value(id);
-    host_outputs.emplace_back(v.shape->num_elements() * DTypeSize(v.dtype));
-  }
 
   std::vector<double> h2d, forward, d2h, end_to_end;
   for (int i = 0; i < options.warmup + options.iterations; ++i) {
@@ -70,12 +73,15 @@ absl::Status MeasureRow(Module& model, const BenchModel& spec,
                                              host_inputs[k].size()));
     }
     SY_ASSIGN_OR_RETURN(int m1, clock->Mark());
-    SY_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, plan->Run(inputs));
+    SY_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, run(inputs));
     SY_ASSIGN_OR_RETURN(int m2, clock->Mark());
+    // Sized on the first iteration (a staged model's outputs may differ in
+    // size from run to run, hence the resize).
+    host_outputs.resize(outputs.size());
     for (size_t o = 0; o < outputs.size(); ++o) {
-      SY_RETURN_IF_ERROR(device.CopyToHost(
-          *outputs[o].buffer(), host_outputs[o].data(),
-          std::min(outputs[o].size_bytes(), host_outputs[o].size())));
+      host_outputs[o].resize(outputs[o].size_bytes());
+      SY_RETURN_IF_ERROR(device.CopyToHost(*outputs[o].buffer(), host_outputs[o].data(),
+                                           outputs[o].size_bytes()));
     }
     SY_ASSIGN_OR_RETURN(int m3, clock->Mark());
     const Clock::time_point end = Clock::now();

@@ -85,6 +85,9 @@ absl::StatusOr<BenchModel> FileModel(const std::string& path,
     }
     return specs;
   };
+  model.run_without_plan = [](Module& m, absl::Span<const Tensor> inputs) {
+    return static_cast<OnnxModel&>(m).Run(inputs);
+  };
   return model;
 }
 

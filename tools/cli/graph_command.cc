@@ -1,5 +1,8 @@
 #include <algorithm>
 #include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
@@ -13,9 +16,44 @@
 #include "tools/cli/commands.h"
 #include "tools/cli/flags.h"
 #include "tools/cli/model_inputs.h"
+#include "tools/cli/seeded_input.h"
 
 namespace switchyard {
 namespace cli {
+namespace {
+
+// `graph` on a model whose shapes are decided while it runs: one run on
+// seeded inputs, printed step by step (OnnxModel::DescribeRun). Other data
+// may take other branches, sizes or trip counts.
+absl::Status DescribeStagedRun(OnnxModel& model, const std::vector<InputSpec>& specs,
+                               const std::string& format, BackendRegistry& registry,
+                               const absl::Status& static_error) {
+  if (format == "dot") {
+    return absl::UnimplementedError(absl::StrCat(
+        "this model's shapes are decided while it runs, so it has no single graph "
+        "to draw (", static_error.message(), "); `graph --format=text` prints the "
+        "steps of one run"));
+  }
+  std::mt19937_64 rng(absl::GetFlag(FLAGS_seed));
+  std::vector<Tensor> inputs;
+  for (const InputSpec& spec : specs) {
+    const HostArray host = SeededArray(spec.shape, spec.dtype, rng);
+    SY_ASSIGN_OR_RETURN(BackendDevice * device, registry.GetDevice(spec.device));
+    SY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromBytes(host.shape, host.dtype, host.bytes.data(),
+                                                    host.bytes.size(), *device));
+    inputs.push_back(std::move(t));
+  }
+  SY_ASSIGN_OR_RETURN(std::vector<std::string> steps, model.DescribeRun(inputs));
+  std::printf("shapes decided while the model runs: %zu step%s of one run on seeded "
+              "inputs (--seed; other data may take other branches and sizes)\n",
+              steps.size(), steps.size() == 1 ? "" : "s");
+  for (size_t i = 0; i < steps.size(); ++i) {
+    std::printf("step %zu: %s", i + 1, steps[i].c_str());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::Status GraphCommand(BackendRegistry& registry) {
   const std::string format = absl::GetFlag(FLAGS_format);
@@ -60,7 +98,15 @@ absl::Status GraphCommand(BackendRegistry& registry) {
   // The graph's structure does not depend on the values: zeros are cheaper
   // than the seeded initialisation (a model file has its own weights).
   SY_RETURN_IF_ERROR(ZeroModel(*model));
-  SY_ASSIGN_OR_RETURN(Graph graph, model->TraceGraph(specs));
+  absl::StatusOr<Graph> traced = model->TraceGraph(specs);
+  auto* staged = dynamic_cast<OnnxModel*>(model.get());
+  if (!traced.ok() && staged != nullptr) {
+    // Shapes decided while the model runs: no one graph, but the steps of
+    // one run (each segment's graph, the waits for run-time data).
+    return DescribeStagedRun(*staged, specs, format, registry, traced.status());
+  }
+  if (!traced.ok()) return traced.status();
+  Graph graph = *std::move(traced);
   CompileOptions options;
   options.backends = &registry;
   SY_ASSIGN_OR_RETURN(options.placement,
