@@ -386,7 +386,7 @@ absl::Status ConvertNonMaxSuppression(NodeContext& ctx) {
     SY_ASSIGN_OR_RETURN(a.score_threshold, ctx.ConstScalar(4, "score_threshold"));
   }
   const bool on_host = ctx.Host(ctx.In(0)) != nullptr && ctx.Host(ctx.In(1)) != nullptr;
-  if (!on_host && ctx.state().read_by_nodes.count(ctx.node().output(0)) > 0) {
+  if (!on_host && ctx.state().IsReadByNodes(ctx.node().output(0))) {
     return absl::UnimplementedError(
         "selected_indices feeds other nodes; its row count is known only at run "
         "time, so a single static plan takes it only as a graph output "

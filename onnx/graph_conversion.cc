@@ -60,15 +60,21 @@ std::set<std::string> NodeReads(const onnx::NodeProto& node) {
   return names;
 }
 
-void NoteConsumers(const onnx::GraphProto& graph, ConversionState& state) {
+ConsumerSets CollectConsumers(const onnx::GraphProto& graph) {
+  ConsumerSets sets;
   for (const onnx::NodeProto& node : graph.node()) {
     std::set<std::string> reads = NodeReads(node);
-    state.consumed.insert(reads.begin(), reads.end());
-    state.read_by_nodes.insert(reads.begin(), reads.end());
+    sets.consumed.insert(reads.begin(), reads.end());
+    sets.read_by_nodes.insert(reads.begin(), reads.end());
   }
-  for (const onnx::ValueInfoProto& out : graph.output()) {
-    state.consumed.insert(out.name());
-  }
+  for (const onnx::ValueInfoProto& out : graph.output()) sets.consumed.insert(out.name());
+  return sets;
+}
+
+void NoteConsumers(const onnx::GraphProto& graph, ConversionState& state) {
+  ConsumerSets sets = CollectConsumers(graph);
+  state.consumed.merge(sets.consumed);
+  state.read_by_nodes.merge(sets.read_by_nodes);
 }
 
 absl::Status ConvertNode(const onnx::NodeProto& node, int opset,

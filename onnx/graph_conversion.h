@@ -29,6 +29,9 @@ std::string NodeWhere(const onnx::NodeProto& node, int opset);
 // Records in `state` which names nodes (also those inside subgraphs) and the
 // graph's outputs read, so converters know which outputs are used.
 void NoteConsumers(const onnx::GraphProto& graph, ConversionState& state);
+// The same sets on their own, to compute once and share
+// (ConversionState::shared_consumers).
+ConsumerSets CollectConsumers(const onnx::GraphProto& graph);
 
 // Converts `node`: reads its inputs from state.env, runs its converter and
 // puts its outputs into state.env. Errors name the node. When the converter

@@ -64,6 +64,16 @@ absl::StatusOr<ValueId> ConversionState::GraphValue(Val v,
   return id;
 }
 
+bool ConversionState::IsConsumed(const std::string& name) const {
+  return consumed.count(name) > 0 ||
+         (shared_consumers != nullptr && shared_consumers->consumed.count(name) > 0);
+}
+
+bool ConversionState::IsReadByNodes(const std::string& name) const {
+  return read_by_nodes.count(name) > 0 ||
+         (shared_consumers != nullptr && shared_consumers->read_by_nodes.count(name) > 0);
+}
+
 std::string ConversionState::UniqueLayer(const std::string& base) {
   std::string layer = path_.empty() ? base : absl::StrCat(path_, ".", base);
   if (layers_.insert(layer).second) return layer;
@@ -245,7 +255,7 @@ std::vector<std::string> NodeContext::UnreadAttributes() const {
 
 bool NodeContext::OutputUsed(int i) const {
   return i < num_outputs() && !node_.output(i).empty() &&
-         state_.consumed.count(node_.output(i)) > 0;
+         state_.IsConsumed(node_.output(i));
 }
 
 absl::Status NodeContext::SetOutput(int i, Val v) {

@@ -52,6 +52,12 @@ struct ValueEntry {
   Val valid_rows = -1;
 };
 
+// Names a graph's nodes and outputs read (NoteConsumers).
+struct ConsumerSets {
+  std::set<std::string> consumed;       // by nodes or as graph outputs
+  std::set<std::string> read_by_nodes;  // by nodes
+};
+
 // The state of one conversion, shared by every node's context.
 class ConversionState {
  public:
@@ -74,9 +80,14 @@ class ConversionState {
   const std::string& path() const { return path_; }
 
   // Every value name some node or the graph's outputs read, and those that
-  // nodes read.
+  // nodes read (NoteConsumers fills them), plus `shared_consumers` when set:
+  // the same sets computed once for a whole model (staged runs convert it
+  // many times).
   std::set<std::string> consumed;
   std::set<std::string> read_by_nodes;
+  std::shared_ptr<const ConsumerSets> shared_consumers;
+  bool IsConsumed(const std::string& name) const;
+  bool IsReadByNodes(const std::string& name) const;
 
   // The ONNX names in scope, each with its value (a subgraph's converter
   // copies it, so a branch sees the values of the graph around it).

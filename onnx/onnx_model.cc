@@ -264,6 +264,8 @@ absl::StatusOr<std::unique_ptr<OnnxModel>> OnnxModel::Load(
   for (const OnnxValueInfo& out : model->outputs_) {
     model->last_use_[out.name] = model->graph_.node_size();
   }
+  model->consumers_ = std::make_shared<const onnx_import::ConsumerSets>(
+      onnx_import::CollectConsumers(model->graph_));
 
   // Convert once now, so that nothing unsupported waits until a run.
   if (check) SY_RETURN_IF_ERROR(model->Check());
@@ -394,6 +396,7 @@ onnx_import::StagedModel OnnxModel::Staged() const {
   for (const OnnxValueInfo& in : inputs_) m.input_names.push_back(in.name);
   for (const OnnxValueInfo& out : outputs_) m.output_names.push_back(out.name);
   m.last_use = &last_use_;
+  m.consumers = consumers_;
   m.add_constants = [this](ConversionState& state) { AddConstants(state); };
   m.parameter_value = [this](Graph& graph, const std::string& name) {
     return ParameterValue(graph, name, "");

@@ -161,6 +161,8 @@ class OnnxModel : public Module {
   // For each name, the last node that reads it (the node count for graph
   // outputs): what the staged runner keeps between segments.
   std::map<std::string, int> last_use_;
+  // The names nodes and outputs read, for every conversion of a staged run.
+  std::shared_ptr<const onnx_import::ConsumerSets> consumers_;
   std::unique_ptr<onnx_import::StagedRunner> runner_;
 };
 

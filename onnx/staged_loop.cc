@@ -199,6 +199,7 @@ absl::Status StagedRunner::RunLoop(const StagedModel& model, int p,
     body_model.output_names.push_back(out.name());
   }
   body_model.last_use = &body_last_use;
+  body_model.consumers = std::make_shared<const ConsumerSets>(CollectConsumers(body));
   body_model.add_constants = [&](ConversionState& state) {
     model.add_constants(state);
     for (const auto& [name, value] : body_constants) {

@@ -55,7 +55,7 @@ absl::StatusOr<std::shared_ptr<const StagedRunner::Segment>> StagedRunner::Build
   state.run_time_data_allowed = true;
   state.name_scope = model.name_scope;
   state.depth = model.depth;
-  NoteConsumers(*model.graph, state);
+  state.shared_consumers = model.consumers;
   model.add_constants(state);
   // Initializers and fixed inputs: every segment adds them itself.
   const std::map<std::string, Val> constants = state.env;
@@ -207,7 +207,7 @@ absl::Status StagedRunner::HostStep(const StagedModel& model, int p,
                         [&](const std::string& name) {
                           return model.parameter_value(graph, name);
                         });
-  NoteConsumers(*model.graph, state);
+  state.shared_consumers = model.consumers;
   model.add_constants(state);
   for (const std::string& name : node.input()) {
     if (name.empty() || state.env.count(name) > 0) continue;

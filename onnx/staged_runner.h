@@ -61,6 +61,8 @@ struct StagedModel {
   // For each name, the index of the last node that reads it (the number of
   // nodes for graph outputs): a value is live at node p while this is >= p.
   const std::map<std::string, int>* last_use = nullptr;
+  // CollectConsumers(*graph), computed once.
+  std::shared_ptr<const ConsumerSets> consumers;
   // Puts the initializers (as parameters) and fixed inputs into a
   // conversion's env.
   std::function<void(ConversionState&)> add_constants;
