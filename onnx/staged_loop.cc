@@ -12,7 +12,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "core/compile.h"
 #include "core/status_macros.h"
 #include "onnx/graph_conversion.h"
 #include "onnx/loop_node.h"
@@ -60,12 +59,8 @@ absl::StatusOr<Tensor> Stack(const std::vector<Tensor>& parts, const std::string
   concat.axis = 0;
   graph.AddOutput(graph.AddNode(ConcatAttrs::kOp, absl::StrCat(what, "/stack"), rows,
                                 concat.ToAttrMap()));
-  CompileOptions options;
-  options.backends = model.registry;
-  options.placement = model.placement;
-  options.target = model.device;
   SY_ASSIGN_OR_RETURN(std::unique_ptr<ExecutablePlan> plan,
-                      Compile(std::move(graph), options));
+                      CompileFor(model, std::move(graph)));
   SY_ASSIGN_OR_RETURN(std::vector<Tensor> stacked, plan->Run(parts, run_options));
   return stacked[0];
 }

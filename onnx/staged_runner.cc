@@ -17,6 +17,15 @@ int MaxSegments(const onnx::GraphProto& graph) { return 8 * graph.node_size() + 
 
 }  // namespace
 
+absl::StatusOr<std::unique_ptr<ExecutablePlan>> CompileFor(const StagedModel& model,
+                                                           Graph graph) {
+  CompileOptions options;
+  options.backends = model.registry;
+  options.placement = model.placement;
+  options.target = model.device;
+  return Compile(std::move(graph), options);
+}
+
 bool StagedRunner::Live(const StagedModel& model, const std::string& name, int p) {
   auto it = model.last_use->find(name);
   return it != model.last_use->end() && it->second >= p;
@@ -132,13 +141,7 @@ absl::StatusOr<std::shared_ptr<const StagedRunner::Segment>> StagedRunner::Build
     }
     segment->output_names = by_index;
     for (const auto& [name, same] : extra) segment->aliases[name] = same;
-    CompileOptions options;
-    options.backends = model.registry;
-    options.placement = model.placement;
-    options.target = model.device;
-    SY_ASSIGN_OR_RETURN(std::unique_ptr<ExecutablePlan> plan,
-                        Compile(std::move(graph), options));
-    segment->plan = std::move(plan);
+    SY_ASSIGN_OR_RETURN(segment->plan, CompileFor(model, std::move(graph)));
   }
   return std::shared_ptr<const Segment>(std::move(segment));
 }

@@ -76,6 +76,10 @@ struct StagedModel {
   int depth = 0;
 };
 
+// Compiles `graph` for `model`'s registry, device and placement policy.
+absl::StatusOr<std::unique_ptr<ExecutablePlan>> CompileFor(const StagedModel& model,
+                                                           Graph graph);
+
 // Iterations one Loop node may run in one run unless raised
 // (StagedRunner::set_max_loop_iterations, `switchyard run
 // --max-loop-iterations`): a trip count or condition from data never spins
