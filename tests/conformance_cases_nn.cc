@@ -255,7 +255,7 @@ void AddResizeCases(std::vector<ConformanceCase>& cases) {
   const std::vector<std::string> coordinates = {
       "half_pixel",   "pytorch_half_pixel",   "align_corners",
       "asymmetric",   "tf_half_pixel_for_nn", "half_pixel_symmetric"};
-  for (const std::string& mode : {"nearest", "linear", "cubic"}) {
+  for (const char* mode : {"nearest", "linear", "cubic"}) {
     for (const std::string& coordinate : coordinates) {
       const std::string base = absl::StrCat("resize_", mode, "_", coordinate);
       cases.push_back(resize(base + "_up", Shape({1, 2, 4, 5}), {1, 2, 7, 10},
@@ -267,8 +267,8 @@ void AddResizeCases(std::vector<ConformanceCase>& cases) {
   // Scales given, so length_resized is a fraction: ONNX's
   // test_resize_downsample_scales_*; and scales of 2 and 0.5, whose
   // asymmetric coordinates fall on .5 (nearest_mode's ties).
-  for (const std::string& mode : {"nearest", "linear", "cubic"}) {
-    for (const std::string& coordinate :
+  for (const char* mode : {"nearest", "linear", "cubic"}) {
+    for (const char* coordinate :
          {"half_pixel", "align_corners", "half_pixel_symmetric"}) {
       cases.push_back(resize(absl::StrCat("resize_", mode, "_", coordinate,
                                           "_scales_0p6"),
@@ -276,7 +276,7 @@ void AddResizeCases(std::vector<ConformanceCase>& cases) {
                              coordinate, {1, 1, 0.6, 0.6}));
     }
   }
-  for (const std::string& nearest :
+  for (const std::string nearest :
        {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}) {
     cases.push_back(resize("resize_nearest_" + nearest + "_asymmetric_x2",
                            Shape({1, 3, 3, 4}), {1, 3, 6, 8}, "nearest",

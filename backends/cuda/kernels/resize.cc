@@ -4,9 +4,9 @@
 
 #include <memory>
 
-#include "absl/strings/str_cat.h"
 #include "backends/cuda/kernels/cuda_kernel.h"
 #include "backends/cuda/kernels/resize.cuh"
+#include "backends/cuda/kernels/view_rank.h"
 #include "ops/resize_attrs.h"
 
 namespace switchyard {
@@ -20,13 +20,8 @@ class ResizeKernel : public OneToOneAttrsKernel<ResizeAttrs> {
 
  private:
   absl::Status RunOne(const Tensor& in, Tensor& out) override {
+    SY_RETURN_IF_ERROR(CheckViewRank("resize", device(), in.shape()));
     const int rank = in.shape().rank();
-    if (rank > kernels::kMaxShapeRank) {
-      return absl::UnimplementedError(absl::StrCat(
-          "resize on ", device().name(), " takes at most ",
-          kernels::kMaxShapeRank, " dims, got input ", in.shape().ToString(),
-          "; run it on the CPU"));
-    }
     kernels::ResizeParams params;
     params.rank = rank;
     for (int d = 0; d < rank; ++d) params.axes[d] = attrs().Axis(in.shape(), d);

@@ -98,11 +98,12 @@ std::vector<Neighbour> Neighbours(const ResizeAttrs& a, int64_t x, int64_t in,
         case ResizeNearestMode::kFloor: next = false; break;
         case ResizeNearestMode::kCeil: next = r > 0; break;
       }
-      n = {{next ? first + 1 : first, 1.0}};
+      n.push_back({next ? first + 1 : first, 1.0});
       break;
     }
     case ResizeMode::kLinear:
-      n = {{first, 1 - r}, {first + 1, r}};
+      n.push_back({first, 1 - r});
+      n.push_back({first + 1, r});
       break;
     case ResizeMode::kCubic: {
       const std::vector<double> w = CubicCoefficients(r, a.cubic_coeff_a);
