@@ -43,7 +43,9 @@ std::string InputName(NodeContext& ctx, int i, const char* what) {
 // before), each in [0, rank) once.
 absl::StatusOr<std::vector<int64_t>> ResizedAxes(NodeContext& ctx, int rank) {
   std::vector<int64_t> axes;
-  if (ctx.opset() >= 18) SY_ASSIGN_OR_RETURN(axes, ctx.Ints("axes"));
+  if (ctx.opset() >= 18) {
+    SY_ASSIGN_OR_RETURN(axes, ctx.Ints("axes"));
+  }
   if (axes.empty()) {
     for (int d = 0; d < rank; ++d) axes.push_back(d);
     return axes;
