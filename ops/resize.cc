@@ -61,7 +61,9 @@ absl::StatusOr<Shape> ResizeShape(const ResizeAttrs& a,
 int64_t ResizeFlops(const AttrMap& attrs, absl::Span<const Shape> operands,
                     const Shape& output) {
   absl::StatusOr<ResizeAttrs> a = ResizeAttrs::FromAttrMap(attrs);
-  if (!a.ok() || a->sizes.size() != static_cast<size_t>(operands[0].rank())) {
+  const size_t rank = static_cast<size_t>(operands[0].rank());
+  if (!a.ok() || a->sizes.size() != rank ||
+      (!a->scales.empty() && a->scales.size() != rank)) {
     return 0;
   }
   int64_t taps = 1;

@@ -13,7 +13,7 @@ namespace switchyard {
 namespace cuda {
 namespace {
 
-template <typename T>
+// float32, as the rest of the CUDA backend's arithmetic.
 class ResizeKernel : public OneToOneAttrsKernel<ResizeAttrs> {
  public:
   using OneToOneAttrsKernel::OneToOneAttrsKernel;
@@ -27,7 +27,7 @@ class ResizeKernel : public OneToOneAttrsKernel<ResizeAttrs> {
     for (int d = 0; d < rank; ++d) params.axes[d] = attrs().Axis(in.shape(), d);
     SY_RETURN_IF_ERROR(device().Activate());
     SY_CUDA_RETURN_IF_ERROR(
-        kernels::LaunchResize(out.data<T>(), in.data<T>(), params,
+        kernels::LaunchResize(out.data<float>(), in.data<float>(), params,
                               device().stream()),
         device().name());
     return absl::OkStatus();
@@ -35,9 +35,7 @@ class ResizeKernel : public OneToOneAttrsKernel<ResizeAttrs> {
 };
 
 SY_REGISTER_KERNEL(CudaKernels(), "resize", DType::kFloat32,
-                   &MakeWithAttrs<ResizeAttrs, ResizeKernel<float>>);
-SY_REGISTER_KERNEL(CudaKernels(), "resize", DType::kFloat64,
-                   &MakeWithAttrs<ResizeAttrs, ResizeKernel<double>>);
+                   &MakeWithAttrs<ResizeAttrs, ResizeKernel>);
 
 }  // namespace
 }  // namespace cuda

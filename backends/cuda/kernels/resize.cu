@@ -15,9 +15,9 @@ namespace cuda {
 namespace kernels {
 namespace {
 
-template <typename T>
-__global__ void ResizeKernel(T* __restrict__ dst, const T* __restrict__ src,
-                             ResizeParams p, int64_t total) {
+__global__ void ResizeKernel(float* __restrict__ dst,
+                             const float* __restrict__ src, ResizeParams p,
+                             int64_t total) {
   SY_GRID_STRIDE_LOOP(i, total) {
     int64_t index[kMaxShapeRank][kMaxResizeTaps];
     double weight[kMaxShapeRank][kMaxResizeTaps];
@@ -31,13 +31,13 @@ __global__ void ResizeKernel(T* __restrict__ dst, const T* __restrict__ src,
       pick[d] = 0;
     }
     // Every combination of one tap per axis, last axis fastest.
-    T acc = T(0);
+    float acc = 0.0f;
     while (true) {
       int64_t offset = 0;
-      T w = T(1);
+      float w = 1.0f;
       for (int d = 0; d < p.rank; ++d) {
         offset = offset * p.axes[d].in + index[d][pick[d]];
-        w *= static_cast<T>(weight[d][pick[d]]);
+        w *= static_cast<float>(weight[d][pick[d]]);
       }
       acc += w * src[offset];
       int d = p.rank - 1;
@@ -48,25 +48,15 @@ __global__ void ResizeKernel(T* __restrict__ dst, const T* __restrict__ src,
   }
 }
 
-template <typename T>
-cudaError_t Launch(T* dst, const T* src, const ResizeParams& p,
-                   cudaStream_t stream) {
-  int64_t total = 1;
-  for (int d = 0; d < p.rank; ++d) total *= p.axes[d].out;
-  if (total <= 0) return cudaSuccess;
-  ResizeKernel<T><<<Blocks(total), kThreads, 0, stream>>>(dst, src, p, total);
-  return cudaGetLastError();
-}
-
 }  // namespace
 
 cudaError_t LaunchResize(float* dst, const float* src, const ResizeParams& p,
                          cudaStream_t stream) {
-  return Launch(dst, src, p, stream);
-}
-cudaError_t LaunchResize(double* dst, const double* src, const ResizeParams& p,
-                         cudaStream_t stream) {
-  return Launch(dst, src, p, stream);
+  int64_t total = 1;
+  for (int d = 0; d < p.rank; ++d) total *= p.axes[d].out;
+  if (total <= 0) return cudaSuccess;
+  ResizeKernel<<<Blocks(total), kThreads, 0, stream>>>(dst, src, p, total);
+  return cudaGetLastError();
 }
 
 }  // namespace kernels

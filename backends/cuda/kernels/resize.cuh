@@ -27,8 +27,6 @@ struct ResizeParams {
 };
 cudaError_t LaunchResize(float* dst, const float* src, const ResizeParams& p,
                          cudaStream_t stream);
-cudaError_t LaunchResize(double* dst, const double* src, const ResizeParams& p,
-                         cudaStream_t stream);
 
 }  // namespace kernels
 }  // namespace cuda
