@@ -98,14 +98,20 @@ NodeContext::NodeContext(const onnx::NodeProto& node, int opset,
                                  : node.name()));
 }
 
-absl::StatusOr<std::vector<int64_t>> NodeContext::ConstInts(int i,
-                                                            const char* what) {
+absl::StatusOr<const HostArray*> NodeContext::HostInput(int i,
+                                                        const char* what) {
   if (!HasInput(i)) {
     return absl::InvalidArgumentError(
         absl::StrCat("input ", i, " (", what, ") is missing"));
   }
   const HostArray* h = Host(In(i));
   if (h == nullptr) return NeedContents(i, what);
+  return h;
+}
+
+absl::StatusOr<std::vector<int64_t>> NodeContext::ConstInts(int i,
+                                                            const char* what) {
+  SY_ASSIGN_OR_RETURN(const HostArray* h, HostInput(i, what));
   if (IsFloatingPoint(h->dtype)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "input ", i, " (", what, ") must be integers, got ",
@@ -122,13 +128,18 @@ absl::StatusOr<std::vector<int64_t>> NodeContext::ConstInts(int i,
   return values;
 }
 
-absl::StatusOr<double> NodeContext::ConstScalar(int i, const char* what) {
-  if (!HasInput(i)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("input ", i, " (", what, ") is missing"));
+absl::StatusOr<std::vector<double>> NodeContext::ConstDoubles(
+    int i, const char* what) {
+  SY_ASSIGN_OR_RETURN(const HostArray* h, HostInput(i, what));
+  std::vector<double> values(static_cast<size_t>(h->num_elements()));
+  for (size_t k = 0; k < values.size(); ++k) {
+    values[k] = h->ElementAsDouble(static_cast<int64_t>(k));
   }
-  const HostArray* h = Host(In(i));
-  if (h == nullptr) return NeedContents(i, what);
+  return values;
+}
+
+absl::StatusOr<double> NodeContext::ConstScalar(int i, const char* what) {
+  SY_ASSIGN_OR_RETURN(const HostArray* h, HostInput(i, what));
   if (h->num_elements() != 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "input ", i, " (", what, ") must be a scalar, got shape ",

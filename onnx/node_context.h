@@ -149,6 +149,9 @@ class NodeContext {
   // An input that must be known on the host (a shape, axes, pads), as
   // integers; InvalidArgument naming it when it is computed at run time.
   absl::StatusOr<std::vector<int64_t>> ConstInts(int i, const char* what);
+  // An input that must be known on the host (Resize's scales), each element
+  // as double whatever its dtype; as ConstInts when computed at run time.
+  absl::StatusOr<std::vector<double>> ConstDoubles(int i, const char* what);
   // A scalar input known on the host (Clip's min), as double.
   absl::StatusOr<double> ConstScalar(int i, const char* what);
   // For ops whose output shape depends on their input data: OK when every
@@ -199,6 +202,9 @@ class NodeContext {
   // The error for input `i` (described by `what`) that is computed at run
   // time; in a staged run, the request for its contents.
   absl::Status NeedContents(int i, const char* what);
+  // Input i's data on the host; missing is InvalidArgument, computed at run
+  // time is NeedContents.
+  absl::StatusOr<const HostArray*> HostInput(int i, const char* what);
 
   absl::StatusOr<std::vector<Val>> Fold(const std::string& op,
                                         const std::vector<Val>& operands,

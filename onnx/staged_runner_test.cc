@@ -1,7 +1,8 @@
 // OnnxModel::Run on graphs whose shapes are decided while they run, built
 // here with the ModelProto API: NonZero (a data-dependent count) feeding
 // later nodes, a Reshape to a shape fed at run time, If on a condition
-// computed from data, NMS whose selected rows feed later nodes. Each runs
+// computed from data, NMS whose selected rows feed later nodes, a Resize by
+// scales computed from data. Each runs
 // with inputs of different sizes from one loaded model, against values
 // computed by hand, and the plan cache is checked: the same shapes and
 // decisions compile nothing new.
@@ -133,6 +134,62 @@ TEST(StagedRunnerTest, ReshapeToAShapeGivenAtRunTime) {
   // A shape that does not fit the data is the op's own error.
   y = model->Run({x, Of<int64_t>({2}, DType::kInt64, {4, 4})});
   EXPECT_EQ(y.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// x [1, 1, h, w], factor float [2] -> Concat([1, 1], factor) -> Resize
+// (nearest, asymmetric): the scales are data, computed while it runs.
+onnx::ModelProto ResizeModel() {
+  onnx::ModelProto m = NewModel();
+  onnx::GraphProto& g = *m.mutable_graph();
+  AddValueInfo(g.add_input(), "x", onnx::TensorProto::FLOAT, {1, 1, -1, -1});
+  AddValueInfo(g.add_input(), "factor", onnx::TensorProto::FLOAT, {2});
+  AddValueInfo(g.add_output(), "y", onnx::TensorProto::FLOAT, {1, 1, -1, -1});
+  onnx::TensorProto* ones = g.add_initializer();
+  ones->set_name("ones");
+  ones->set_data_type(onnx::TensorProto::FLOAT);
+  ones->add_dims(2);
+  ones->add_float_data(1);
+  ones->add_float_data(1);
+  AddInt(AddNode(g, "Concat", {"ones", "factor"}, {"scales"}), "axis", 0);
+  onnx::NodeProto* resize = AddNode(g, "Resize", {"x", "", "scales"}, {"y"});
+  onnx::AttributeProto* a = resize->add_attribute();
+  a->set_name("coordinate_transformation_mode");
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s("asymmetric");
+  onnx::AttributeProto* f = resize->add_attribute();
+  f->set_name("nearest_mode");
+  f->set_type(onnx::AttributeProto::STRING);
+  f->set_s("floor");
+  return m;
+}
+
+TEST(StagedRunnerTest, ResizeByScalesComputedAtRunTime) {
+  std::unique_ptr<OnnxModel> model = Load(ResizeModel(), "resize");
+  ASSERT_NE(model, nullptr);
+  const Tensor x = Floats({1, 1, 2, 2}, {1, 2, 3, 4});
+  absl::StatusOr<std::vector<Tensor>> y = model->Run({x, Floats({2}, {1, 2})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ((*y)[0].shape(), Shape({1, 1, 2, 4}));
+  EXPECT_THAT(Values<float>((*y)[0]), ElementsAre(1, 1, 2, 2, 3, 3, 4, 4));
+  EXPECT_EQ(model->run_stats().run_time_copies, 1);
+
+  y = model->Run({x, Floats({2}, {1.5f, 1})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ((*y)[0].shape(), Shape({1, 1, 3, 2}));
+  EXPECT_THAT(Values<float>((*y)[0]), ElementsAre(1, 2, 1, 2, 3, 4));
+
+  // The same factors again: nothing new to compile.
+  const int64_t compiled = model->run_stats().plans_compiled;
+  y = model->Run({x, Floats({2}, {1, 2})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(model->run_stats().plans_compiled, compiled);
+
+  // A hostile factor is an error naming the node, its input and the value.
+  y = model->Run({x, Floats({2}, {-1, 2})});
+  EXPECT_EQ(y.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(y.status().message(), HasSubstr("Resize"));
+  EXPECT_THAT(y.status().message(), HasSubstr("input 2 (scales, 'scales')"));
+  EXPECT_THAT(y.status().message(), HasSubstr("got -1"));
 }
 
 // x [n] -> ReduceSum -> s; cond = Greater(s, 0) -> If: then x + x, else

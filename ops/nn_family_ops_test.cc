@@ -1,7 +1,8 @@
-// avg_pool2d, reduce_mean/sum/max/min, gemm, matmul, layer_norm and
-// log_softmax, looked up through OpRegistry::Global() (so the tests also
-// prove the ops registered themselves), and their geometry helpers
-// (ops/pool_geometry.h, ops/reduce_geometry.h, ops/matmul_geometry.h).
+// avg_pool2d, reduce_mean/sum/max/min, gemm, matmul, layer_norm,
+// log_softmax and resize, looked up through OpRegistry::Global() (so the
+// tests also prove the ops registered themselves), and their geometry
+// helpers (ops/pool_geometry.h, ops/reduce_geometry.h,
+// ops/matmul_geometry.h, ops/resize_geometry.h).
 // Expected shapes are what ONNX's shape inference (and numpy) give.
 
 #include <cstdint>
@@ -21,6 +22,8 @@
 #include "ops/pool_geometry.h"
 #include "ops/reduce_attrs.h"
 #include "ops/reduce_geometry.h"
+#include "ops/resize_attrs.h"
+#include "ops/resize_geometry.h"
 
 namespace switchyard {
 namespace op_testing {
@@ -370,6 +373,149 @@ TEST(LogSoftmaxTest, ShapesAndErrors) {
               StatusIs(kInvalid, "'dim'"));
   EXPECT_EQ(FlopsOf("log_softmax", Attrs({{"dim", int64_t{0}}}), {Shape({4})}),
             20);
+}
+
+// ---------------------------------------------------------------- resize
+
+AttrMap ResizeTo(Ints sizes, std::vector<double> scales = {},
+                 std::string mode = "linear") {
+  return Attrs({{"sizes", sizes}, {"scales", scales}, {"mode", mode}});
+}
+
+TEST(ResizeTest, Shapes) {
+  EXPECT_THAT(Infer("resize", ResizeTo({1, 3, 480, 640}), {Shape({1, 3, 240, 320})}),
+              IsOkAndHolds(Shape({1, 3, 480, 640})));
+  EXPECT_THAT(Infer("resize", ResizeTo({5}, {2.5}), {Shape({2})}),
+              IsOkAndHolds(Shape({5})));
+  EXPECT_THAT(Infer("resize", ResizeTo({1, 2, 3, 4, 5}), {Shape({2, 2, 2, 2, 2})}),
+              IsOkAndHolds(Shape({1, 2, 3, 4, 5})));
+  // 2 FLOPs per tap: bilinear over H and W has 4 taps per element.
+  EXPECT_EQ(FlopsOf("resize", ResizeTo({1, 1, 4, 4}), {Shape({1, 1, 2, 2})}),
+            2 * 4 * 16);
+}
+
+TEST(ResizeTest, RejectsBadAttributes) {
+  const Shape x({1, 3, 4, 4});
+  EXPECT_THAT(Infer("resize", ResizeTo({1, 3, 8}), {x}),
+              StatusIs(kInvalid, "attribute 'sizes' has 3 values but input "
+                                 "[1, 3, 4, 4] has rank 4"));
+  EXPECT_THAT(Infer("resize", ResizeTo({1, 3, 0, 8}), {x}),
+              StatusIs(kInvalid, "attribute 'sizes' must be > 0 in every dim, "
+                                 "got 0 at dim 2"));
+  EXPECT_THAT(Infer("resize", ResizeTo({1, 3, 8, 8}, {1, 2, 2}), {x}),
+              StatusIs(kInvalid, "attribute 'scales' has 3 values"));
+  for (double bad : {0.0, -2.0, std::numeric_limits<double>::quiet_NaN(),
+                     std::numeric_limits<double>::infinity()}) {
+    EXPECT_THAT(Infer("resize", ResizeTo({1, 3, 8, 8}, {1, 1, bad, 2}), {x}),
+                StatusIs(kInvalid, "attribute 'scales' must be finite and > 0"))
+        << bad;
+  }
+  EXPECT_THAT(Infer("resize", ResizeTo({1, 3, 8, 8}, {}, "bicubic"), {x}),
+              StatusIs(kInvalid, "attribute 'mode' must be nearest, linear or "
+                                 "cubic, got 'bicubic'"));
+  EXPECT_THAT(Infer("resize", Attrs({{"sizes", Ints{1, 3, 8, 8}},
+                                     {"nearest_mode", std::string("up")}}),
+                    {x}),
+              StatusIs(kInvalid, "attribute 'nearest_mode'"));
+  EXPECT_THAT(Infer("resize", {}, {x}), StatusIs(kInvalid, "'sizes'"));
+  EXPECT_THAT(Infer("resize", ResizeTo({1, 3, 8, 8}), {Shape({1, 0, 4, 4})}),
+              StatusIs(kInvalid, "is empty in dim 1"));
+  EXPECT_THAT(Infer("resize", ResizeTo({1, 3, int64_t{1} << 40, int64_t{1} << 40}),
+                    {x}),
+              StatusIs(kInvalid, "is too large"));
+  EXPECT_THAT(InferTypes("resize", ResizeTo({1, 3, 8, 8}),
+                         {TensorType{x, DType::kInt64}}),
+              StatusIs(kInvalid, "int64"));
+}
+
+ResizeAxis LinearAxis(int64_t in, int64_t out, double scale,
+                      ResizeCoordinateMode coordinate) {
+  ResizeAxis a;
+  a.in = in;
+  a.out = out;
+  a.scale = scale;
+  a.identity = false;
+  a.mode = ResizeMode::kLinear;
+  a.coordinate = coordinate;
+  return a;
+}
+
+TEST(ResizeGeometryTest, LinearTaps) {
+  int64_t index[kMaxResizeTaps];
+  double weight[kMaxResizeTaps];
+  // half_pixel x2: output 3 is input coordinate 1.25.
+  ResizeAxis a = LinearAxis(4, 8, 2.0, ResizeCoordinateMode::kHalfPixel);
+  ASSERT_EQ(ResizeTaps(a, 3, index, weight), 2);
+  EXPECT_EQ(index[0], 1);
+  EXPECT_EQ(index[1], 2);
+  EXPECT_DOUBLE_EQ(weight[0], 0.75);
+  EXPECT_DOUBLE_EQ(weight[1], 0.25);
+  // Before the first element (-0.25): both taps read element 0.
+  ResizeTaps(a, 0, index, weight);
+  EXPECT_EQ(index[0], 0);
+  EXPECT_EQ(index[1], 0);
+  // align_corners with a scale of 0.6 on 4 (ONNX's length_resized 2.4):
+  // output 1 is 3 / 1.4, ONNX test_resize_downsample_scales_linear_align_corners.
+  a = LinearAxis(4, 2, 0.6, ResizeCoordinateMode::kAlignCorners);
+  ResizeTaps(a, 1, index, weight);
+  EXPECT_EQ(index[0], 2);
+  EXPECT_NEAR(weight[1], 3 / 1.4 - 2, 1e-12);
+}
+
+TEST(ResizeGeometryTest, NearestRounding) {
+  int64_t index[kMaxResizeTaps];
+  double weight[kMaxResizeTaps];
+  // asymmetric x2 on output 1: coordinate 0.5, a tie.
+  ResizeAxis a = LinearAxis(3, 6, 2.0, ResizeCoordinateMode::kAsymmetric);
+  a.mode = ResizeMode::kNearest;
+  const std::pair<ResizeNearestMode, int64_t> expected[] = {
+      {ResizeNearestMode::kRoundPreferFloor, 0},
+      {ResizeNearestMode::kRoundPreferCeil, 1},
+      {ResizeNearestMode::kFloor, 0},
+      {ResizeNearestMode::kCeil, 1}};
+  for (const auto& [mode, want] : expected) {
+    a.nearest = mode;
+    ASSERT_EQ(ResizeTaps(a, 1, index, weight), 1);
+    EXPECT_EQ(index[0], want) << static_cast<int>(mode);
+  }
+  // ceil past the end reads the last element.
+  a.nearest = ResizeNearestMode::kCeil;
+  ResizeTaps(a, 5, index, weight);
+  EXPECT_EQ(index[0], 2);
+}
+
+TEST(ResizeGeometryTest, CubicTaps) {
+  int64_t index[kMaxResizeTaps];
+  double weight[kMaxResizeTaps];
+  ResizeAxis a = LinearAxis(4, 8, 2.0, ResizeCoordinateMode::kHalfPixel);
+  a.mode = ResizeMode::kCubic;
+  ASSERT_EQ(ResizeTaps(a, 3, index, weight), 4);  // coordinate 1.25
+  EXPECT_EQ(index[0], 0);
+  EXPECT_EQ(index[3], 3);
+  EXPECT_NEAR(weight[0] + weight[1] + weight[2] + weight[3], 1.0, 1e-12);
+  EXPECT_NEAR(weight[1], ResizeCubicWeight(0.25, -0.75), 1e-15);
+  // exclude_outside at the start: the tap at -1 has weight 0, the rest sum
+  // to 1.
+  a.exclude_outside = true;
+  ResizeTaps(a, 1, index, weight);  // coordinate 0.25
+  EXPECT_EQ(weight[0], 0.0);
+  EXPECT_NEAR(weight[1] + weight[2] + weight[3], 1.0, 1e-12);
+}
+
+TEST(ResizeGeometryTest, IdentityAxes) {
+  ResizeAttrs attrs;
+  attrs.sizes = {2, 3, 8, 5};
+  attrs.scales = {1, 1, 2, 1};
+  attrs.mode = ResizeMode::kCubic;
+  const Shape input({2, 3, 4, 5});
+  EXPECT_TRUE(attrs.Axis(input, 0).identity);
+  EXPECT_FALSE(attrs.Axis(input, 2).identity);
+  EXPECT_TRUE(attrs.Axis(input, 3).identity);
+  EXPECT_EQ(ResizeTapCount(attrs.Axis(input, 3)), 1);
+  EXPECT_EQ(ResizeTapCount(attrs.Axis(input, 2)), 4);
+  // A scale other than 1 resamples even when the size stays.
+  attrs.scales = {1, 1, 2, 1.25};
+  EXPECT_FALSE(attrs.Axis(input, 3).identity);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The nn op family's conformance cases (see conformance_cases.h):
-// avg_pool2d, reduce_mean/sum/max/min, gemm, matmul, layer_norm and
-// log_softmax, with the attribute combinations the ONNX importer sends.
+// avg_pool2d, reduce_mean/sum/max/min, gemm, matmul, layer_norm,
+// log_softmax and resize, with the attribute combinations the ONNX importer
+// sends.
 
 #include <cstdint>
 #include <string>
@@ -232,6 +233,119 @@ void AddLogSoftmaxCases(std::vector<ConformanceCase>& cases) {
 
 }  // namespace
 
+// resize: every mode, coordinate mode and nearest mode, up and down,
+// scales that are not out / in (as ONNX models give), identity axes, and
+// the cpu kernel's two paths (only the last two axes change, or others).
+void AddResizeCases(std::vector<ConformanceCase>& cases) {
+  using Doubles = std::vector<double>;
+  const auto resize = [](std::string name, Shape input, Ints sizes,
+                         std::string mode, std::string coordinate,
+                         Doubles scales = {}, std::string nearest =
+                                                  "round_prefer_floor") {
+    ConformanceCase c = Case(std::move(name), "resize", {std::move(input)}, {},
+                             {{"sizes", sizes},
+                              {"scales", scales},
+                              {"mode", mode},
+                              {"coordinate_transformation_mode", coordinate},
+                              {"nearest_mode", nearest}});
+    // Nearest copies one element: every backend picks the same one.
+    if (mode == "nearest") c.tolerance = kExact;
+    return c;
+  };
+  const std::vector<std::string> coordinates = {
+      "half_pixel",   "pytorch_half_pixel",   "align_corners",
+      "asymmetric",   "tf_half_pixel_for_nn", "half_pixel_symmetric"};
+  for (const char* mode : {"nearest", "linear", "cubic"}) {
+    for (const std::string& coordinate : coordinates) {
+      const std::string base = absl::StrCat("resize_", mode, "_", coordinate);
+      cases.push_back(resize(base + "_up", Shape({1, 2, 4, 5}), {1, 2, 7, 10},
+                             mode, coordinate));
+      cases.push_back(resize(base + "_down", Shape({2, 1, 9, 8}), {2, 1, 4, 3},
+                             mode, coordinate));
+    }
+  }
+  // Scales given, so length_resized is a fraction: ONNX's
+  // test_resize_downsample_scales_*; and scales of 2 and 0.5, whose
+  // asymmetric coordinates fall on .5 (nearest_mode's ties).
+  for (const char* mode : {"nearest", "linear", "cubic"}) {
+    for (const char* coordinate :
+         {"half_pixel", "align_corners", "half_pixel_symmetric"}) {
+      cases.push_back(resize(absl::StrCat("resize_", mode, "_", coordinate,
+                                          "_scales_0p6"),
+                             Shape({1, 1, 2, 4}), {1, 1, 1, 2}, mode,
+                             coordinate, {1, 1, 0.6, 0.6}));
+    }
+  }
+  for (const std::string nearest :
+       {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}) {
+    cases.push_back(resize("resize_nearest_" + nearest + "_asymmetric_x2",
+                           Shape({1, 3, 3, 4}), {1, 3, 6, 8}, "nearest",
+                           "asymmetric", {1, 1, 2, 2}, nearest));
+    cases.push_back(resize("resize_nearest_" + nearest + "_half_pixel_x0p5",
+                           Shape({1, 2, 8, 6}), {1, 2, 4, 3}, "nearest",
+                           "half_pixel", {1, 1, 0.5, 0.5}, nearest));
+    cases.push_back(resize("resize_nearest_" + nearest + "_align_corners",
+                           Shape({1, 1, 5, 4}), {1, 1, 8, 7}, "nearest",
+                           "align_corners", {}, nearest));
+  }
+  // Cubic's parameter and exclude_outside.
+  for (bool exclude : {false, true}) {
+    ConformanceCase c = resize(
+        absl::StrCat("resize_cubic_a_m0p5", exclude ? "_exclude_outside" : ""),
+        Shape({1, 1, 4, 4}), {1, 1, 8, 8}, "cubic", "half_pixel");
+    c.attrs.Set("cubic_coeff_a", -0.5);
+    c.attrs.Set("exclude_outside", exclude);
+    cases.push_back(c);
+    c = resize(absl::StrCat("resize_cubic_down", exclude ? "_exclude_outside" : ""),
+               Shape({2, 6, 7}), {2, 3, 3}, "cubic", "asymmetric");
+    c.attrs.Set("exclude_outside", exclude);
+    cases.push_back(c);
+  }
+  // Ranks, identity axes and the generic (axis by axis) path.
+  cases.push_back(resize("resize_linear_identity", Shape({2, 3, 4, 5}),
+                         {2, 3, 4, 5}, "linear", "half_pixel"));
+  cases.push_back(resize("resize_linear_only_width", Shape({2, 3, 4, 5}),
+                         {2, 3, 4, 9}, "linear", "half_pixel"));
+  cases.push_back(resize("resize_linear_only_height", Shape({2, 3, 4, 5}),
+                         {2, 3, 7, 5}, "linear", "align_corners"));
+  cases.push_back(resize("resize_linear_rank1", Shape({7}), {12}, "linear",
+                         "half_pixel"));
+  cases.push_back(resize("resize_linear_rank2", Shape({5, 6}), {3, 11},
+                         "linear", "pytorch_half_pixel"));
+  cases.push_back(resize("resize_linear_rank3_all_axes", Shape({2, 5, 6}),
+                         {3, 4, 9}, "linear", "half_pixel"));
+  cases.push_back(resize("resize_nearest_rank3_first_axis", Shape({3, 4, 5}),
+                         {5, 4, 5}, "nearest", "asymmetric"));
+  cases.push_back(resize("resize_linear_channels", Shape({1, 3, 4, 4}),
+                         {1, 6, 4, 8}, "linear", "half_pixel"));
+  cases.push_back(resize("resize_linear_rank5", Shape({1, 2, 3, 4, 5}),
+                         {1, 2, 6, 3, 8}, "linear", "half_pixel"));
+  cases.push_back(resize("resize_cubic_rank5", Shape({1, 1, 4, 3, 5}),
+                         {1, 1, 5, 6, 3}, "cubic", "half_pixel"));
+  cases.push_back(resize("resize_nearest_rank5", Shape({2, 1, 3, 4, 2}),
+                         {2, 1, 6, 2, 4}, "nearest", "half_pixel"));
+  // Scale 1 with the size unchanged is identity, whatever the mode.
+  cases.push_back(resize("resize_linear_scale1_axes_tf_half_pixel",
+                         Shape({1, 2, 3, 4}), {1, 2, 6, 4}, "linear",
+                         "tf_half_pixel_for_nn", {1, 1, 2, 1}));
+  // Large enough for the cpu kernel's threads, on both paths.
+  cases.push_back(resize("resize_linear_large", Shape({2, 3, 48, 64}),
+                         {2, 3, 96, 120}, "linear", "half_pixel"));
+  cases.push_back(resize("resize_nearest_large_generic", Shape({4, 40, 50}),
+                         {8, 60, 50}, "nearest", "half_pixel"));
+  // float64: every path once.
+  for (const char* mode : {"nearest", "linear", "cubic"}) {
+    cases.push_back(InDType(resize(absl::StrCat("resize_", mode, "_nchw"),
+                                   Shape({1, 2, 5, 4}), {1, 2, 8, 3}, mode,
+                                   "half_pixel"),
+                            DType::kFloat64));
+    cases.push_back(InDType(resize(absl::StrCat("resize_", mode, "_generic"),
+                                   Shape({3, 4, 5}), {5, 2, 5}, mode,
+                                   "align_corners"),
+                            DType::kFloat64));
+  }
+}
+
 std::vector<ConformanceCase> NnConformanceCases() {
   std::vector<ConformanceCase> cases;
   AddAvgPoolCases(cases);
@@ -240,6 +354,7 @@ std::vector<ConformanceCase> NnConformanceCases() {
   AddMatmulCases(cases);
   AddLayerNormCases(cases);
   AddLogSoftmaxCases(cases);
+  AddResizeCases(cases);
   return cases;
 }
 

@@ -14,6 +14,7 @@
 #include "models/host_array.h"
 #include "models/npy.h"
 #include "onnx/onnx_model.h"
+#include "tests/relative_diff.h"
 
 namespace switchyard {
 namespace {
@@ -47,16 +48,6 @@ std::vector<Param> Params() {
     }
   }
   return params;
-}
-
-double RelativeDiff(const HostArray& got, const HostArray& want) {
-  double diff = 0, scale = 0;
-  for (int64_t i = 0; i < want.num_elements(); ++i) {
-    const double w = want.ElementAsDouble(i);
-    diff = std::max(diff, std::abs(got.ElementAsDouble(i) - w));
-    scale = std::max(scale, std::abs(w));
-  }
-  return diff / scale;
 }
 
 class OnnxModelsTest : public testing::TestWithParam<Param> {};

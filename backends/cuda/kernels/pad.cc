@@ -6,9 +6,9 @@
 #include <memory>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "backends/cuda/kernels/cuda_kernel.h"
 #include "backends/cuda/kernels/pad.cuh"
+#include "backends/cuda/kernels/view_rank.h"
 #include "ops/shape_attrs.h"
 
 namespace switchyard {
@@ -21,12 +21,8 @@ class PadKernel : public OneToOneAttrsKernel<PadAttrs> {
 
  private:
   absl::Status RunOne(const Tensor& in, Tensor& out) override {
+    SY_RETURN_IF_ERROR(CheckViewRank("pad", device(), in.shape()));
     const int rank = in.shape().rank();
-    if (rank > kernels::kMaxShapeRank) {
-      return absl::UnimplementedError(absl::StrCat(
-          "pad on ", device().name(), " takes at most ", kernels::kMaxShapeRank,
-          " dims, got input ", in.shape().ToString(), "; run it on the CPU"));
-    }
     kernels::PadParams params;
     params.rank = rank;
     params.mode = static_cast<int>(attrs().mode);
