@@ -109,6 +109,45 @@ absl::StatusOr<int64_t> StagedRunner::ScalarOnHost(const StagedModel& model,
       "'", name, "' must be int64 or bool, got ", DTypeName(h.dtype)));
 }
 
+absl::StatusOr<std::shared_ptr<const StagedRunner::LoopBody>>
+StagedRunner::PreparedLoopBody(int p, const onnx::GraphProto& body) {
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = loop_bodies_.find(p);
+    if (it != loop_bodies_.end()) return it->second;
+  }
+  auto prepared = std::make_shared<LoopBody>();
+  std::set<std::string> defined;
+  for (const onnx::ValueInfoProto& in : body.input()) defined.insert(in.name());
+  for (const onnx::TensorProto& t : body.initializer()) defined.insert(t.name());
+  for (const onnx::NodeProto& inner : body.node()) {
+    for (const std::string& out : inner.output()) defined.insert(out);
+  }
+  std::set<std::string> reads;
+  CollectReads(body, reads);
+  for (const std::string& name : reads) {
+    if (defined.count(name) == 0) prepared->outer_reads.push_back(name);
+  }
+  for (const onnx::TensorProto& t : body.initializer()) {
+    absl::StatusOr<HostArray> value = ReadTensorProto(t, "");
+    if (!value.ok()) {
+      return absl::Status(value.status().code(),
+                          absl::StrCat("body initializer '", t.name(), "': ",
+                                       value.status().message()));
+    }
+    prepared->constants[t.name()] = std::make_shared<const HostArray>(*std::move(value));
+  }
+  for (int q = 0; q < body.node_size(); ++q) {
+    for (const std::string& name : NodeReads(body.node(q))) prepared->last_use[name] = q;
+  }
+  for (const onnx::ValueInfoProto& out : body.output()) {
+    prepared->last_use[out.name()] = body.node_size();
+  }
+  prepared->consumers = std::make_shared<const ConsumerSets>(CollectConsumers(body));
+  absl::MutexLock lock(&mu_);
+  return loop_bodies_.emplace(p, std::move(prepared)).first->second;
+}
+
 absl::Status StagedRunner::RunLoop(const StagedModel& model, int p,
                                    CarriedMap& carried, const RunOptions& options,
                                    std::vector<std::string>* trace) {
@@ -161,31 +200,9 @@ absl::Status StagedRunner::RunLoop(const StagedModel& model, int p,
 
   // The body as a model of its own: its inputs, the outer values it reads,
   // its initializers, and the model's constants.
-  std::set<std::string> defined;
-  for (const onnx::ValueInfoProto& in : body.input()) defined.insert(in.name());
-  for (const onnx::TensorProto& t : body.initializer()) defined.insert(t.name());
-  for (const onnx::NodeProto& inner : body.node()) {
-    for (const std::string& out : inner.output()) defined.insert(out);
-  }
-  std::set<std::string> reads;
-  CollectReads(body, reads);
-  std::map<std::string, std::shared_ptr<const HostArray>> body_constants;
-  for (const onnx::TensorProto& t : body.initializer()) {
-    absl::StatusOr<HostArray> value = ReadTensorProto(t, "");
-    if (!value.ok()) {
-      return fail(absl::Status(value.status().code(),
-                               absl::StrCat("body initializer '", t.name(),
-                                            "': ", value.status().message())));
-    }
-    body_constants[t.name()] = std::make_shared<const HostArray>(*std::move(value));
-  }
-  std::map<std::string, int> body_last_use;
-  for (int q = 0; q < body.node_size(); ++q) {
-    for (const std::string& name : NodeReads(body.node(q))) body_last_use[name] = q;
-  }
-  for (const onnx::ValueInfoProto& out : body.output()) {
-    body_last_use[out.name()] = body.node_size();
-  }
+  absl::StatusOr<std::shared_ptr<const LoopBody>> prepared = PreparedLoopBody(p, body);
+  if (!prepared.ok()) return fail(prepared.status());
+  const LoopBody& loop_body = **prepared;
   StagedModel body_model = model;
   body_model.graph = &body;
   body_model.input_names.clear();
@@ -193,11 +210,11 @@ absl::Status StagedRunner::RunLoop(const StagedModel& model, int p,
   for (const onnx::ValueInfoProto& out : body.output()) {
     body_model.output_names.push_back(out.name());
   }
-  body_model.last_use = &body_last_use;
-  body_model.consumers = std::make_shared<const ConsumerSets>(CollectConsumers(body));
+  body_model.last_use = &loop_body.last_use;
+  body_model.consumers = loop_body.consumers;
   body_model.add_constants = [&](ConversionState& state) {
     model.add_constants(state);
-    for (const auto& [name, value] : body_constants) {
+    for (const auto& [name, value] : loop_body.constants) {
       ValueEntry e;
       e.type = {value->shape, value->dtype};
       e.host = value;
@@ -207,8 +224,7 @@ absl::Status StagedRunner::RunLoop(const StagedModel& model, int p,
   body_model.name_scope = absl::StrCat(model.name_scope, layer, "/body/");
   body_model.depth = model.depth + 1;
   CarriedMap outer;  // the outer values the body reads
-  for (const std::string& name : reads) {
-    if (defined.count(name) > 0) continue;
+  for (const std::string& name : loop_body.outer_reads) {
     auto it = carried.find(name);
     if (it != carried.end()) outer[name] = it->second;
   }

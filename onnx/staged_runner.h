@@ -179,12 +179,23 @@ class StagedRunner {
                                        const RunOptions& options);
   // The runner of Loop node `p`'s body (created on first use).
   StagedRunner& BodyRunner(int p);
+  // What Loop node `p`'s body needs in every run, from its graph alone:
+  // prepared on the first run, then shared.
+  struct LoopBody {
+    std::vector<std::string> outer_reads;  // values of the graph around
+    std::map<std::string, std::shared_ptr<const HostArray>> constants;  // initializers
+    std::map<std::string, int> last_use;
+    std::shared_ptr<const ConsumerSets> consumers;
+  };
+  absl::StatusOr<std::shared_ptr<const LoopBody>> PreparedLoopBody(
+      int p, const onnx::GraphProto& body);
 
   const size_t max_plans_;
   mutable absl::Mutex mu_;
   int64_t max_loop_iterations_ ABSL_GUARDED_BY(mu_) = kDefaultMaxLoopIterations;
   // Loop node index -> its body's runner.
   std::map<int, std::unique_ptr<StagedRunner>> body_runners_ ABSL_GUARDED_BY(mu_);
+  std::map<int, std::shared_ptr<const LoopBody>> loop_bodies_ ABSL_GUARDED_BY(mu_);
   // Most recently used first.
   std::list<std::pair<std::string, std::shared_ptr<const Segment>>> lru_
       ABSL_GUARDED_BY(mu_);
