@@ -19,6 +19,7 @@ namespace switchyard {
 class Graph;
 struct Node;
 class Tensor;
+class CachingAllocator;  // core/caching_allocator.h
 using NodeId = int;
 
 // What `switchyard devices` prints about one device.
@@ -92,6 +93,10 @@ class BackendDevice {
   virtual DeviceInfo Info() const = 0;
 
   virtual absl::StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) = 0;
+  // The allocator Allocate draws from, when the device caches its memory
+  // (cpu, cuda): its statistics and watches give a run's peak bytes
+  // (core/run_memory.h). Null for a device without one.
+  virtual CachingAllocator* caching_allocator() { return nullptr; }
   // Copies `bytes` from host memory into the start of `dst`.
   virtual absl::Status CopyFromHost(const void* src, Buffer& dst,
                                     size_t bytes) = 0;

@@ -14,6 +14,7 @@
 #include "core/graph.h"
 #include "core/partition.h"
 #include "core/placement_report.h"
+#include "core/run_memory.h"
 #include "core/tensor.h"
 
 namespace switchyard {
@@ -26,6 +27,10 @@ struct RunOptions {
   // (core/profiler.h). Null, the default: nothing is timed and the run pays
   // nothing for it.
   Profiler* profiler = nullptr;
+  // When set, gets the run's memory on each device with a caching allocator
+  // (peak bytes, blocks taken new; core/run_memory.h). A second run of the
+  // same shapes, the first run's outputs dropped, takes no new blocks.
+  std::vector<DeviceMemoryUse>* memory = nullptr;
 };
 
 // A placed graph lowered onto backend kernels, with its intermediate buffers

@@ -1,9 +1,12 @@
 // ExecutablePlan::Run: binds inputs, runs the kernels in order, returns outputs.
 
+#include <optional>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/executable_plan.h"
 #include "core/profiler.h"
+#include "core/run_memory.h"
 #include "core/status_macros.h"
 
 namespace switchyard {
@@ -33,6 +36,9 @@ absl::StatusOr<std::vector<Tensor>> ExecutablePlan::Run(
   }
 
   absl::MutexLock lock(&run_mu_);
+  // The run's memory on each device (RunOptions::memory), when asked.
+  std::optional<RunMemoryWatch> memory_watch;
+  if (options.memory != nullptr) memory_watch.emplace(devices_used_);
   for (size_t i = 0; i < inputs.size(); ++i) values_[input_ids[i]] = inputs[i];
 
   // Profiling (optional): marks on each device's clock around each node.
@@ -99,8 +105,13 @@ absl::StatusOr<std::vector<Tensor>> ExecutablePlan::Run(
   }
   std::vector<Tensor> outputs;
   for (ValueId id : graph_.outputs()) outputs.push_back(values_[id]);
-  // Drop references to the caller's inputs until the next run.
-  for (ValueId id : input_ids) values_[id] = Tensor();
+  // Keep nothing of this run but the constants: the caller's inputs, and
+  // outputs the caller drops, go back to the allocator now, so the next run
+  // of the same shapes is served from its cache.
+  for (const Value& v : graph_.values()) {
+    if (!v.constant) values_[v.id] = Tensor();
+  }
+  if (memory_watch) *options.memory = memory_watch->Finish();
   return outputs;
 }
 

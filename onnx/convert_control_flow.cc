@@ -3,7 +3,9 @@
 // "<if>/then/<node>"), read that graph's values by name, and run on the
 // model's device like every other node. A condition computed at run time is
 // a request for its contents (a staged run ends its segment there), so the
-// branch is chosen from this run's data.
+// branch is chosen from this run's data. A branch that itself needs
+// run-time data is handed to the staged runner, which runs it as a staged
+// run of its own (onnx/staged_subgraph.cc).
 //
 // Loop is driven by the staged runner (onnx/staged_loop.cc): each iteration
 // is a staged run of the body on the model's device, whose condition and
@@ -66,11 +68,20 @@ absl::StatusOr<std::vector<Val>> ConvertSubgraph(NodeContext& ctx,
       restore();
       if (state.need != ConversionState::Need::kNone) {
         // A request from inside the branch: its value has no name in the
-        // graph around, so the runner cannot fetch it.
+        // graph around, so the staged runner runs the whole branch as a
+        // staged run of its own instead (StagedRunner::RunBranch).
         state.need = ConversionState::Need::kNone;
+        if (state.run_time_data_allowed) {
+          state.need = ConversionState::Need::kBranch;
+          state.needed.clear();
+          return absl::UnavailableError(absl::StrCat(
+              "in ", scope, ": ", converted.message(),
+              "; the branch runs as a staged run of its own"));
+        }
         return absl::UnimplementedError(absl::StrCat(
-            "in ", scope, ": ", converted.message(), "; values computed at run "
-            "time inside a branch cannot decide shapes yet"));
+            "in ", scope, ": ", converted.message(), "; a single static plan "
+            "cannot hold it: OnnxModel::Run (switchyard run) runs such models "
+            "in segments"));
       }
       return absl::Status(converted.code(),
                           absl::StrCat("in ", scope, ": ", converted.message()));

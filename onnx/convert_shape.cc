@@ -365,6 +365,57 @@ absl::Status ConvertNonZero(NodeContext& ctx) {
       0, ctx.Constant(HostArray::Of<int64_t>(Shape({rank, count}), out)));
 }
 
+// Compress: the slices along `axis` (of the flattened input without it)
+// whose condition is true; a condition shorter than the axis drops the rest,
+// as ONNX says. The count depends on the data: a host step, as NonZero.
+absl::Status ConvertCompress(NodeContext& ctx) {
+  SY_RETURN_IF_ERROR(ctx.RequireHostInputs());
+  const HostArray& x = *ctx.Host(ctx.In(0));
+  const HostArray& condition = *ctx.Host(ctx.In(1));
+  if (condition.shape.rank() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input 1 (condition) must be 1-D, got shape ", condition.shape.ToString()));
+  }
+  std::vector<int64_t> dims = {x.num_elements()};
+  int64_t axis = 0;
+  if (ctx.HasAttr("axis")) {
+    SY_ASSIGN_OR_RETURN(axis, ctx.Int("axis", 0));
+    const int64_t rank = x.shape.rank();
+    if (axis < -rank || axis >= rank) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "axis ", axis, " is out of range for input 0 of rank ", rank));
+    }
+    if (axis < 0) axis += rank;
+    dims = x.shape.dims();
+  }
+  const int64_t length = dims[axis];
+  const int64_t given = condition.num_elements();
+  std::vector<int64_t> kept;
+  for (int64_t i = 0; i < given; ++i) {
+    if (condition.ElementAsDouble(i) == 0) continue;
+    if (i >= length) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input 1 (condition) selects index ", i, " but axis ", axis,
+          " of input 0 has size ", length));
+    }
+    kept.push_back(i);
+  }
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= dims[d];
+  for (size_t d = axis + 1; d < dims.size(); ++d) inner *= dims[d];
+  const size_t slice = static_cast<size_t>(inner) * DTypeSize(x.dtype);
+  std::vector<char> out(static_cast<size_t>(outer) * kept.size() * slice);
+  char* to = out.data();
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i : kept) {
+      std::memcpy(to, x.bytes.data() + (o * length + i) * slice, slice);
+      to += slice;
+    }
+  }
+  dims[axis] = static_cast<int64_t>(kept.size());
+  return ctx.SetOutput(0, ctx.Constant(HostArray(Shape(dims), x.dtype, std::move(out))));
+}
+
 absl::Status ConvertRange(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(double start, ctx.ConstScalar(0, "start"));
   SY_ASSIGN_OR_RETURN(double limit, ctx.ConstScalar(1, "limit"));
@@ -432,6 +483,7 @@ SY_REGISTER_ONNX_CONVERTER("ConstantOfShape", ConvertConstantOfShape);
 SY_REGISTER_ONNX_CONVERTER("Constant", ConvertConstant, 0);
 SY_REGISTER_ONNX_CONVERTER("Range", ConvertRange, 3);
 SY_REGISTER_ONNX_CONVERTER("NonZero", ConvertNonZero);
+SY_REGISTER_ONNX_CONVERTER("Compress", ConvertCompress);
 
 }  // namespace
 }  // namespace onnx_import

@@ -114,6 +114,9 @@ class ConversionState {
     // The node runs a subgraph once per iteration (Loop): the runner
     // drives it, each iteration a staged run of the body.
     kLoop,
+    // An If whose chosen branch needs run-time data itself: the runner runs
+    // the branch as a staged run of its own.
+    kBranch,
   };
   Need need = Need::kNone;
   std::vector<std::string> needed;  // kContents: the ONNX names

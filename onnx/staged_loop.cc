@@ -7,7 +7,6 @@
 // from one iteration to the next; scan outputs are stacked there at the end.
 
 #include <cstring>
-#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -109,45 +108,6 @@ absl::StatusOr<int64_t> StagedRunner::ScalarOnHost(const StagedModel& model,
       "'", name, "' must be int64 or bool, got ", DTypeName(h.dtype)));
 }
 
-absl::StatusOr<std::shared_ptr<const StagedRunner::LoopBody>>
-StagedRunner::PreparedLoopBody(int p, const onnx::GraphProto& body) {
-  {
-    absl::MutexLock lock(&mu_);
-    auto it = loop_bodies_.find(p);
-    if (it != loop_bodies_.end()) return it->second;
-  }
-  auto prepared = std::make_shared<LoopBody>();
-  std::set<std::string> defined;
-  for (const onnx::ValueInfoProto& in : body.input()) defined.insert(in.name());
-  for (const onnx::TensorProto& t : body.initializer()) defined.insert(t.name());
-  for (const onnx::NodeProto& inner : body.node()) {
-    for (const std::string& out : inner.output()) defined.insert(out);
-  }
-  std::set<std::string> reads;
-  CollectReads(body, reads);
-  for (const std::string& name : reads) {
-    if (defined.count(name) == 0) prepared->outer_reads.push_back(name);
-  }
-  for (const onnx::TensorProto& t : body.initializer()) {
-    absl::StatusOr<HostArray> value = ReadTensorProto(t, "");
-    if (!value.ok()) {
-      return absl::Status(value.status().code(),
-                          absl::StrCat("body initializer '", t.name(), "': ",
-                                       value.status().message()));
-    }
-    prepared->constants[t.name()] = std::make_shared<const HostArray>(*std::move(value));
-  }
-  for (int q = 0; q < body.node_size(); ++q) {
-    for (const std::string& name : NodeReads(body.node(q))) prepared->last_use[name] = q;
-  }
-  for (const onnx::ValueInfoProto& out : body.output()) {
-    prepared->last_use[out.name()] = body.node_size();
-  }
-  prepared->consumers = std::make_shared<const ConsumerSets>(CollectConsumers(body));
-  absl::MutexLock lock(&mu_);
-  return loop_bodies_.emplace(p, std::move(prepared)).first->second;
-}
-
 absl::Status StagedRunner::RunLoop(const StagedModel& model, int p,
                                    CarriedMap& carried, const RunOptions& options,
                                    std::vector<std::string>* trace) {
@@ -200,29 +160,11 @@ absl::Status StagedRunner::RunLoop(const StagedModel& model, int p,
 
   // The body as a model of its own: its inputs, the outer values it reads,
   // its initializers, and the model's constants.
-  absl::StatusOr<std::shared_ptr<const LoopBody>> prepared = PreparedLoopBody(p, body);
+  absl::StatusOr<std::shared_ptr<const Subgraph>> prepared = PreparedSubgraph({p, 0}, body);
   if (!prepared.ok()) return fail(prepared.status());
-  const LoopBody& loop_body = **prepared;
-  StagedModel body_model = model;
-  body_model.graph = &body;
-  body_model.input_names.clear();
-  body_model.output_names.clear();
-  for (const onnx::ValueInfoProto& out : body.output()) {
-    body_model.output_names.push_back(out.name());
-  }
-  body_model.last_use = &loop_body.last_use;
-  body_model.consumers = loop_body.consumers;
-  body_model.add_constants = [&](ConversionState& state) {
-    model.add_constants(state);
-    for (const auto& [name, value] : loop_body.constants) {
-      ValueEntry e;
-      e.type = {value->shape, value->dtype};
-      e.host = value;
-      state.env[name] = state.Add(std::move(e));
-    }
-  };
-  body_model.name_scope = absl::StrCat(model.name_scope, layer, "/body/");
-  body_model.depth = model.depth + 1;
+  const Subgraph& loop_body = **prepared;
+  const StagedModel body_model =
+      SubgraphModel(model, body, loop_body, absl::StrCat(layer, "/body/"));
   CarriedMap outer;  // the outer values the body reads
   for (const std::string& name : loop_body.outer_reads) {
     auto it = carried.find(name);
@@ -236,7 +178,7 @@ absl::Status StagedRunner::RunLoop(const StagedModel& model, int p,
   const Shape cond_shape = DeclaredScalarShape(body.input(1));
   // The body passes its condition through unchanged: no copy to learn it.
   const bool cond_passed_through = body.output(0).name() == cond_in_name;
-  StagedRunner& body_runner = BodyRunner(p);
+  StagedRunner& body_runner = SubgraphRunner({p, 0});
   std::vector<std::string> body_trace;  // of the first iteration
   std::vector<std::vector<Tensor>> scans(signature->scans);
   int64_t i = 0;

@@ -1,5 +1,6 @@
 #include "onnx/staged_runner.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -99,6 +100,9 @@ absl::StatusOr<std::shared_ptr<const StagedRunner::Segment>> StagedRunner::Build
         break;
       case ConversionState::Need::kHostInputs:
         segment->next = Next::kHostInputs;
+        break;
+      case ConversionState::Need::kBranch:
+        segment->next = Next::kBranch;
         break;
       default:
         segment->next = Next::kLoop;
@@ -254,17 +258,26 @@ absl::StatusOr<std::vector<Tensor>> StagedRunner::Run(const StagedModel& model,
     return absl::InvalidArgumentError(absl::StrCat(
         "the model takes ", model.input_names.size(), " inputs, got ", inputs.size()));
   }
+  SY_ASSIGN_OR_RETURN(BackendDevice * device, model.registry->GetDevice(model.device));
+  // The whole run's memory, segments and Loop bodies together; the plans
+  // inside report nothing of their own.
+  std::optional<RunMemoryWatch> memory_watch;
+  RunOptions inner = options;
+  if (options.memory != nullptr) {
+    BackendDevice* watched[] = {device};
+    memory_watch.emplace(watched);
+    inner.memory = nullptr;
+  }
   CarriedMap carried;
   for (size_t i = 0; i < inputs.size(); ++i) {
     carried[model.input_names[i]] = Carried{inputs[i], nullptr, ""};
   }
   SY_ASSIGN_OR_RETURN(std::vector<Carried> values,
-                      RunCarried(model, std::move(carried), options, trace));
+                      RunCarried(model, std::move(carried), inner, trace));
   {
     absl::MutexLock lock(&mu_);
     ++stats_.runs;
   }
-  SY_ASSIGN_OR_RETURN(BackendDevice * device, model.registry->GetDevice(model.device));
   std::vector<Tensor> outputs;
   for (size_t i = 0; i < values.size(); ++i) {
     const Carried& value = values[i];
@@ -281,6 +294,8 @@ absl::StatusOr<std::vector<Tensor>> StagedRunner::Run(const StagedModel& model,
       outputs.push_back(value.tensor);
     }
   }
+  values.clear();
+  if (memory_watch) *options.memory = memory_watch->Finish();
   return outputs;
 }
 
@@ -353,6 +368,9 @@ absl::StatusOr<std::vector<StagedRunner::Carried>> StagedRunner::RunCarried(
                                       "shape depends on it)\n"));
       }
       ++p;
+    } else if (segment->next == Next::kBranch) {
+      SY_RETURN_IF_ERROR(RunBranch(model, p, carried, options, trace));
+      ++p;
     } else {
       SY_RETURN_IF_ERROR(RunLoop(model, p, carried, options, trace));
       ++p;
@@ -395,7 +413,7 @@ absl::StatusOr<StagedRunner::Carried> StagedRunner::Lookup(const StagedModel& mo
 StagedRunStats StagedRunner::stats() const {
   absl::MutexLock lock(&mu_);
   StagedRunStats total = stats_;
-  for (const auto& [p, body] : body_runners_) {
+  for (const auto& [p, body] : subgraph_runners_) {
     const StagedRunStats s = body->stats();
     total.segments_run += s.segments_run;
     total.plans_compiled += s.plans_compiled;
@@ -414,28 +432,18 @@ void StagedRunner::Clear() {
   lru_.clear();
   index_.clear();
   stats_.plans_cached = 0;
-  for (const auto& [p, body] : body_runners_) body->Clear();
+  for (const auto& [p, body] : subgraph_runners_) body->Clear();
 }
 
 void StagedRunner::set_max_loop_iterations(int64_t n) {
   absl::MutexLock lock(&mu_);
   max_loop_iterations_ = n;
-  for (const auto& [p, body] : body_runners_) body->set_max_loop_iterations(n);
+  for (const auto& [p, body] : subgraph_runners_) body->set_max_loop_iterations(n);
 }
 
 int64_t StagedRunner::max_loop_iterations() const {
   absl::MutexLock lock(&mu_);
   return max_loop_iterations_;
-}
-
-StagedRunner& StagedRunner::BodyRunner(int p) {
-  absl::MutexLock lock(&mu_);
-  std::unique_ptr<StagedRunner>& body = body_runners_[p];
-  if (body == nullptr) {
-    body = std::make_unique<StagedRunner>(max_plans_);
-    body->set_max_loop_iterations(max_loop_iterations_);
-  }
-  return *body;
 }
 
 }  // namespace onnx_import

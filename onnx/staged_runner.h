@@ -14,7 +14,11 @@
 //    outputs go back to the device as inputs of the next segment;
 //  - a Loop (Need::kLoop) runs its body once per iteration, each iteration a
 //    staged run of the body graph on the model's device (onnx/staged_loop.cc)
-//    with segments of its own, cached like these.
+//    with segments of its own, cached like these;
+//  - an If whose chosen branch itself needs run-time data (Need::kBranch:
+//    a NonZero, a computed shape, a Loop inside the branch) runs that branch
+//    as a staged run of its own (onnx/staged_subgraph.cc); a branch without
+//    such needs is converted inline into the segment around it.
 // Each such copy to the host is a synchronisation of the device, recorded
 // by the profiler as a "d2h" copy named "<node> run-time value".
 //
@@ -128,7 +132,7 @@ class StagedRunner {
   };
   using CarriedMap = std::map<std::string, Carried>;
 
-  enum class Next { kEnd, kContents, kHostInputs, kLoop };
+  enum class Next { kEnd, kContents, kHostInputs, kLoop, kBranch };
   struct Segment {
     int end = 0;  // the node where the next step starts
     Next next = Next::kEnd;
@@ -177,25 +181,38 @@ class StagedRunner {
                                        const std::string& name, Carried value,
                                        const std::string& why,
                                        const RunOptions& options);
-  // The runner of Loop node `p`'s body (created on first use).
-  StagedRunner& BodyRunner(int p);
-  // What Loop node `p`'s body needs in every run, from its graph alone:
-  // prepared on the first run, then shared.
-  struct LoopBody {
+  // If node `p` (onnx/staged_subgraph.cc): its chosen branch as a staged
+  // run, its outputs into `carried`.
+  absl::Status RunBranch(const StagedModel& model, int p, CarriedMap& carried,
+                         const RunOptions& options, std::vector<std::string>* trace);
+
+  // A subgraph of node `first`: a Loop's body (second 0), an If's then (0)
+  // or else (1) branch.
+  using SubgraphKey = std::pair<int, int>;
+  // The runner of a subgraph (created on first use).
+  StagedRunner& SubgraphRunner(SubgraphKey key);
+  // What a subgraph needs in every run, from its graph alone: prepared on
+  // the first run, then shared.
+  struct Subgraph {
     std::vector<std::string> outer_reads;  // values of the graph around
     std::map<std::string, std::shared_ptr<const HostArray>> constants;  // initializers
     std::map<std::string, int> last_use;
     std::shared_ptr<const ConsumerSets> consumers;
   };
-  absl::StatusOr<std::shared_ptr<const LoopBody>> PreparedLoopBody(
-      int p, const onnx::GraphProto& body);
+  absl::StatusOr<std::shared_ptr<const Subgraph>> PreparedSubgraph(
+      SubgraphKey key, const onnx::GraphProto& graph);
+  // `model` with `graph` in its place: the subgraph's outputs, constants
+  // (the model's and its own initializers), and names under `scope`
+  // ("<layer>/body/"). `prepared` must outlive the result.
+  static StagedModel SubgraphModel(const StagedModel& model, const onnx::GraphProto& graph,
+                                   const Subgraph& prepared, const std::string& scope);
 
   const size_t max_plans_;
   mutable absl::Mutex mu_;
   int64_t max_loop_iterations_ ABSL_GUARDED_BY(mu_) = kDefaultMaxLoopIterations;
-  // Loop node index -> its body's runner.
-  std::map<int, std::unique_ptr<StagedRunner>> body_runners_ ABSL_GUARDED_BY(mu_);
-  std::map<int, std::shared_ptr<const LoopBody>> loop_bodies_ ABSL_GUARDED_BY(mu_);
+  std::map<SubgraphKey, std::unique_ptr<StagedRunner>> subgraph_runners_
+      ABSL_GUARDED_BY(mu_);
+  std::map<SubgraphKey, std::shared_ptr<const Subgraph>> subgraphs_ ABSL_GUARDED_BY(mu_);
   // Most recently used first.
   std::list<std::pair<std::string, std::shared_ptr<const Segment>>> lru_
       ABSL_GUARDED_BY(mu_);

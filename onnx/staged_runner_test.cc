@@ -14,9 +14,11 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/backend_registry.h"
 #include "core/device.h"
 #include "core/profiler.h"
+#include "core/run_memory.h"
 #include "core/tensor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -97,6 +99,42 @@ TEST(StagedRunnerTest, NonZeroFeedsLaterNodesWhateverItsCount) {
   y = model->Run({Floats({3}, {0, 0, 0})});
   ASSERT_TRUE(y.ok()) << y.status();
   EXPECT_EQ((*y)[0].shape(), Shape({0}));
+}
+
+TEST(StagedRunnerTest, EachRunReportsItsMemoryAndTheSameShapesTakeNothingNew) {
+  std::unique_ptr<OnnxModel> model = Load(NonZeroModel(), "nonzero_memory");
+  ASSERT_NE(model, nullptr);
+  const Tensor x = Floats({1000}, std::vector<float>(1000, 1.0f));
+  std::vector<DeviceMemoryUse> first, second, bigger, again;
+  RunOptions options;
+  options.memory = &first;
+  {
+    absl::StatusOr<std::vector<Tensor>> y = model->Run({x}, options);
+    ASSERT_TRUE(y.ok()) << y.status();
+    EXPECT_EQ((*y)[0].shape(), Shape({1000}));
+  }
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].device, Device::Cpu());
+  // NonZero's int64 indices, the gathered output: at least 12 KB in use.
+  EXPECT_GE(first[0].peak_bytes - first[0].start_bytes, 12000);
+  EXPECT_GT(first[0].new_blocks, 0);
+  EXPECT_THAT(first[0].ToString(), HasSubstr("cpu:0: peak "));
+
+  // The same shapes, the first outputs dropped: all from the cache.
+  options.memory = &second;
+  ASSERT_TRUE(model->Run({x}, options).ok());
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].new_blocks, 0) << second[0].ToString();
+  EXPECT_EQ(second[0].new_bytes, 0);
+  EXPECT_GE(second[0].peak_bytes - second[0].start_bytes, 12000);
+
+  // A larger input takes new blocks; coming back to the first size does not.
+  options.memory = &bigger;
+  ASSERT_TRUE(model->Run({Floats({5000}, std::vector<float>(5000, 2.0f))}, options).ok());
+  EXPECT_GT(bigger[0].new_blocks, 0);
+  options.memory = &again;
+  ASSERT_TRUE(model->Run({x}, options).ok());
+  EXPECT_EQ(again[0].new_blocks, 0) << again[0].ToString();
 }
 
 // x [n], shape int64 [2] -> Reshape -> Relu -> y: the shape is data.
@@ -237,6 +275,61 @@ TEST(StagedRunnerTest, IfTakesTheBranchThisRunsDataChooses) {
     if (e.op == "d2h" && e.name.find("run-time value") != std::string::npos) ++copies;
   }
   EXPECT_GE(copies, 1);
+}
+
+// cond bool [] -> If: then the non-zero values of x (NonZero inside the
+// branch: a data-dependent count), else -x.
+onnx::ModelProto IfWithNonZeroModel() {
+  onnx::ModelProto m = NewModel();
+  onnx::GraphProto& g = *m.mutable_graph();
+  AddValueInfo(g.add_input(), "x", onnx::TensorProto::FLOAT, {-1});
+  AddValueInfo(g.add_input(), "cond", onnx::TensorProto::BOOL, {});
+  AddValueInfo(g.add_output(), "y", onnx::TensorProto::FLOAT, {-1});
+  onnx::NodeProto* if_node = AddNode(g, "If", {"cond"}, {"y"});
+  if_node->set_name("pick");
+  onnx::GraphProto* then_branch = onnx_testing::AddGraph(if_node, "then_branch");
+  AddNode(*then_branch, "NonZero", {"x"}, {"nz"});
+  AddInts(AddNode(*then_branch, "Squeeze", {"nz"}, {"idx"}), "axes", {0});
+  AddInt(AddNode(*then_branch, "Gather", {"x", "idx"}, {"kept"}), "axis", 0);
+  AddValueInfo(then_branch->add_output(), "kept", onnx::TensorProto::FLOAT, {-1});
+  onnx::GraphProto* else_branch = onnx_testing::AddGraph(if_node, "else_branch");
+  AddNode(*else_branch, "Neg", {"x"}, {"negated"});
+  AddValueInfo(else_branch->add_output(), "negated", onnx::TensorProto::FLOAT, {-1});
+  m.mutable_opset_import(0)->set_version(12);
+  return m;
+}
+
+TEST(StagedRunnerTest, ABranchThatNeedsRunTimeDataRunsAsAStagedRunOfItsOwn) {
+  std::unique_ptr<OnnxModel> model = Load(IfWithNonZeroModel(), "if_nonzero");
+  ASSERT_NE(model, nullptr);
+  const Tensor yes = Of<uint8_t>({}, DType::kBool, {1});
+  const Tensor no = Of<uint8_t>({}, DType::kBool, {0});
+  absl::StatusOr<std::vector<Tensor>> y = model->Run({Floats({5}, {0, 3, 0, -1, 2}), yes});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_THAT(Values<float>((*y)[0]), ElementsAre(3, -1, 2));
+  y = model->Run({Floats({3}, {1, 0, 2}), no});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_THAT(Values<float>((*y)[0]), ElementsAre(-1, 0, -2));
+
+  // Another count through the same branch, then the same shapes again:
+  // nothing new to compile.
+  y = model->Run({Floats({4}, {7, 0, 0, 0}), yes});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_THAT(Values<float>((*y)[0]), ElementsAre(7));
+  const int64_t compiled = model->run_stats().plans_compiled;
+  y = model->Run({Floats({4}, {0, 5, 0, 0}), yes});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_THAT(Values<float>((*y)[0]), ElementsAre(5));
+  EXPECT_EQ(model->run_stats().plans_compiled, compiled);
+
+  // `graph`'s description names the branch and what ran inside it.
+  absl::StatusOr<std::vector<std::string>> steps =
+      model->DescribeRun({Floats({3}, {1, 0, 2}), yes});
+  ASSERT_TRUE(steps.ok()) << steps.status();
+  const std::string text = absl::StrJoin(*steps, "");
+  EXPECT_THAT(text, HasSubstr("its then_branch needs run-time data"));
+  EXPECT_THAT(text, HasSubstr("ran on the host"));
+  EXPECT_THAT(text, HasSubstr("pick/then/"));
 }
 
 // boxes [1, n, 4], scores [1, 1, n] -> NMS -> selected [k, 3] -> Gather

@@ -17,10 +17,12 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/cpu_device.h"
 #include "backends/reference/reference_backend.h"
 #include "core/backend_registry.h"
 #include "core/compile.h"
 #include "core/graph.h"
+#include "core/prepared_weights.h"
 #include "core/tensor.h"
 #include "gtest/gtest.h"
 #include "models/safetensors.h"
@@ -237,6 +239,61 @@ TEST(ConvAlgorithmChoiceTest, TheKernelSaysWhatItChose) {
                                "conv/conv2d + relu/relu on cpu:0: winograd4:"));
   EXPECT_TRUE(absl::StrContains(KernelOf(64, 64, 28, 1, "winograd4"),
                                 "weights prepacked"));
+}
+
+// One conv2d with a constant weight, compiled for batch `n`.
+absl::StatusOr<std::unique_ptr<ExecutablePlan>> ConvPlan(const Tensor& weight, int64_t n) {
+  Graph graph;
+  ValueId x = graph.AddInput("x", Shape({n, 16, 14, 14}), Device::Cpu());
+  ValueId w = graph.AddConstant("w", weight);
+  AttrMap attrs;
+  attrs.Set("padding", std::vector<int64_t>{1, 1});
+  graph.AddOutput(graph.AddNode("conv2d", "conv", {x, w}, attrs));
+  return Compile(std::move(graph));
+}
+
+TEST(ConvAlgorithmChoiceTest, WinogradWeightsAreTransformedOncePerWeight) {
+  BackendRegistry& registry = BackendRegistry::Global();
+  ASSERT_TRUE(registry.SetOption("cpu", "conv_algorithm", "winograd4").ok());
+  auto* cpu = dynamic_cast<cpu::CpuDevice*>(*registry.GetDevice(Device::Cpu()));
+  ASSERT_NE(cpu, nullptr);
+  const Tensor weight = *Tensor::FromVector(
+      Shape({16, 16, 3, 3}), std::vector<float>(16 * 16 * 9, 0.25f), Device::Cpu(),
+      registry);
+  const PreparedWeights::Stats before = cpu->prepared_weights().stats();
+  // Plans for three batch sizes (what a model run at several shapes
+  // compiles) share one transform of the weight.
+  std::vector<std::unique_ptr<ExecutablePlan>> plans;
+  for (int64_t n : {1, 2, 5}) {
+    absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan = ConvPlan(weight, n);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_TRUE(absl::StrContains((*plan)->KernelsToString(), "once per model"));
+    plans.push_back(*std::move(plan));
+  }
+  PreparedWeights::Stats after = cpu->prepared_weights().stats();
+  EXPECT_EQ(after.prepared - before.prepared, 1);
+  EXPECT_EQ(after.reused - before.reused, 2);
+  // Each still computes its own batch right: all outputs equal per image.
+  const Tensor x1 = *Tensor::FromVector(Shape({1, 16, 14, 14}),
+                                        std::vector<float>(16 * 14 * 14, 1.0f),
+                                        Device::Cpu(), registry);
+  const Tensor x5 = *Tensor::FromVector(Shape({5, 16, 14, 14}),
+                                        std::vector<float>(5 * 16 * 14 * 14, 1.0f),
+                                        Device::Cpu(), registry);
+  const std::vector<float> y1 = *(*plans[0]->Run({x1}))[0].ToVector();
+  const std::vector<float> y5 = *(*plans[2]->Run({x5}))[0].ToVector();
+  for (size_t i = 0; i < y5.size(); ++i) ASSERT_NEAR(y5[i], y1[i % y1.size()], 1e-4);
+  // Once no plan holds the transform, a new plan makes it again; another
+  // weight tensor with the same values is another weight.
+  plans.clear();
+  ASSERT_TRUE(ConvPlan(weight, 1).ok());
+  const Tensor other = *Tensor::FromVector(
+      Shape({16, 16, 3, 3}), std::vector<float>(16 * 16 * 9, 0.25f), Device::Cpu(),
+      registry);
+  ASSERT_TRUE(ConvPlan(other, 1).ok());
+  after = cpu->prepared_weights().stats();
+  EXPECT_EQ(after.prepared - before.prepared, 3);
+  ASSERT_TRUE(registry.SetOption("cpu", "conv_algorithm", "auto").ok());
 }
 
 TEST(ConvAlgorithmChoiceTest, AutoFollowsTheDocumentedRule) {

@@ -50,6 +50,7 @@ run_cli two_files run --model="$M/two_inputs.onnx" --input="$M/ids.npy,$M/mask.n
     --iterations=1 --warmup=0 --output="$TMP/two/" --report="$TMP/two.json"
 expect_exit two_files 0
 expect_in two_files out "2 inputs on cpu:0:"
+expect_in two_files out "memory: cpu:0: peak "
 expect_in two_files out "ids [batch, seq] int64: [2, 5] int64 from $M/ids.npy"
 expect_in two_files out "mask [batch, seq] bool: [2, 5] bool from $M/mask.npy"
 # pooled [2, 4] float32 looks like scores: top-5 (of 4); count is summarised.
@@ -70,6 +71,9 @@ assert ins[0]["shape"] == [2, 5] and ins[0]["declared"] == "ids [batch, seq] int
 assert r["outputs"][1] == {"name": "count", "shape": [2], "dtype": "int64", "elements": 2,
                            "min": 3, "max": 4, "first_values": [3, 4]}, r["outputs"]
 assert len(r["top5"]) == 2, r["top5"]
+m = r["memory"]
+assert m["device"] == "cpu:0" and m["peak_bytes"] >= m["start_bytes"] > 0, m
+assert m["first_run_new_blocks"] >= 0 and m["last_run_new_blocks"] >= 0, m
 PYEOF
 then
   fail "two_files: report"
@@ -211,6 +215,9 @@ run_cli staged run --model="$M/staged.onnx" --input="$M/staged_x.npy" \
     --output="$TMP/staged/" --iterations=2 --warmup=1
 expect_exit staged 0
 expect_in staged out "runs in segments"
+# Its memory: the same shapes again take nothing new from the system.
+expect_in staged out "memory: cpu:0: peak "
+expect_in staged out "the last run took 0 new blocks"
 expect_in staged out "output y [2] float32: min 3, max 6, first values 3, 6"
 same_npy "$TMP/staged/y.npy" "$M/staged_expected.npy" staged
 run_cli staged_profile run --model="$M/staged.onnx" --input="$M/staged_x.npy" --profile-summary

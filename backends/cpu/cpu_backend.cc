@@ -21,6 +21,7 @@ namespace cpu {
 namespace {
 
 constexpr char kThreads[] = "threads";
+constexpr char kMemoryCacheMb[] = "memory_cache_mb";
 constexpr char kFusion[] = "fusion";
 constexpr char kConvAlgorithm[] = "conv_algorithm";
 
@@ -67,6 +68,9 @@ class CpuBackend : public Backend {
          "conv2d algorithm: auto (chosen per node from its shapes), direct "
          "(im2col + GEMM), winograd2 or winograd4 (Winograd F(2x2,3x3) or "
          "F(4x4,3x3) for 3x3 stride-1 convolutions, direct for the rest)"},
+        {kMemoryCacheMb, absl::StrCat(device_.memory_cache_mb()),
+         "freed host memory kept for reuse by later tensors, in MiB (0 gives "
+         "every block back at once)"},
     };
   }
 
@@ -99,13 +103,21 @@ class CpuBackend : public Backend {
       device_.SetConvAlgorithm(*algorithm);
       return absl::OkStatus();
     }
+    if (key == kMemoryCacheMb) {
+      int64_t mb = 0;
+      if (!absl::SimpleAtoi(value, &mb)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "cpu option 'memory_cache_mb' wants an integer (MiB), got '", value, "'"));
+      }
+      return device_.SetMemoryCacheMb(mb);
+    }
     std::vector<std::string> keys;
     for (const BackendOption& option : Options()) keys.push_back(option.key);
     return absl::InvalidArgumentError(absl::StrCat(
         "the cpu backend has no option '", key, "' (value '", value,
         "'); its options: ", absl::StrJoin(keys, ", "),
         " (threads: an integer >= 1; fusion: on or off; conv_algorithm: "
-        "auto, direct, winograd2 or winograd4)"));
+        "auto, direct, winograd2 or winograd4; memory_cache_mb: MiB >= 0)"));
   }
 
  private:

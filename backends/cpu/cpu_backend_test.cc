@@ -19,6 +19,7 @@
 #include "backends/cpu/cpu_device.h"
 #include "backends/testing/random_values.h"
 #include "core/attributes.h"
+#include "core/caching_allocator.h"
 #include "core/backend_registry.h"
 #include "core/compile.h"
 #include "core/graph.h"
@@ -263,12 +264,14 @@ TEST_F(CpuBackendTest, OptionsAreListedWithTheirValues) {
   absl::StatusOr<Backend*> backend = registry.GetBackend("cpu");
   ASSERT_TRUE(backend.ok());
   const std::vector<BackendOption> options = (*backend)->Options();
-  ASSERT_EQ(options.size(), 3u);
+  ASSERT_EQ(options.size(), 4u);
   EXPECT_EQ(options[0].key, "threads");
   EXPECT_EQ(options[1].key, "fusion");
   EXPECT_EQ(options[1].value, "on");
   EXPECT_EQ(options[2].key, "conv_algorithm");
   EXPECT_EQ(options[2].value, "auto");
+  EXPECT_EQ(options[3].key, "memory_cache_mb");
+  EXPECT_EQ(options[3].value, "1024");
   for (const BackendOption& option : options) EXPECT_FALSE(option.help.empty());
 
   ASSERT_TRUE(registry.SetOption("cpu.threads=3").ok());
@@ -313,10 +316,10 @@ TEST_F(CpuBackendTest, BadOptionsAreInvalidArgumentAndChangeNothing) {
   EXPECT_THAT(status.message(), HasSubstr("backend option cpu.thread=2"));
   EXPECT_THAT(status.message(),
               HasSubstr("the cpu backend has no option 'thread' (value '2'); "
-                        "its options: threads, fusion, conv_algorithm "
-                        "(threads: an integer >= 1; fusion: on or off; "
-                        "conv_algorithm: auto, direct, winograd2 or "
-                        "winograd4)"));
+                        "its options: threads, fusion, conv_algorithm, "
+                        "memory_cache_mb (threads: an integer >= 1; fusion: "
+                        "on or off; conv_algorithm: auto, direct, winograd2 "
+                        "or winograd4; memory_cache_mb: MiB >= 0)"));
   EXPECT_EQ(registry.GetOption("cpu", "thread").status().code(),
             absl::StatusCode::kNotFound);
 }
@@ -417,7 +420,7 @@ TEST_F(CpuBackendTest, AbsurdAllocationIsResourceExhausted) {
     EXPECT_EQ(buffer.status().code(), absl::StatusCode::kResourceExhausted)
         << buffer.status();
     EXPECT_THAT(buffer.status().message(),
-                HasSubstr("cpu:0 could not allocate"));
+                HasSubstr("cpu:0 is out of memory: cannot allocate"));
   }
   // Ordinary sizes still work afterwards, zero included, and are aligned.
   for (size_t bytes : {size_t{0}, size_t{1}, size_t{1000}}) {
@@ -426,6 +429,40 @@ TEST_F(CpuBackendTest, AbsurdAllocationIsResourceExhausted) {
     EXPECT_EQ((*buffer)->size_bytes(), bytes);
     EXPECT_EQ(reinterpret_cast<uintptr_t>((*buffer)->data()) % 64, 0u);
   }
+}
+
+TEST_F(CpuBackendTest, FreedMemoryIsReusedWithinTheCacheLimit) {
+  BackendRegistry& registry = BackendRegistry::Global();
+  absl::StatusOr<BackendDevice*> device = registry.GetDevice(Device::Cpu());
+  ASSERT_TRUE(device.ok());
+  CachingAllocator* allocator = (*device)->caching_allocator();
+  ASSERT_NE(allocator, nullptr);
+  const int64_t watch = allocator->BeginWatch();
+  void* first = nullptr;
+  {
+    std::shared_ptr<Buffer> a = *(*device)->Allocate(3 << 20);
+    first = a->data();
+  }
+  // The same size again: the same block, nothing new from the system.
+  const int64_t again = allocator->BeginWatch();
+  {
+    std::shared_ptr<Buffer> b = *(*device)->Allocate(3 << 20);
+    EXPECT_EQ(b->data(), first);
+  }
+  EXPECT_EQ(allocator->EndWatch(again).new_blocks, 0);
+  EXPECT_GE(allocator->EndWatch(watch).peak_bytes, int64_t{3} << 20);
+
+  // memory_cache_mb=0 keeps nothing; a bad value changes nothing.
+  ASSERT_TRUE(registry.SetOption("cpu.memory_cache_mb=0").ok());
+  EXPECT_EQ(allocator->stats().cached_bytes, 0);
+  EXPECT_EQ(*registry.GetOption("cpu", "memory_cache_mb"), "0");
+  absl::Status bad = registry.SetOption("cpu.memory_cache_mb=-3");
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.message(), HasSubstr("memory_cache_mb"));
+  EXPECT_EQ(registry.SetOption("cpu.memory_cache_mb=lots").code(),
+            absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(registry.SetOption("cpu.memory_cache_mb=1024").ok());
+  EXPECT_EQ(*registry.GetOption("cpu", "memory_cache_mb"), "1024");
 }
 
 TEST_F(CpuBackendTest, CopiesLargerThanTheBufferAreRefused) {

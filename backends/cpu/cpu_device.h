@@ -11,7 +11,9 @@
 #include "backends/cpu/cpu_context.h"
 #include "backends/cpu/kernels/conv2d_algorithm.h"
 #include "core/backend.h"
+#include "core/caching_allocator.h"
 #include "core/kernel_registry.h"
+#include "core/prepared_weights.h"
 
 namespace switchyard {
 namespace cpu {
@@ -26,7 +28,13 @@ namespace cpu {
 //                        return std::make_unique<ReluKernel>(d.context());
 //                      });
 //
-// Options (threads, fusion, conv_algorithm) are set through the backend (cpu_backend.h) and
+// Memory comes from a caching allocator (core/caching_allocator.h) over
+// 64-byte-aligned host memory: a freed tensor's block serves the next
+// request of its size, so running the same shapes again takes nothing new
+// from the system (and pays no fresh page faults). At most
+// memory_cache_mb() MiB of freed blocks are kept.
+//
+// Options (threads, fusion, conv_algorithm, memory_cache_mb) are set through the backend (cpu_backend.h) and
 // affect kernels and partitions created afterwards: a kernel keeps the
 // context it was created with, so a plan compiled earlier stays valid.
 class CpuDevice : public BackendDevice {
@@ -37,6 +45,7 @@ class CpuDevice : public BackendDevice {
   DeviceInfo Info() const override;
 
   absl::StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) override;
+  CachingAllocator* caching_allocator() override { return allocator_.get(); }
   absl::Status CopyFromHost(const void* src, Buffer& dst, size_t bytes) override;
   absl::Status CopyToHost(const Buffer& src, void* dst, size_t bytes) override;
 
@@ -64,8 +73,21 @@ class CpuDevice : public BackendDevice {
   ConvAlgorithm conv_algorithm() const;
   void SetConvAlgorithm(ConvAlgorithm algorithm);
 
+  // Freed memory kept for reuse, in MiB (the cpu.memory_cache_mb option);
+  // 0 gives every freed block back at once.
+  static constexpr int64_t kDefaultMemoryCacheMb = 1024;
+  int64_t memory_cache_mb() const;
+  absl::Status SetMemoryCacheMb(int64_t mb);
+
+  // Constant weights transformed by kernels (Winograd), shared by every
+  // plan compiled on this device.
+  PreparedWeights& prepared_weights() { return prepared_weights_; }
+
  private:
   const Device device_ = Device::Cpu();
+  // Shared with every Buffer it made, which may outlive a test's device.
+  const std::shared_ptr<CachingAllocator> allocator_;
+  PreparedWeights prepared_weights_;
   mutable absl::Mutex mu_;
   std::shared_ptr<const CpuContext> context_ ABSL_GUARDED_BY(mu_);
   bool fusion_ ABSL_GUARDED_BY(mu_) = true;

@@ -66,7 +66,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CpuDevice::CreatePartitionKernel(
   const Node& first = graph.node(partition.nodes[0]);
   if (first.op == op_names::kConv2d) {
     return MakeConv2dKernel(first, graph, context(), Activation::kRelu,
-                            conv_algorithm());
+                            conv_algorithm(), prepared_weights_);
   }
   return MakeLinearKernel(first, graph, context(), Activation::kRelu);
 }

@@ -39,7 +39,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "backends/cuda/caching_allocator.h"
+#include "core/caching_allocator.h"
 #include "core/backend_registry.h"
 #include "core/device.h"
 #include "core/dtype.h"

@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "backends/cuda/cuda_libraries.h"
 #include "backends/cuda/cuda_status.h"
+#include "core/format_bytes.h"
 #include "core/graph.h"
 #include "core/partition.h"
 #include "core/status_macros.h"
@@ -29,7 +30,7 @@ cudaError_t SetCurrent(int index) {
 }
 
 // cudaMalloc/cudaFree on one device, for the caching allocator.
-class CudaMemorySource : public DeviceMemorySource {
+class CudaMemorySource : public MemorySource {
  public:
   CudaMemorySource(int index, std::string name)
       : index_(index), name_(std::move(name)) {}

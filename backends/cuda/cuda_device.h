@@ -14,7 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "backends/cuda/caching_allocator.h"
+#include "core/caching_allocator.h"
 #include "backends/cuda/cuda_options.h"
 #include "backends/cuda/pinned_staging.h"
 #include "core/backend.h"
@@ -102,6 +102,7 @@ class CudaDevice : public BackendDevice {
   }
 
   CachingAllocator& allocator() { return *allocator_; }
+  CachingAllocator* caching_allocator() override { return allocator_.get(); }
   // The backend's allow_tf32 option, read when a kernel is created.
   bool allow_tf32() const { return options_.allow_tf32(); }
 

@@ -47,7 +47,7 @@ using Geometry = Conv2dGeometry;
 
 class Conv2dKernel : public Kernel {
  public:
-  Conv2dKernel(Geometry geo, const float* weight, bool has_bias,
+  Conv2dKernel(Geometry geo, Tensor weight, bool has_bias,
                Activation activation, std::shared_ptr<const CpuContext> context,
                std::string fallback_reason)
       : attrs_(geo.attrs),
@@ -55,10 +55,8 @@ class Conv2dKernel : public Kernel {
         has_bias_(has_bias),
         activation_(activation),
         context_(std::move(context)),
-        fallback_reason_(std::move(fallback_reason)) {
-    if (weight != nullptr) {
-      weight_.assign(weight, weight + geo_.o * geo_.k);
-    }
+        fallback_reason_(std::move(fallback_reason)),
+        weight_(std::move(weight)) {
     pointwise_ = geo_.kh == 1 && geo_.kw == 1 && attrs_.stride_h == 1 &&
                  attrs_.stride_w == 1 && attrs_.pad_h == 0 && attrs_.pad_w == 0;
     const int64_t items = geo_.n * geo_.groups;
@@ -83,7 +81,7 @@ class Conv2dKernel : public Kernel {
                    absl::Span<Tensor* const> outputs) override {
     const float* input = inputs[0]->data<float>();
     const float* weight =
-        weight_.empty() ? inputs[1]->data<float>() : weight_.data();
+        weight_.defined() ? weight_.data<float>() : inputs[1]->data<float>();
     const float* bias = has_bias_ ? inputs[2]->data<float>() : nullptr;
     float* output = outputs[0]->data<float>();
     const int64_t tasks = geo_.n * geo_.groups * tiles_per_item_;
@@ -101,7 +99,7 @@ class Conv2dKernel : public Kernel {
         pointwise_ ? "direct: 1x1 GEMM on the input (no im2col)"
                    : absl::StrCat("direct: im2col tiles of <= ", tile_columns_,
                                   " columns + GEMM (K = ", geo_.k, ")");
-    if (!weight_.empty()) absl::StrAppend(&what, "; weights prepacked");
+    if (weight_.defined()) absl::StrAppend(&what, "; weights read in place (a constant)");
     if (!fallback_reason_.empty()) {
       absl::StrAppend(&what, " (winograd does not apply: ", fallback_reason_, ")");
     }
@@ -180,7 +178,9 @@ class Conv2dKernel : public Kernel {
   Activation activation_;
   std::shared_ptr<const CpuContext> context_;
   std::string fallback_reason_;  // why a requested winograd runs direct
-  std::vector<float> weight_;    // prepacked; empty: the run's operand
+  // The constant weight, shared with the graph (GEMM reads it as it is);
+  // undefined: the run's operand.
+  Tensor weight_;
   bool pointwise_ = false;
   int64_t tiles_per_item_ = 1;
   int64_t tile_columns_ = 1;
@@ -192,25 +192,26 @@ class Conv2dKernel : public Kernel {
 absl::StatusOr<std::unique_ptr<Kernel>> MakeConv2dKernel(
     const Node& node, const Graph& graph,
     std::shared_ptr<const CpuContext> context, Activation activation,
-    ConvAlgorithm requested) {
+    ConvAlgorithm requested, PreparedWeights& prepared) {
   absl::StatusOr<Geometry> geo = Geometry::FromNode(node, graph);
   if (!geo.ok()) return geo.status();
-  // Weights that are a graph constant on the host are prepacked now, once.
+  // Weights that are a graph constant on the host are read (direct) or
+  // transformed (Winograd, once per model: PreparedWeights) now.
   const Value& weight_value = graph.value(node.inputs[1]);
-  const float* weight = nullptr;
+  Tensor weight;
   if (weight_value.constant.has_value() && weight_value.constant->defined() &&
       weight_value.constant->device().type() == "cpu" &&
       weight_value.constant->num_elements() == geo->o * geo->k) {
-    weight = weight_value.constant->data<float>();
+    weight = *weight_value.constant;
   }
   const bool has_bias = node.inputs.size() > 2;
   switch (ChooseConvAlgorithm(*geo, requested)) {
     case ConvAlgorithm::kWinograd2:
       return MakeWinogradConv2dKernel(*geo, 2, weight, has_bias, activation,
-                                      std::move(context));
+                                      std::move(context), prepared);
     case ConvAlgorithm::kWinograd4:
       return MakeWinogradConv2dKernel(*geo, 4, weight, has_bias, activation,
-                                      std::move(context));
+                                      std::move(context), prepared);
     default:
       break;
   }
@@ -225,7 +226,8 @@ SY_REGISTER_KERNEL(CpuKernels(), "conv2d", DType::kFloat32,
                    [](const Node& node, const Graph& graph, CpuDevice& device) {
                      return MakeConv2dKernel(node, graph, device.context(),
                                              Activation::kNone,
-                                             device.conv_algorithm());
+                                             device.conv_algorithm(),
+                                             device.prepared_weights());
                    });
 
 }  // namespace cpu

@@ -9,6 +9,7 @@
 #include "backends/cpu/kernels/epilogue.h"
 #include "core/backend.h"
 #include "core/graph.h"
+#include "core/prepared_weights.h"
 
 namespace switchyard {
 namespace cpu {
@@ -18,10 +19,12 @@ namespace cpu {
 // per output tile after the bias (kRelu: the conv2d+relu partition).
 // `algorithm` is the cpu.conv_algorithm option: kAuto chooses from the
 // shapes (ChooseConvAlgorithm); the kernel's Describe() says what it chose.
+// Constant weights transformed for Winograd come from `prepared` (the
+// device's), once per weight for every plan.
 absl::StatusOr<std::unique_ptr<Kernel>> MakeConv2dKernel(
     const Node& node, const Graph& graph,
     std::shared_ptr<const CpuContext> context, Activation activation,
-    ConvAlgorithm algorithm);
+    ConvAlgorithm algorithm, PreparedWeights& prepared);
 
 }  // namespace cpu
 }  // namespace switchyard

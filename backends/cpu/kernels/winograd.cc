@@ -144,9 +144,10 @@ class WinogradKernel : public Kernel {
   static constexpr int kA = F::kA;
   static constexpr int kT = kA * kA;
 
-  WinogradKernel(const Conv2dGeometry& geo, const float* weight,
+  WinogradKernel(const Conv2dGeometry& geo, const Tensor& weight,
                  bool has_bias, Activation activation,
-                 std::shared_ptr<const CpuContext> context)
+                 std::shared_ptr<const CpuContext> context,
+                 PreparedWeights& prepared)
       : geo_(geo),
         cp_(RoundUp8(geo.c)),
         op_(RoundUp8(geo.o)),
@@ -187,16 +188,18 @@ class WinogradKernel : public Kernel {
       o_bounds_.push_back(
           std::min(op_, panels * part / o_parts_ * GemmTraits::mr));
     }
-    u_.resize(kT * cp_ * op_);
-    if (weight != nullptr) {
-      TransformWeights(weight);
-      prepacked_ = true;
+    if (weight.defined()) {
+      // The transform depends on the values, the variant and the padded
+      // channel counts (from the weight's shape): the same for every plan.
+      prepared_u_ = prepared.Get<Aligned>(
+          weight, absl::StrCat("winograd", kM, " U, packed for Eigen's GEMM"),
+          [&] { return TransformWeights(weight.data<float>()); });
     }
   }
 
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
-    if (!prepacked_) TransformWeights(inputs[1]->data<float>());
+    if (prepared_u_ == nullptr) run_u_ = TransformWeights(inputs[1]->data<float>());
     const float* input = inputs[0]->data<float>();
     const float* bias = has_bias_ ? inputs[2]->data<float>() : nullptr;
     float* output = outputs[0]->data<float>();
@@ -238,7 +241,7 @@ class WinogradKernel : public Kernel {
         geo_.o, "x", geo_.c, " by <= ", block_tiles_, " tiles, ",
         split_blocks_ ? "each block split over threads by channels"
                       : "blocks over threads",
-        prepacked_ ? "; weights prepacked" : "");
+        prepared_u_ != nullptr ? "; weights prepacked (once per model)" : "");
   }
 
  private:
@@ -257,7 +260,7 @@ class WinogradKernel : public Kernel {
   // U_t = (G g G^T)_t of every weight (o, c), in double, rounded once to
   // float (zero for the padding channels), as T column-major Op x Cp
   // matrices packed into GEMM panels.
-  void TransformWeights(const float* weight) {
+  Aligned TransformWeights(const float* weight) const {
     std::vector<float> u(kT * cp_ * op_, 0.0f);  // [t][c][o]
     // o innermost: the writes below run along contiguous rows of u.
     for (int64_t c = 0; c < geo_.c; ++c) {
@@ -279,11 +282,17 @@ class WinogradKernel : public Kernel {
         }
       }
     }
+    Aligned packed(kT * cp_ * op_);
     PackLhs pack;
     for (int t = 0; t < kT; ++t) {
-      pack(u_.data() + t * cp_ * op_, ColMapper(u.data() + t * cp_ * op_, op_),
+      pack(packed.data() + t * cp_ * op_, ColMapper(u.data() + t * cp_ * op_, op_),
            cp_, op_);
     }
+    return packed;
+  }
+
+  const float* u() const {
+    return prepared_u_ != nullptr ? prepared_u_->data() : run_u_.data();
   }
 
   // Where tile `tile` starts: its image and its top-left input or output
@@ -376,7 +385,7 @@ class WinogradKernel : public Kernel {
            count);
       float* m = w.m.data() + t * block_tiles_ * kChunk;
       std::fill(m, m + count * kChunk, 0.0f);
-      gebp(ResMapper(m, kChunk), u_.data() + t * cp_ * op_ + o0 * cp_,
+      gebp(ResMapper(m, kChunk), u() + t * cp_ * op_ + o0 * cp_,
            w.packed_v.data(), rows, cp_, count, 1.0f);
     }
     const int64_t out_plane = geo_.ho * geo_.wo;
@@ -447,9 +456,11 @@ class WinogradKernel : public Kernel {
   int64_t block_tiles_ = 1;  // the most tiles in a block
   bool split_blocks_ = false;
   int64_t o_parts_ = 1;
-  bool prepacked_ = false;
   std::vector<int64_t> o_bounds_;  // o_parts_ + 1 channel bounds
-  Aligned u_;  // T packed Op x Cp GEMM left operands
+  // T packed Op x Cp GEMM left operands: of a constant weight, shared by
+  // every plan of the model (PreparedWeights); else this run's.
+  std::shared_ptr<const Aligned> prepared_u_;
+  Aligned run_u_;
   std::vector<std::vector<float>> v_;  // V of a block: per thread, or shared
   std::vector<Work> work_;              // per thread
 };
@@ -457,14 +468,15 @@ class WinogradKernel : public Kernel {
 }  // namespace
 
 std::unique_ptr<Kernel> MakeWinogradConv2dKernel(
-    const Conv2dGeometry& geo, int m, const float* weight, bool has_bias,
-    Activation activation, std::shared_ptr<const CpuContext> context) {
+    const Conv2dGeometry& geo, int m, const Tensor& weight, bool has_bias,
+    Activation activation, std::shared_ptr<const CpuContext> context,
+    PreparedWeights& prepared) {
   if (m == 2) {
-    return std::make_unique<WinogradKernel<F2>>(geo, weight, has_bias,
-                                                activation, std::move(context));
+    return std::make_unique<WinogradKernel<F2>>(geo, weight, has_bias, activation,
+                                                std::move(context), prepared);
   }
-  return std::make_unique<WinogradKernel<F4>>(geo, weight, has_bias,
-                                              activation, std::move(context));
+  return std::make_unique<WinogradKernel<F4>>(geo, weight, has_bias, activation,
+                                              std::move(context), prepared);
 }
 
 }  // namespace cpu

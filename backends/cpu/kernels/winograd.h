@@ -7,6 +7,8 @@
 #include "backends/cpu/kernels/conv2d_algorithm.h"
 #include "backends/cpu/kernels/epilogue.h"
 #include "core/backend.h"
+#include "core/prepared_weights.h"
+#include "core/tensor.h"
 
 namespace switchyard {
 namespace cpu {
@@ -22,12 +24,14 @@ namespace cpu {
 // patches into T matrices V_t (C x tiles), multiplies M_t = U_t V_t (T
 // Eigen GEMMs per chunk of output channels), and transforms each M tile
 // back (A^T M A), adding the bias and the fused activation as the tile is
-// written (the epilogue of epilogue.h). `weight`, when not null, is the weight's values at
-// kernel creation (a graph constant): then the run's weight operand is
-// ignored; else the weights are transformed on every run.
+// written (the epilogue of epilogue.h). `weight`, when defined, is the
+// weight as a graph constant: its transform comes from `prepared` (made
+// once, shared by every plan with this weight) and the run's weight operand
+// is ignored; else the weights are transformed on every run.
 std::unique_ptr<Kernel> MakeWinogradConv2dKernel(
-    const Conv2dGeometry& geo, int m, const float* weight, bool has_bias,
-    Activation activation, std::shared_ptr<const CpuContext> context);
+    const Conv2dGeometry& geo, int m, const Tensor& weight, bool has_bias,
+    Activation activation, std::shared_ptr<const CpuContext> context,
+    PreparedWeights& prepared);
 
 }  // namespace cpu
 }  // namespace switchyard

@@ -1,19 +1,20 @@
-// The CUDA caching allocator's policy (size classes, reuse, statistics,
+// The caching allocator's policy (CPU and CUDA devices use it) (size classes, reuse, statistics,
 // releasing the cache, out of memory) on a fake device: runs everywhere.
 
-#include "backends/cuda/caching_allocator.h"
+#include "core/caching_allocator.h"
 
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "core/format_bytes.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace switchyard {
-namespace cuda {
 namespace {
 
 using ::testing::HasSubstr;
@@ -30,7 +31,7 @@ struct FakeLog {
   std::set<void*> live;
 };
 
-class FakeSource : public DeviceMemorySource {
+class FakeSource : public MemorySource {
  public:
   explicit FakeSource(FakeLog* log) : log_(log) {}
   absl::StatusOr<void*> Malloc(size_t bytes) override {
@@ -68,8 +69,10 @@ class FakeSource : public DeviceMemorySource {
   std::map<void*, size_t> sizes_;
 };
 
-std::unique_ptr<CachingAllocator> Make(FakeLog* log) {
-  return std::make_unique<CachingAllocator>(std::make_unique<FakeSource>(log));
+std::unique_ptr<CachingAllocator> Make(FakeLog* log,
+                                       const CachingAllocatorOptions& options = {}) {
+  return std::make_unique<CachingAllocator>(std::make_unique<FakeSource>(log),
+                                            options);
 }
 
 TEST(CachingAllocatorTest, SizeClasses) {
@@ -205,6 +208,73 @@ TEST(CachingAllocatorTest, DestructionReturnsCachedBlocks) {
   EXPECT_EQ(log.used, 0u);
 }
 
+TEST(CachingAllocatorTest, SizeClassesFollowTheOptions) {
+  CachingAllocatorOptions fine;
+  fine.small_rounding = 64;
+  fine.large_rounding = 64 << 10;
+  EXPECT_EQ(CachingAllocator::BlockSize(1, fine), 64u);
+  EXPECT_EQ(CachingAllocator::BlockSize(65, fine), 128u);
+  EXPECT_EQ(CachingAllocator::BlockSize(kMiB + 1, fine), kMiB + (64 << 10));
+}
+
+TEST(CachingAllocatorTest, CacheBeyondItsLimitGoesBackLargestFirst) {
+  FakeLog log;
+  CachingAllocatorOptions options;
+  options.max_cached_bytes = 5 * kMiB;
+  auto allocator = Make(&log, options);
+  void* a = *allocator->Allocate(4 * kMiB);
+  void* b = *allocator->Allocate(2 * kMiB);
+  allocator->Free(b);  // 2 MiB cached
+  EXPECT_EQ(log.frees, 0);
+  allocator->Free(a);  // 6 MiB would be cached: the 4 MiB block goes back
+  EXPECT_EQ(log.frees, 1);
+  EXPECT_EQ(log.live.count(a), 0u);
+  EXPECT_EQ(allocator->stats().cached_bytes, static_cast<int64_t>(2 * kMiB));
+  // A lower limit trims at once; 0 keeps nothing.
+  ASSERT_TRUE(allocator->SetMaxCachedBytes(0).ok());
+  EXPECT_EQ(allocator->stats().cached_bytes, 0);
+  EXPECT_TRUE(log.live.empty());
+  void* c = *allocator->Allocate(100);
+  allocator->Free(c);
+  EXPECT_EQ(allocator->stats().reserved_bytes, 0);
+  EXPECT_EQ(allocator->SetMaxCachedBytes(-1).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(CachingAllocatorTest, WatchesSeeTheirOwnPeakAndFreshBlocks) {
+  FakeLog log;
+  auto allocator = Make(&log);
+  void* resident = *allocator->Allocate(1000);  // a 1024 block, kept
+  const int64_t first = allocator->BeginWatch();
+  void* a = *allocator->Allocate(3000);  // 3072
+  void* b = *allocator->Allocate(5000);  // 5120
+  allocator->Free(a);
+  allocator->Free(b);
+  WatchedMemory seen = allocator->EndWatch(first);
+  EXPECT_EQ(seen.start_bytes, 1024);
+  EXPECT_EQ(seen.peak_bytes, 1024 + 3072 + 5120);
+  EXPECT_EQ(seen.end_bytes, 1024);
+  EXPECT_EQ(seen.new_blocks, 2);
+  EXPECT_EQ(seen.new_bytes, 3072 + 5120);
+
+  // The same work again takes nothing new; a nested watch has its own peak.
+  const int64_t second = allocator->BeginWatch();
+  a = *allocator->Allocate(3000);
+  const int64_t inner = allocator->BeginWatch();
+  allocator->Free(a);
+  b = *allocator->Allocate(5000);
+  allocator->Free(b);
+  const WatchedMemory inner_seen = allocator->EndWatch(inner);
+  seen = allocator->EndWatch(second);
+  EXPECT_EQ(seen.new_blocks, 0);
+  EXPECT_EQ(seen.peak_bytes, 1024 + 5120);
+  EXPECT_EQ(inner_seen.start_bytes, 1024 + 3072);
+  EXPECT_EQ(inner_seen.peak_bytes, 1024 + 5120);
+  EXPECT_EQ(inner_seen.end_bytes, 1024);
+  EXPECT_EQ(allocator->EndWatch(second).peak_bytes, 0);  // already ended
+  allocator->Free(resident);
+}
+
 TEST(CachingAllocatorTest, FormatBytes) {
   EXPECT_EQ(FormatBytes(512), "512 B");
   EXPECT_EQ(FormatBytes(1536), "1.50 KiB");
@@ -213,5 +283,4 @@ TEST(CachingAllocatorTest, FormatBytes) {
 }
 
 }  // namespace
-}  // namespace cuda
 }  // namespace switchyard

@@ -1,31 +1,21 @@
-#include "backends/cuda/caching_allocator.h"
+#include "core/caching_allocator.h"
+
+#include <sanitizer/asan_interface.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include "core/format_bytes.h"
 
 namespace switchyard {
-namespace cuda {
 
-std::string FormatBytes(int64_t bytes) {
-  if (bytes < 0) return "?";
-  if (bytes < 1024) return absl::StrCat(bytes, " B");
-  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes) / 1024;
-  int unit = 0;
-  while (value >= 1024 && unit < 3) {
-    value /= 1024;
-    ++unit;
-  }
-  return absl::StrFormat("%.2f %s", value, units[unit]);
-}
-
-CachingAllocator::CachingAllocator(std::unique_ptr<DeviceMemorySource> source)
-    : source_(std::move(source)) {}
+CachingAllocator::CachingAllocator(std::unique_ptr<MemorySource> source,
+                                   const CachingAllocatorOptions& options)
+    : source_(std::move(source)),
+      poison_(source_->host_addressable()),
+      options_(options) {}
 
 CachingAllocator::~CachingAllocator() {
   absl::MutexLock lock(&mu_);
@@ -43,10 +33,12 @@ CachingAllocator::~CachingAllocator() {
   }
 }
 
-size_t CachingAllocator::BlockSize(size_t bytes) {
+size_t CachingAllocator::BlockSize(size_t bytes,
+                                   const CachingAllocatorOptions& options) {
   bytes = std::max<size_t>(bytes, 1);
-  const size_t rounding =
-      bytes <= kLargeThreshold ? kSmallRounding : kLargeRounding;
+  const size_t rounding = bytes <= options.large_threshold
+                              ? options.small_rounding
+                              : options.large_rounding;
   if (bytes > std::numeric_limits<size_t>::max() - rounding) return 0;
   return (bytes + rounding - 1) / rounding * rounding;
 }
@@ -58,11 +50,27 @@ void CachingAllocator::Hand(void* ptr, size_t size, size_t requested) {
   stats_.requested_bytes += requested;
   stats_.peak_allocated_bytes =
       std::max(stats_.peak_allocated_bytes, stats_.allocated_bytes);
+  for (auto& [id, watch] : watches_) {
+    watch.peak_bytes = std::max(watch.peak_bytes, stats_.allocated_bytes);
+  }
+}
+
+void CachingAllocator::Cache(void* ptr, size_t size) {
+  stats_.cached_bytes += static_cast<int64_t>(size);
+  cache_.emplace(size, ptr);
+  // A kernel that still reads a freed tensor is a use after free, though
+  // the memory stays mapped: ASan says so (no-op without ASan).
+  if (poison_) ASAN_POISON_MEMORY_REGION(ptr, size);
+}
+
+void CachingAllocator::Uncache(void* ptr, size_t size) {
+  stats_.cached_bytes -= static_cast<int64_t>(size);
+  if (poison_) ASAN_UNPOISON_MEMORY_REGION(ptr, size);
 }
 
 absl::StatusOr<void*> CachingAllocator::Allocate(size_t bytes) {
-  const size_t size = BlockSize(bytes);
   absl::MutexLock lock(&mu_);
+  const size_t size = BlockSize(bytes, options_);
   if (size == 0) {
     return OutOfMemory(bytes, size,
                        absl::ResourceExhaustedError("the size overflows"));
@@ -71,12 +79,12 @@ absl::StatusOr<void*> CachingAllocator::Allocate(size_t bytes) {
   // The smallest cached block of this class or, for large blocks, at most
   // 1/8 larger.
   auto it = cache_.lower_bound(size);
-  const size_t slack = size <= kLargeThreshold ? 0 : size / 8;
+  const size_t slack = size <= options_.large_threshold ? 0 : size / 8;
   if (it != cache_.end() && it->first - size <= slack) {
     void* ptr = it->second;
     const size_t block = it->first;
     cache_.erase(it);
-    stats_.cached_bytes -= block;
+    Uncache(ptr, block);
     ++stats_.cache_hits;
     Hand(ptr, block, bytes);
     return ptr;
@@ -98,7 +106,8 @@ absl::StatusOr<void*> CachingAllocator::Allocate(size_t bytes) {
     return fresh.status();
   }
   ++stats_.device_mallocs;
-  stats_.reserved_bytes += size;
+  stats_.device_malloc_bytes += static_cast<int64_t>(size);
+  stats_.reserved_bytes += static_cast<int64_t>(size);
   stats_.peak_reserved_bytes =
       std::max(stats_.peak_reserved_bytes, stats_.reserved_bytes);
   Hand(*fresh, size, bytes);
@@ -116,10 +125,16 @@ void CachingAllocator::Free(void* ptr) {
   }
   const Block block = it->second;
   in_use_.erase(it);
-  stats_.allocated_bytes -= block.size;
-  stats_.requested_bytes -= block.requested;
-  stats_.cached_bytes += block.size;
-  cache_.emplace(block.size, ptr);
+  stats_.allocated_bytes -= static_cast<int64_t>(block.size);
+  stats_.requested_bytes -= static_cast<int64_t>(block.requested);
+  Cache(ptr, block.size);
+  if (stats_.cached_bytes > options_.max_cached_bytes) {
+    absl::Status trimmed = TrimCacheLocked(options_.max_cached_bytes);
+    if (!trimmed.ok()) {
+      std::fprintf(stderr, "switchyard: trimming the %s cache: %s\n",
+                   source_->DeviceName().c_str(), trimmed.ToString().c_str());
+    }
+  }
 }
 
 absl::Status CachingAllocator::ReleaseCache() {
@@ -127,22 +142,40 @@ absl::Status CachingAllocator::ReleaseCache() {
   return ReleaseCacheLocked();
 }
 
-absl::Status CachingAllocator::ReleaseCacheLocked() {
-  if (cache_.empty()) return absl::OkStatus();
+absl::Status CachingAllocator::ReleaseCacheLocked() { return TrimCacheLocked(0); }
+
+absl::Status CachingAllocator::TrimCacheLocked(int64_t limit) {
+  if (stats_.cached_bytes <= limit) return absl::OkStatus();
   absl::Status synced = source_->Synchronize();
   if (!synced.ok()) return synced;
   absl::Status result = absl::OkStatus();
-  for (auto it = cache_.begin(); it != cache_.end();) {
-    absl::Status freed = source_->Free(it->second);
+  while (!cache_.empty() && stats_.cached_bytes > limit) {
+    auto largest = std::prev(cache_.end());
+    Uncache(largest->second, largest->first);
+    absl::Status freed = source_->Free(largest->second);
     ++stats_.device_frees;
     if (!freed.ok() && result.ok()) result = freed;
     // A block whose free failed is dropped anyway: keeping it would hand out
     // memory in an unknown state.
-    stats_.cached_bytes -= it->first;
-    stats_.reserved_bytes -= it->first;
-    it = cache_.erase(it);
+    stats_.reserved_bytes -= static_cast<int64_t>(largest->first);
+    cache_.erase(largest);
   }
   return result;
+}
+
+absl::Status CachingAllocator::SetMaxCachedBytes(int64_t bytes) {
+  if (bytes < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the cache limit must be >= 0 bytes, not ", bytes));
+  }
+  absl::MutexLock lock(&mu_);
+  options_.max_cached_bytes = bytes;
+  return TrimCacheLocked(bytes);
+}
+
+int64_t CachingAllocator::max_cached_bytes() const {
+  absl::MutexLock lock(&mu_);
+  return options_.max_cached_bytes;
 }
 
 absl::Status CachingAllocator::OutOfMemory(size_t bytes, size_t block_size,
@@ -179,5 +212,27 @@ void CachingAllocator::ResetPeakStats() {
   stats_.peak_reserved_bytes = stats_.reserved_bytes;
 }
 
-}  // namespace cuda
+int64_t CachingAllocator::BeginWatch() {
+  absl::MutexLock lock(&mu_);
+  const int64_t id = next_watch_++;
+  watches_[id] = Watch{stats_.allocated_bytes, stats_.allocated_bytes,
+                       stats_.device_mallocs, stats_.device_malloc_bytes};
+  return id;
+}
+
+WatchedMemory CachingAllocator::EndWatch(int64_t id) {
+  absl::MutexLock lock(&mu_);
+  auto it = watches_.find(id);
+  if (it == watches_.end()) return WatchedMemory();
+  const Watch& w = it->second;
+  WatchedMemory seen;
+  seen.start_bytes = w.start_bytes;
+  seen.peak_bytes = w.peak_bytes;
+  seen.end_bytes = stats_.allocated_bytes;
+  seen.new_blocks = stats_.device_mallocs - w.start_mallocs;
+  seen.new_bytes = stats_.device_malloc_bytes - w.start_malloc_bytes;
+  watches_.erase(it);
+  return seen;
+}
+
 }  // namespace switchyard

@@ -1,0 +1,44 @@
+#include "core/host_memory_source.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+
+namespace switchyard {
+
+absl::StatusOr<void*> HostMemorySource::Malloc(size_t bytes) {
+  // aligned_alloc wants a multiple of the alignment; near SIZE_MAX the
+  // rounding would wrap to a tiny size.
+  if (bytes > std::numeric_limits<size_t>::max() - alignment_) {
+    return absl::ResourceExhaustedError("the size overflows");
+  }
+  const size_t rounded = (bytes + alignment_ - 1) / alignment_ * alignment_;
+  void* data = std::aligned_alloc(alignment_, rounded == 0 ? alignment_ : rounded);
+  if (data == nullptr) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("aligned_alloc of ", rounded, " bytes failed"));
+  }
+  return data;
+}
+
+absl::Status HostMemorySource::Free(void* ptr) {
+  std::free(ptr);
+  return absl::OkStatus();
+}
+
+absl::Status HostMemorySource::MemoryInfo(size_t* free_bytes, size_t* total_bytes) {
+  const long page = sysconf(_SC_PAGESIZE);
+  const long available = sysconf(_SC_AVPHYS_PAGES);
+  const long physical = sysconf(_SC_PHYS_PAGES);
+  if (page <= 0 || available < 0 || physical <= 0) {
+    return absl::UnavailableError("sysconf gives no page counts");
+  }
+  *free_bytes = static_cast<size_t>(available) * static_cast<size_t>(page);
+  *total_bytes = static_cast<size_t>(physical) * static_cast<size_t>(page);
+  return absl::OkStatus();
+}
+
+}  // namespace switchyard
