@@ -72,8 +72,9 @@ want(r.get("input_shape") == [1, 3, 224, 224], "input_shape")
 want(r.get("output_shape") == [1, 1000], "output_shape")
 want(r.get("cpu_threads") == 2, "cpu_threads == 2 (from --threads=2)")
 want(r.get("backend_options") == {"threads": "2", "fusion": "on",
-                                  "conv_algorithm": "auto"},
-     "backend_options == {threads: 2, fusion: on, conv_algorithm: auto}")
+                                  "conv_algorithm": "auto", "memory_cache_mb": "1024"},
+     "backend_options == {threads: 2, fusion: on, conv_algorithm: auto, memory_cache_mb: 1024}")
+want(r.get("memory", {}).get("device") == "cpu:0", "memory.device == cpu:0")
 ms = r.get("forward_ms", {})
 for key in ("median", "min", "max"):
     want(isinstance(ms.get(key), (int, float)) and ms[key] > 0, "forward_ms." + key + " > 0")
