@@ -1,11 +1,10 @@
 #include "core/host_memory_source.h"
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "core/host_memory.h"
 
 namespace switchyard {
 
@@ -30,14 +29,12 @@ absl::Status HostMemorySource::Free(void* ptr) {
 }
 
 absl::Status HostMemorySource::MemoryInfo(size_t* free_bytes, size_t* total_bytes) {
-  const long page = sysconf(_SC_PAGESIZE);
-  const long available = sysconf(_SC_AVPHYS_PAGES);
-  const long physical = sysconf(_SC_PHYS_PAGES);
-  if (page <= 0 || available < 0 || physical <= 0) {
-    return absl::UnavailableError("sysconf gives no page counts");
+  const HostMemory memory = ReadHostMemory();
+  if (memory.total_bytes < 0 || memory.available_bytes < 0) {
+    return absl::UnavailableError("neither /proc/meminfo nor sysconf gives the host's memory");
   }
-  *free_bytes = static_cast<size_t>(available) * static_cast<size_t>(page);
-  *total_bytes = static_cast<size_t>(physical) * static_cast<size_t>(page);
+  *free_bytes = static_cast<size_t>(memory.available_bytes);
+  *total_bytes = static_cast<size_t>(memory.total_bytes);
   return absl::OkStatus();
 }
 

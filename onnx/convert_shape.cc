@@ -376,6 +376,11 @@ absl::Status ConvertCompress(NodeContext& ctx) {
     return absl::InvalidArgumentError(absl::StrCat(
         "input 1 (condition) must be 1-D, got shape ", condition.shape.ToString()));
   }
+  if (condition.dtype != DType::kBool) {  // ONNX's type constraint: no NaN question
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input 1 (condition) must be bool, got ", DTypeName(condition.dtype),
+        "; add a Cast to bool before the Compress"));
+  }
   std::vector<int64_t> dims = {x.num_elements()};
   int64_t axis = 0;
   if (ctx.HasAttr("axis")) {

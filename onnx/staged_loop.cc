@@ -10,7 +10,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "core/status_macros.h"
 #include "onnx/graph_conversion.h"
 #include "onnx/loop_node.h"
@@ -111,20 +110,14 @@ absl::StatusOr<int64_t> StagedRunner::ScalarOnHost(const StagedModel& model,
 absl::Status StagedRunner::RunLoop(const StagedModel& model, int p,
                                    CarriedMap& carried, const RunOptions& options,
                                    std::vector<std::string>* trace) {
-  const onnx::NodeProto& node = model.graph->node(p);
-  const std::string where = NodeWhere(node, model.opset);
-  const std::string layer = node.name().empty() ? node.op_type() : node.name();
-  auto fail = [&](const absl::Status& s) {
-    return absl::Status(s.code(), absl::StrCat(where, ": ", s.message()));
-  };
+  SY_ASSIGN_OR_RETURN(const ControlFlowNode site, EnterControlFlow(model, p));
+  const onnx::NodeProto& node = site.proto;
+  const std::string& layer = site.layer;
+  auto fail = [&](const absl::Status& s) { return site.Fail(s); };
   absl::StatusOr<LoopSignature> signature = ReadLoopSignature(node);
   if (!signature.ok()) return fail(signature.status());
   const onnx::GraphProto& body = *signature->body;
   const int n = signature->carried;
-  if (model.depth + 1 >= kMaxSubgraphDepth) {
-    return fail(absl::InvalidArgumentError(absl::StrCat(
-        "Loops are nested more than ", kMaxSubgraphDepth, " deep")));
-  }
   const int64_t limit = max_loop_iterations();
   auto input = [&](int i) -> absl::StatusOr<Carried> {
     absl::StatusOr<Carried> v = Lookup(model, node.input(i), carried);
@@ -233,14 +226,10 @@ absl::Status StagedRunner::RunLoop(const StagedModel& model, int p,
     stats_.loop_iterations += i;
   }
   if (trace != nullptr) {
-    std::string text = absl::StrCat(where, ": ", i, " iteration", i == 1 ? "" : "s",
-                                    ", each a run of its body; the first:\n");
-    for (const std::string& line : body_trace) {
-      for (absl::string_view part : absl::StrSplit(line, '\n', absl::SkipEmpty())) {
-        absl::StrAppend(&text, "  ", part, "\n");
-      }
-    }
-    trace->push_back(std::move(text));
+    trace->push_back(NestedTrace(absl::StrCat(site.where, ": ", i, " iteration",
+                                              i == 1 ? "" : "s",
+                                              ", each a run of its body; the first:"),
+                                 body_trace));
   }
   for (int j = 0; j < n; ++j) {
     if (!node.output(j).empty()) carried[node.output(j)] = values[j];

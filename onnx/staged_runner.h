@@ -42,6 +42,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "core/backend_registry.h"
@@ -206,6 +207,21 @@ class StagedRunner {
   // ("<layer>/body/"). `prepared` must outlive the result.
   static StagedModel SubgraphModel(const StagedModel& model, const onnx::GraphProto& graph,
                                    const Subgraph& prepared, const std::string& scope);
+  // A Loop or If node as its errors name it ("<where>: ..."), and its layer
+  // ("<name>", else its op type).
+  struct ControlFlowNode {
+    const onnx::NodeProto& proto;
+    std::string where;
+    std::string layer;
+    absl::Status Fail(const absl::Status& s) const {
+      return absl::Status(s.code(), absl::StrCat(where, ": ", s.message()));
+    }
+  };
+  // Node `p` of `model`; InvalidArgument when its subgraph would nest
+  // deeper than kMaxSubgraphDepth.
+  static absl::StatusOr<ControlFlowNode> EnterControlFlow(const StagedModel& model, int p);
+  // `heading`, then a subgraph run's trace lines, each indented two spaces.
+  static std::string NestedTrace(std::string heading, const std::vector<std::string>& inner);
 
   const size_t max_plans_;
   mutable absl::Mutex mu_;

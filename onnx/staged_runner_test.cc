@@ -7,6 +7,7 @@
 // computed by hand, and the plan cache is checked: the same shapes and
 // decisions compile nothing new.
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -399,6 +400,42 @@ TEST(StagedRunnerTest, TopKWithKFromData) {
   EXPECT_THAT(y.status().message(), HasSubstr("TopK"));
   y = model->Run({x, Of<int64_t>({1}, DType::kInt64, {-1})});
   EXPECT_EQ(y.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// Compress keeps the rows whose condition (from data) is true; ONNX types
+// the condition bool, so a float one is refused, not read as "non-zero".
+TEST(StagedRunnerTest, CompressKeepsTheRowsItsConditionChooses) {
+  auto compress_model = [](onnx::TensorProto::DataType condition_type) {
+    onnx::ModelProto m = NewModel();
+    onnx::GraphProto& g = *m.mutable_graph();
+    AddValueInfo(g.add_input(), "x", onnx::TensorProto::FLOAT, {-1, 2});
+    AddValueInfo(g.add_input(), "keep", condition_type, {-1});
+    AddValueInfo(g.add_output(), "y", onnx::TensorProto::FLOAT, {-1, 2});
+    AddInt(AddNode(g, "Compress", {"x", "keep"}, {"y"}), "axis", 0);
+    return m;
+  };
+  std::unique_ptr<OnnxModel> model = Load(compress_model(onnx::TensorProto::BOOL), "compress");
+  ASSERT_NE(model, nullptr);
+  const Tensor x = Floats({3, 2}, {1, 2, 3, 4, 5, 6});
+  absl::StatusOr<std::vector<Tensor>> y =
+      model->Run({x, Of<uint8_t>({3}, DType::kBool, {1, 0, 1})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ((*y)[0].shape(), Shape({2, 2}));
+  EXPECT_THAT(Values<float>((*y)[0]), ElementsAre(1, 2, 5, 6));
+  y = model->Run({x, Of<uint8_t>({2}, DType::kBool, {0, 1})});  // shorter: rest dropped
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_THAT(Values<float>((*y)[0]), ElementsAre(3, 4));
+  // Selecting past the axis is an error naming the node.
+  y = model->Run({x, Of<uint8_t>({4}, DType::kBool, {0, 0, 0, 1})});
+  EXPECT_EQ(y.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(y.status().message(), HasSubstr("selects index 3"));
+
+  std::unique_ptr<OnnxModel> floats =
+      Load(compress_model(onnx::TensorProto::FLOAT), "compress_float");
+  ASSERT_NE(floats, nullptr);
+  y = floats->Run({x, Floats({3}, {1, std::nanf(""), 0})});
+  EXPECT_EQ(y.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(y.status().message(), HasSubstr("must be bool, got float32"));
 }
 
 TEST(StagedRunnerTest, ChangingParametersDropsCachedSegments) {

@@ -98,19 +98,37 @@ StagedRunner& StagedRunner::SubgraphRunner(SubgraphKey key) {
   return *runner;
 }
 
+absl::StatusOr<StagedRunner::ControlFlowNode> StagedRunner::EnterControlFlow(
+    const StagedModel& model, int p) {
+  const onnx::NodeProto& node = model.graph->node(p);
+  ControlFlowNode site{node, NodeWhere(node, model.opset),
+                       node.name().empty() ? node.op_type() : node.name()};
+  if (model.depth + 1 >= kMaxSubgraphDepth) {
+    return site.Fail(absl::InvalidArgumentError(absl::StrCat(
+        "subgraphs (Loop bodies, If branches) are nested more than ", kMaxSubgraphDepth,
+        " deep")));
+  }
+  return site;
+}
+
+std::string StagedRunner::NestedTrace(std::string heading,
+                                      const std::vector<std::string>& inner) {
+  absl::StrAppend(&heading, "\n");
+  for (const std::string& line : inner) {
+    for (absl::string_view part : absl::StrSplit(line, '\n', absl::SkipEmpty())) {
+      absl::StrAppend(&heading, "  ", part, "\n");
+    }
+  }
+  return heading;
+}
+
 absl::Status StagedRunner::RunBranch(const StagedModel& model, int p, CarriedMap& carried,
                                      const RunOptions& options,
                                      std::vector<std::string>* trace) {
-  const onnx::NodeProto& node = model.graph->node(p);
-  const std::string where = NodeWhere(node, model.opset);
-  const std::string layer = node.name().empty() ? node.op_type() : node.name();
-  auto fail = [&](const absl::Status& s) {
-    return absl::Status(s.code(), absl::StrCat(where, ": ", s.message()));
-  };
-  if (model.depth + 1 >= kMaxSubgraphDepth) {
-    return fail(absl::InvalidArgumentError(absl::StrCat(
-        "subgraphs are nested more than ", kMaxSubgraphDepth, " deep")));
-  }
+  SY_ASSIGN_OR_RETURN(const ControlFlowNode site, EnterControlFlow(model, p));
+  const onnx::NodeProto& node = site.proto;
+  const std::string& layer = site.layer;
+  auto fail = [&](const absl::Status& s) { return site.Fail(s); };
   // The condition is on the host already: converting the If inline asked
   // for it before the branch asked for more.
   absl::StatusOr<Carried> cond_value = Lookup(model, node.input(0), carried);
@@ -155,14 +173,9 @@ absl::Status StagedRunner::RunBranch(const StagedModel& model, int p, CarriedMap
     if (!node.output(i).empty()) carried[node.output(i)] = (*out)[i];
   }
   if (trace != nullptr) {
-    std::string text = absl::StrCat(where, ": its ", chosen,
-                                    " needs run-time data, so it ran as a staged run:\n");
-    for (const std::string& line : branch_trace) {
-      for (absl::string_view part : absl::StrSplit(line, '\n', absl::SkipEmpty())) {
-        absl::StrAppend(&text, "  ", part, "\n");
-      }
-    }
-    trace->push_back(std::move(text));
+    trace->push_back(NestedTrace(absl::StrCat(site.where, ": its ", chosen,
+                                              " needs run-time data, so it ran as a staged run:"),
+                                 branch_trace));
   }
   return absl::OkStatus();
 }

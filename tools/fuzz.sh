@@ -87,9 +87,11 @@ libs_for() {
   esac
 }
 
+# Abseil's link line is the one Bazel uses (third_party/absl.BUILD, rule
+# "absl"), so a component a new source needs is named in one place.
 absl_libs() {
-  pkg-config --libs absl_statusor absl_status absl_strings absl_str_format \
-    absl_synchronization absl_hash absl_time
+  sed -n '/name = "absl"/,/^)/p' third_party/absl.BUILD | grep -o -- '"-l[^"]*"' | tr -d '"' |
+    tr '\n' ' '
 }
 
 check_toolchain() {

@@ -8,11 +8,11 @@
 #include <string>
 #include <thread>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "core/format_bytes.h"
 #include "core/graph.h"
+#include "core/host_memory.h"
 #include "core/host_memory_source.h"
 #include "core/status_macros.h"
 
@@ -37,13 +37,6 @@ std::string ProcField(const char* path, absl::string_view key) {
     }
   }
   return "";
-}
-
-int64_t MeminfoBytes(absl::string_view key) {
-  std::string value = ProcField("/proc/meminfo", key);  // "24587812 kB"
-  int64_t kib = 0;
-  if (!absl::SimpleAtoi(absl::StripSuffix(value, " kB"), &kib)) return -1;
-  return kib * 1024;
 }
 
 // Host blocks: 64-byte classes up to 1 MiB, 64 KiB classes above, so a
@@ -82,8 +75,9 @@ DeviceInfo CpuDevice::Info() const {
   info.device = device_;
   info.name = ProcField("/proc/cpuinfo", "model name");
   if (info.name.empty()) info.name = "CPU";
-  info.total_memory_bytes = MeminfoBytes("MemTotal");
-  info.free_memory_bytes = MeminfoBytes("MemAvailable");
+  const HostMemory memory = ReadHostMemory();
+  info.total_memory_bytes = memory.total_bytes;
+  info.free_memory_bytes = memory.available_bytes;
   info.properties.push_back({"threads", absl::StrCat(threads())});
   const AllocatorStats memory = allocator_->stats();
   info.properties.push_back(

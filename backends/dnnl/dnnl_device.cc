@@ -1,7 +1,5 @@
 #include "backends/dnnl/dnnl_device.h"
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <cstring>
 
@@ -10,17 +8,12 @@
 #include "backends/dnnl/dnnl_support.h"
 #include "core/copy_op.h"
 #include "core/graph.h"
+#include "core/host_memory.h"
 #include "core/partition.h"
 
 namespace switchyard {
 namespace onednn {
 namespace {
-
-int64_t HostMemoryBytes(int pages_name) {
-  const long pages = sysconf(pages_name);
-  const long page_size = sysconf(_SC_PAGESIZE);
-  return pages < 0 || page_size < 0 ? -1 : int64_t{pages} * page_size;
-}
 
 const char* RuntimeName(unsigned runtime) {
   switch (runtime) {
@@ -67,8 +60,9 @@ DeviceInfo DnnlDevice::Info() const {
   info.device = device_;
   info.name = absl::StrCat("oneDNN ", VersionString(), " on the host CPU, ISA ",
                            EffectiveIsaName(), " (chosen by oneDNN at run time)");
-  info.total_memory_bytes = HostMemoryBytes(_SC_PHYS_PAGES);
-  info.free_memory_bytes = HostMemoryBytes(_SC_AVPHYS_PAGES);
+  const HostMemory memory = ReadHostMemory();
+  info.total_memory_bytes = memory.total_bytes;
+  info.free_memory_bytes = memory.available_bytes;
   info.properties.push_back({"isa", EffectiveIsaName()});
   info.properties.push_back({"threads", absl::StrCat(threads_.load())});
   info.properties.push_back(

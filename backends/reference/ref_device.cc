@@ -1,12 +1,11 @@
 #include "backends/reference/ref_device.h"
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "core/graph.h"
+#include "core/host_memory.h"
 
 namespace switchyard {
 namespace reference {
@@ -14,12 +13,6 @@ namespace {
 
 // The name capability errors give the backend: "the reference backend ...".
 constexpr char kBackendName[] = "reference";
-
-int64_t HostMemoryBytes(int pages_name) {
-  const long pages = sysconf(pages_name);
-  const long page_size = sysconf(_SC_PAGESIZE);
-  return pages < 0 || page_size < 0 ? -1 : int64_t{pages} * page_size;
-}
 
 }  // namespace
 
@@ -35,8 +28,9 @@ DeviceInfo RefDevice::Info() const {
   info.name =
       "reference backend (plain C++ loops, own allocations in host memory)";
   // Its memory is the host's, shared with every other host device.
-  info.total_memory_bytes = HostMemoryBytes(_SC_PHYS_PAGES);
-  info.free_memory_bytes = HostMemoryBytes(_SC_AVPHYS_PAGES);
+  const HostMemory memory = ReadHostMemory();
+  info.total_memory_bytes = memory.total_bytes;
+  info.free_memory_bytes = memory.available_bytes;
   info.properties.push_back(
       {"allocated", absl::StrCat(allocated_bytes_->load(), " bytes")});
   info.properties.push_back({"accumulation", "double"});
