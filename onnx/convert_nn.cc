@@ -1,5 +1,5 @@
 // ONNX's neural-network ops: Conv, pooling, normalization, Gemm/MatMul,
-// reductions and softmax (ops/ nn family and the original ops).
+// reductions, CumSum and softmax (ops/ nn family and the original ops).
 
 #include <algorithm>
 #include <limits>
@@ -9,6 +9,7 @@
 #include "core/status_macros.h"
 #include "onnx/convert_util.h"
 #include "onnx/converter_registry.h"
+#include "ops/cumsum_attrs.h"
 #include "ops/gemm_attrs.h"
 #include "ops/nms_attrs.h"
 #include "ops/norm_attrs.h"
@@ -264,6 +265,19 @@ absl::Status ArgReduce(NodeContext& ctx, const char* op) {
 }
 absl::Status ConvertArgMax(NodeContext& ctx) { return ArgReduce(ctx, "argmax"); }
 
+// CumSum: the axis is a scalar input, needed at import (a constant, in
+// practice).
+absl::Status ConvertCumSum(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> axis, ctx.ConstInts(1, "axis"));
+  if (axis.size() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("axis has ", axis.size(), " values; CumSum takes one"));
+  }
+  SY_ASSIGN_OR_RETURN(CumSumAttrs a, OnnxAttrs<CumSumAttrs>(
+                                         ctx, {{"exclusive", "exclusive"}, {"reverse", "reverse"}},
+                                         Attrs({{"axis", axis[0]}})));
+  return EmitUnary(ctx, "cumsum", a.ToAttrMap());
+}
 absl::Status ConvertArgMin(NodeContext& ctx) { return ArgReduce(ctx, "argmin"); }
 
 absl::Status ConvertBatchNormalization(NodeContext& ctx) {
@@ -442,6 +456,7 @@ SY_REGISTER_ONNX_CONVERTER("ReduceMin", ConvertReduceMin);
 SY_REGISTER_ONNX_CONVERTER("ReduceProd", ConvertReduceProd);
 SY_REGISTER_ONNX_CONVERTER("ArgMax", ConvertArgMax);
 SY_REGISTER_ONNX_CONVERTER("ArgMin", ConvertArgMin);
+SY_REGISTER_ONNX_CONVERTER("CumSum", ConvertCumSum, 2);
 SY_REGISTER_ONNX_CONVERTER("BatchNormalization", ConvertBatchNormalization, 5);
 SY_REGISTER_ONNX_CONVERTER("Gemm", ConvertGemm, 2);
 SY_REGISTER_ONNX_CONVERTER("MatMul", ConvertMatMul, 2);

@@ -1,5 +1,5 @@
 // The nn op family's conformance cases (see conformance_cases.h):
-// avg_pool2d, reduce_mean/sum/max/min/prod, argmax/argmin, gemm,
+// avg_pool2d, reduce_mean/sum/max/min/prod, argmax/argmin, cumsum, gemm,
 // matmul, layer_norm, log_softmax and resize, with the attribute
 // combinations the ONNX importer sends.
 
@@ -185,6 +185,34 @@ void AddArgReduceCases(std::vector<ConformanceCase>& cases) {
             for (DType dtype : {DType::kFloat64, DType::kInt64, DType::kInt32}) {
               cases.push_back(InDType(c, dtype));
             }
+          }
+        }
+      }
+    }
+  }
+}
+
+// cumsum: every direction on the first, middle and last dim; integers
+// exactly (they wrap alike), floats within the default tolerance (float32
+// running sums against the reference's double ones).
+void AddCumSumCases(std::vector<ConformanceCase>& cases) {
+  const std::vector<std::pair<Shape, int64_t>> shapes_axis = {
+      {Shape({5}), 0}, {Shape({2, 3}), 0}, {Shape({2, 3}), -1},
+      {Shape({3, 4, 5}), 1}, {Shape({0, 4}), 1}, {Shape({200, 300}), 0},
+  };
+  for (const auto& [shape, axis] : shapes_axis) {
+    for (bool exclusive : {false, true}) {
+      for (bool reverse : {false, true}) {
+        ConformanceCase c = Case(
+            absl::StrCat("cumsum_", absl::StrJoin(shape.dims(), "x"), "_axis",
+                         axis < 0 ? "_neg" : "", axis < 0 ? -axis : axis,
+                         exclusive ? "_exclusive" : "", reverse ? "_reverse" : ""),
+            "cumsum", {shape}, {},
+            {{"axis", axis}, {"exclusive", exclusive}, {"reverse", reverse}});
+        cases.push_back(c);
+        if (shape.num_elements() < 1000) {
+          for (DType dtype : {DType::kFloat64, DType::kInt64, DType::kInt32}) {
+            cases.push_back(InDType(c, dtype));
           }
         }
       }
@@ -422,6 +450,7 @@ std::vector<ConformanceCase> NnConformanceCases() {
   AddAvgPoolCases(cases);
   AddReduceCases(cases);
   AddArgReduceCases(cases);
+  AddCumSumCases(cases);
   AddGemmCases(cases);
   AddMatmulCases(cases);
   AddLayerNormCases(cases);

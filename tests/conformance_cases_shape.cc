@@ -1,8 +1,8 @@
 // The shape op family's conformance cases (see conformance_cases.h):
-// reshape, transpose, concat, split, slice, gather, pad, expand, where. They
-// move elements without arithmetic, so every backend must match the
-// reference bit for bit, in every dtype. A few cases are large enough
-// (> 256 KiB) for the CPU's threaded and tiled paths.
+// reshape, transpose, concat, split, slice, gather, pad, expand, where,
+// trilu, one_hot. They move elements without arithmetic, so every backend
+// must match the reference bit for bit, in every dtype. A few cases are
+// large enough (> 256 KiB) for the CPU's threaded and tiled paths.
 
 #include <cstdint>
 #include <limits>
@@ -94,6 +94,30 @@ ConformanceCase Where(std::string name, Shape condition, Shape x, Shape y,
   c.dtype = DType::kBool;
   c.operand_values[1] = {dtype};
   c.operand_values[2] = {dtype};
+  return c;
+}
+
+ConformanceCase Trilu(std::string name, Shape input, bool upper, int64_t k) {
+  return Exact(Case(std::move(name), "trilu", {std::move(input)}, {},
+                    {{"upper", upper}, {"k", k}}));
+}
+
+// one_hot: the indices' dtype is the case's (the kernel's key); values
+// [off, on] of `values_dtype`; integer indices reach past both ends, which
+// give rows of off values.
+ConformanceCase OneHot(std::string name, Shape indices, int64_t depth, int64_t axis,
+                       DType index_dtype, DType values_dtype) {
+  ConformanceCase c = Exact(Case(absl::StrCat(name, "_", DTypeName(index_dtype), "_",
+                                              DTypeName(values_dtype)),
+                                 "one_hot", {std::move(indices), Shape({2})}, {},
+                                 {{"depth", depth}, {"axis", axis}}));
+  c.dtype = index_dtype;
+  if (index_dtype == DType::kFloat32) {
+    c.scale = static_cast<float>(depth + 2);
+  } else {
+    c.operand_values[0] = {index_dtype, -depth - 2, depth + 1};
+  }
+  c.operand_values[1] = {values_dtype};
   return c;
 }
 
@@ -201,6 +225,20 @@ std::vector<ConformanceCase> ShapeConformanceCases() {
       TopK("topk_vector", Shape({17}), 1, 0, false),
       TopK("topk_large", Shape({64, 2000}), 50, -1, true),
 
+      // trilu: both triangles, diagonals inside and beyond the matrix,
+      // batches, an empty matrix.
+      Trilu("trilu_upper", Shape({4, 5}), true, 0),
+      Trilu("trilu_lower", Shape({4, 5}), false, 0),
+      Trilu("trilu_upper_k2", Shape({3, 4, 5}), true, 2),
+      Trilu("trilu_lower_k_neg1", Shape({3, 4, 5}), false, -1),
+      Trilu("trilu_upper_beyond", Shape({4, 5}), true, 6),
+      Trilu("trilu_lower_beyond", Shape({4, 5}), false, -7),
+      Trilu("trilu_upper_k_huge", Shape({3, 3}), true,
+            std::numeric_limits<int64_t>::min()),
+      Trilu("trilu_lower_k_huge", Shape({3, 3}), false, kMax),
+      Trilu("trilu_empty", Shape({0, 5}), true, 0),
+      Trilu("trilu_one_row", Shape({2, 1, 5}), false, 1),
+
       // expand: ONNX's node tests, a shorter shape, an empty result.
       Expand("expand_dim_changed", Shape({3, 1}), {2, 1, 6}),
       Expand("expand_dim_unchanged", Shape({3, 1}), {3, 4}),
@@ -233,6 +271,7 @@ std::vector<ConformanceCase> ShapeConformanceCases() {
     cases.push_back(
         InDType(Pad("pad_edge", Shape({2, 3}), {0, 2, 1, 1}, "edge"), dtype));
     cases.push_back(InDType(Expand("expand", Shape({3, 1}), {2, 3, 4}), dtype));
+    cases.push_back(InDType(Trilu("trilu", Shape({2, 3, 4}), false, 1), dtype));
   }
 
   // topk: integers in [-100, 100] tie often, so the lower-index-first rule
@@ -241,6 +280,19 @@ std::vector<ConformanceCase> ShapeConformanceCases() {
     cases.push_back(InDType(TopK("topk_ties", Shape({6, 300}), 20, -1, true), dtype));
     cases.push_back(InDType(TopK("topk_ties_smallest", Shape({5, 40, 2}), 7, 1, false), dtype));
   }
+
+  // one_hot: every indices dtype, values of several.
+  for (DType index_dtype : {DType::kInt64, DType::kInt32, DType::kFloat32}) {
+    cases.push_back(OneHot("one_hot_last", Shape({3, 4}), 5, -1, index_dtype,
+                           DType::kFloat32));
+    cases.push_back(OneHot("one_hot_first", Shape({6}), 3, 0, index_dtype, DType::kInt64));
+    cases.push_back(OneHot("one_hot_middle", Shape({2, 3}), 4, 1, index_dtype,
+                           DType::kInt32));
+  }
+  cases.push_back(OneHot("one_hot_bool_values", Shape({4}), 2, -1, DType::kInt64,
+                         DType::kBool));
+  cases.push_back(OneHot("one_hot_empty", Shape({0, 2}), 3, -2, DType::kInt64,
+                         DType::kFloat64));
 
   // where: the condition is bool (the kernel's key); x and y any dtype.
   for (DType dtype : AllDTypes()) {
