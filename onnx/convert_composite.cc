@@ -85,13 +85,14 @@ absl::Status ConvertSoftsign(NodeContext& ctx) {
   return ctx.SetOutput(0, y);
 }
 
-// Sum and Mean of one or more inputs, broadcast.
-absl::Status Accumulate(NodeContext& ctx, bool mean) {
+// Sum, Mean, Max and Min of one or more inputs, broadcast: `op` applied
+// pairwise from the left (Mean: the sum, divided by the count).
+absl::Status Variadic(NodeContext& ctx, const char* op, bool mean = false) {
   Val acc = ctx.In(0);
   int n = 1;
   for (int i = 1; i < ctx.num_inputs(); ++i) {
     if (!ctx.HasInput(i)) continue;
-    SY_ASSIGN_OR_RETURN(acc, Op(ctx, "add", {acc, ctx.In(i)}));
+    SY_ASSIGN_OR_RETURN(acc, Op(ctx, op, {acc, ctx.In(i)}));
     ++n;
   }
   if (mean && n > 1) {
@@ -99,8 +100,10 @@ absl::Status Accumulate(NodeContext& ctx, bool mean) {
   }
   return ctx.SetOutput(0, acc);
 }
-absl::Status ConvertSum(NodeContext& ctx) { return Accumulate(ctx, false); }
-absl::Status ConvertMean(NodeContext& ctx) { return Accumulate(ctx, true); }
+absl::Status ConvertSum(NodeContext& ctx) { return Variadic(ctx, "add"); }
+absl::Status ConvertMean(NodeContext& ctx) { return Variadic(ctx, "add", true); }
+absl::Status ConvertMax(NodeContext& ctx) { return Variadic(ctx, "max"); }
+absl::Status ConvertMin(NodeContext& ctx) { return Variadic(ctx, "min"); }
 
 // ReduceL1, ReduceL2, ReduceSumSquare: reduce_sum of |x| or x * x (then a
 // square root for L2), with ReduceSum's axes and keepdims (axes an
@@ -232,6 +235,8 @@ SY_REGISTER_ONNX_CONVERTER("Selu", ConvertSelu);
 SY_REGISTER_ONNX_CONVERTER("Softsign", ConvertSoftsign);
 SY_REGISTER_ONNX_CONVERTER("Sum", ConvertSum);
 SY_REGISTER_ONNX_CONVERTER("Mean", ConvertMean);
+SY_REGISTER_ONNX_CONVERTER("Max", ConvertMax);
+SY_REGISTER_ONNX_CONVERTER("Min", ConvertMin);
 SY_REGISTER_ONNX_CONVERTER("ReduceL1", ConvertReduceL1);
 SY_REGISTER_ONNX_CONVERTER("ReduceL2", ConvertReduceL2);
 SY_REGISTER_ONNX_CONVERTER("ReduceSumSquare", ConvertReduceSumSquare);

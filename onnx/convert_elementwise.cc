@@ -1,5 +1,5 @@
 // ONNX's elementwise ops: activations, arithmetic with numpy broadcasting,
-// Clip and Cast (ops/ elementwise family).
+// Clip, Cast, comparisons and the logical ops on bools.
 
 #include <algorithm>
 #include <cmath>
@@ -83,6 +83,12 @@ absl::Status ConvertSub(NodeContext& ctx) { return Binary(ctx, "sub"); }
 absl::Status ConvertMul(NodeContext& ctx) { return Binary(ctx, "mul"); }
 absl::Status ConvertDiv(NodeContext& ctx) { return Binary(ctx, "div"); }
 absl::Status ConvertPow(NodeContext& ctx) { return Binary(ctx, "pow"); }
+
+// Not, And, Or, Xor: bool tensors (ops/logical.cc).
+absl::Status ConvertNot(NodeContext& ctx) { return EmitUnary(ctx, "logical_not"); }
+absl::Status ConvertAnd(NodeContext& ctx) { return Binary(ctx, "logical_and"); }
+absl::Status ConvertOr(NodeContext& ctx) { return Binary(ctx, "logical_or"); }
+absl::Status ConvertXor(NodeContext& ctx) { return Binary(ctx, "logical_xor"); }
 
 absl::Status ConvertMod(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ModAttrs a, OnnxAttrs<ModAttrs>(ctx, {{"fmod", "fmod"}}));
@@ -179,6 +185,10 @@ SY_REGISTER_ONNX_CONVERTER("Div", ConvertDiv, 2);
 SY_REGISTER_ONNX_CONVERTER("Mod", ConvertMod, 2);
 SY_REGISTER_ONNX_CONVERTER("Pow", ConvertPow, 2);
 SY_REGISTER_ONNX_CONVERTER("Cast", ConvertCast);
+SY_REGISTER_ONNX_CONVERTER("Not", ConvertNot);
+SY_REGISTER_ONNX_CONVERTER("And", ConvertAnd, 2);
+SY_REGISTER_ONNX_CONVERTER("Or", ConvertOr, 2);
+SY_REGISTER_ONNX_CONVERTER("Xor", ConvertXor, 2);
 
 }  // namespace
 }  // namespace onnx_import

@@ -1,5 +1,5 @@
 // ONNX's neural-network ops: Conv, pooling, normalization, Gemm/MatMul,
-// reductions and softmax (ops/ nn family and the original ops).
+// reductions, CumSum and softmax (ops/ nn family and the original ops).
 
 #include <algorithm>
 #include <limits>
@@ -9,9 +9,11 @@
 #include "core/status_macros.h"
 #include "onnx/convert_util.h"
 #include "onnx/converter_registry.h"
+#include "ops/cumsum_attrs.h"
 #include "ops/gemm_attrs.h"
 #include "ops/nms_attrs.h"
 #include "ops/norm_attrs.h"
+#include "ops/reduce_attrs.h"
 
 namespace switchyard {
 namespace onnx_import {
@@ -244,11 +246,39 @@ absl::Status Reduce(NodeContext& ctx, const char* op, int axes_input_opset) {
   return EmitUnary(ctx, op, Attrs({{"axes", axes}, {"keepdims", keepdims != 0}}));
 }
 
-// ReduceSum takes its axes as an input from opset 13, the others from 18.
+// ReduceSum takes its axes as an input from opset 13, the others
+// (ReduceProd too) from 18.
 absl::Status ConvertReduceMean(NodeContext& ctx) { return Reduce(ctx, "reduce_mean", 18); }
 absl::Status ConvertReduceSum(NodeContext& ctx) { return Reduce(ctx, "reduce_sum", 13); }
 absl::Status ConvertReduceMax(NodeContext& ctx) { return Reduce(ctx, "reduce_max", 18); }
 absl::Status ConvertReduceMin(NodeContext& ctx) { return Reduce(ctx, "reduce_min", 18); }
+absl::Status ConvertReduceProd(NodeContext& ctx) { return Reduce(ctx, "reduce_prod", 18); }
+
+// ArgMax, ArgMin: the attributes map one to one (ops/reduce_attrs.h).
+absl::Status ArgReduce(NodeContext& ctx, const char* op) {
+  SY_ASSIGN_OR_RETURN(ArgReduceAttrs a,
+                      OnnxAttrs<ArgReduceAttrs>(ctx, {{"axis", "axis"},
+                                                      {"keepdims", "keepdims"},
+                                                      {"select_last_index",
+                                                       "select_last_index"}}));
+  return EmitUnary(ctx, op, a.ToAttrMap());
+}
+absl::Status ConvertArgMax(NodeContext& ctx) { return ArgReduce(ctx, "argmax"); }
+
+// CumSum: the axis is a scalar input, needed at import (a constant, in
+// practice).
+absl::Status ConvertCumSum(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> axis, ctx.ConstInts(1, "axis"));
+  if (axis.size() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("axis has ", axis.size(), " values; CumSum takes one"));
+  }
+  SY_ASSIGN_OR_RETURN(CumSumAttrs a, OnnxAttrs<CumSumAttrs>(
+                                         ctx, {{"exclusive", "exclusive"}, {"reverse", "reverse"}},
+                                         Attrs({{"axis", axis[0]}})));
+  return EmitUnary(ctx, "cumsum", a.ToAttrMap());
+}
+absl::Status ConvertArgMin(NodeContext& ctx) { return ArgReduce(ctx, "argmin"); }
 
 absl::Status ConvertBatchNormalization(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(BatchNormAttrs bn,
@@ -423,6 +453,10 @@ SY_REGISTER_ONNX_CONVERTER("ReduceMean", ConvertReduceMean);
 SY_REGISTER_ONNX_CONVERTER("ReduceSum", ConvertReduceSum);
 SY_REGISTER_ONNX_CONVERTER("ReduceMax", ConvertReduceMax);
 SY_REGISTER_ONNX_CONVERTER("ReduceMin", ConvertReduceMin);
+SY_REGISTER_ONNX_CONVERTER("ReduceProd", ConvertReduceProd);
+SY_REGISTER_ONNX_CONVERTER("ArgMax", ConvertArgMax);
+SY_REGISTER_ONNX_CONVERTER("ArgMin", ConvertArgMin);
+SY_REGISTER_ONNX_CONVERTER("CumSum", ConvertCumSum, 2);
 SY_REGISTER_ONNX_CONVERTER("BatchNormalization", ConvertBatchNormalization, 5);
 SY_REGISTER_ONNX_CONVERTER("Gemm", ConvertGemm, 2);
 SY_REGISTER_ONNX_CONVERTER("MatMul", ConvertMatMul, 2);

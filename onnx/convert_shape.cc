@@ -15,6 +15,7 @@
 #include "onnx/onnx_tensor.h"
 #include "ops/shape_attrs.h"
 #include "ops/topk_attrs.h"
+#include "ops/trilu_attrs.h"
 
 namespace switchyard {
 namespace onnx_import {
@@ -207,6 +208,22 @@ absl::Status ConvertGather(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(
       Val y, ctx.EmitOne("gather", {ctx.In(0), ctx.In(1)}, a.ToAttrMap()));
   return ctx.SetOutput(0, y);
+}
+
+// Trilu: k, an optional scalar input, needed at import.
+absl::Status ConvertTrilu(NodeContext& ctx) {
+  AttrMap given;
+  if (ctx.HasInput(1)) {
+    SY_ASSIGN_OR_RETURN(std::vector<int64_t> k, ctx.ConstInts(1, "k"));
+    if (k.size() != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("k has ", k.size(), " values; Trilu takes one"));
+    }
+    given.Set("k", k[0]);
+  }
+  SY_ASSIGN_OR_RETURN(TriluAttrs a,
+                      OnnxAttrs<TriluAttrs>(ctx, {{"upper", "upper"}}, given));
+  return EmitUnary(ctx, "trilu", a.ToAttrMap());
 }
 
 absl::Status ConvertPad(NodeContext& ctx) {
@@ -478,6 +495,7 @@ SY_REGISTER_ONNX_CONVERTER("Split", ConvertSplit);
 SY_REGISTER_ONNX_CONVERTER("Slice", ConvertSlice, 3);
 SY_REGISTER_ONNX_CONVERTER("Gather", ConvertGather, 2);
 SY_REGISTER_ONNX_CONVERTER("Pad", ConvertPad, 2);
+SY_REGISTER_ONNX_CONVERTER("Trilu", ConvertTrilu);
 SY_REGISTER_ONNX_CONVERTER("Expand", ConvertExpand, 2);
 SY_REGISTER_ONNX_CONVERTER("Where", ConvertWhere, 3);
 SY_REGISTER_ONNX_CONVERTER("Identity", ConvertIdentity);

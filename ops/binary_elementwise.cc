@@ -1,5 +1,5 @@
-// The binary arithmetic ops, as ONNX Add, Sub, Mul, Div and Pow (opset 14,
-// 15): output = input (op) other, elementwise, with numpy (multidirectional)
+// The binary arithmetic ops, as ONNX Add, Sub, Mul, Div, Pow, Mod and the
+// two-operand Max and Min (opset 13 to 15): output = input (op) other, elementwise, with numpy (multidirectional)
 // broadcasting. Both operands have one dtype, which the output keeps; every
 // numeric dtype is accepted (a backend without a kernel for one says so at
 // placement). One OpDef per entry of SY_BINARY_ELEMENTWISE_OPS
@@ -7,7 +7,7 @@
 // struct).
 //   operands: input, other; output: BroadcastShapes(input, other)
 // Integer division truncates toward zero (as C++); an integer division by
-// zero is the kernels' run-time InvalidArgument.
+// zero is the kernels' run-time InvalidArgument. max and min propagate NaN.
 
 #include <memory>
 #include <string>

@@ -38,7 +38,9 @@
   X("mul", Mul, NumericTypes, 1, NoAttrs)                  \
   X("div", Div, NumericTypes, 1, NoAttrs)                  \
   X("pow", Pow, FloatingAndWideIntegerTypes, 1, NoAttrs)   \
-  X("mod", Mod, NumericTypes, 2, ModAttrs)
+  X("mod", Mod, NumericTypes, 2, ModAttrs)                 \
+  X("max", Max, NumericTypes, 1, NoAttrs)                  \
+  X("min", Min, NumericTypes, 1, NoAttrs)
 
 namespace switchyard {
 namespace binary {
@@ -138,6 +140,34 @@ struct Mod {
       r = static_cast<T>(r + b);
     }
     return r;
+  }
+};
+
+// NaN's test on host and device alike (x != x only for NaN); never true
+// for integers.
+template <typename T>
+SY_HOST_DEVICE bool IsNaN(T x) {
+  if constexpr (std::is_floating_point<T>::value) {
+    return x != x;
+  } else {
+    return false;
+  }
+}
+
+// The larger (Max) or smaller (Min) operand; NaN when either is NaN, as
+// numpy's maximum and minimum (ONNX's Max and Min).
+template <typename T>
+struct Max {
+  SY_HOST_DEVICE T operator()(T a, T b) const {
+    if (IsNaN(a) || IsNaN(b)) return IsNaN(a) ? a : b;
+    return a < b ? b : a;
+  }
+};
+template <typename T>
+struct Min {
+  SY_HOST_DEVICE T operator()(T a, T b) const {
+    if (IsNaN(a) || IsNaN(b)) return IsNaN(a) ? a : b;
+    return b < a ? b : a;
   }
 };
 

@@ -1,6 +1,8 @@
 #include "ops/op_util.h"
 
+#include <algorithm>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -39,6 +41,18 @@ const std::vector<DType>& NumericDTypes() {
     return d;
   }();
   return *dtypes;
+}
+
+absl::Status CheckDType(DType dtype, absl::string_view operand,
+                        absl::string_view op, absl::Span<const DType> allowed) {
+  if (std::find(allowed.begin(), allowed.end(), dtype) != allowed.end()) {
+    return absl::OkStatus();
+  }
+  std::vector<std::string> names;
+  for (DType d : allowed) names.push_back(DTypeName(d));
+  return absl::InvalidArgumentError(absl::StrCat(operand, " is ", DTypeName(dtype),
+                                                 "; ", op, " takes ",
+                                                 absl::StrJoin(names, ", ")));
 }
 
 absl::Status CheckRank(const Shape& shape, absl::string_view operand, int rank,

@@ -43,6 +43,12 @@ absl::Status CheckSchema(const OpDef& op, const AttrMap& attrs,
 const std::vector<DType>& FloatingDTypes();
 const std::vector<DType>& NumericDTypes();
 
+// For TypesOp functions, which check their operands' dtypes themselves:
+// OK when `dtype` is one of `allowed`, else "indices is float32;
+// gather_elements takes int64, int32".
+absl::Status CheckDType(DType dtype, absl::string_view operand,
+                        absl::string_view op, absl::Span<const DType> allowed);
+
 // "input must be rank 4 (N, C, H, W), got [1, 3, 224]".
 absl::Status CheckRank(const Shape& shape, absl::string_view operand, int rank,
                        absl::string_view layout);

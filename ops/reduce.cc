@@ -1,14 +1,17 @@
-// The four reduce ops, one definition: ONNX ReduceMean, ReduceSum, ReduceMax
-// and ReduceMin with their axes as an attribute.
+// The five reduce ops, one definition: ONNX ReduceMean, ReduceSum,
+// ReduceMax, ReduceMin and ReduceProd with their axes as an attribute.
 //   reduce_mean: the mean (sum, then one division per output)
 //   reduce_sum:  the sum
 //   reduce_max:  the maximum (NaN propagates)
 //   reduce_min:  the minimum (NaN propagates)
+//   reduce_prod: the product
 //   operands:   input (any rank)
 //   attributes: axes = [] (every axis), keepdims = true (ops/reduce_attrs.h)
 //   output:     input's shape with each reduced axis 1 or removed
 //               (ops/reduce_geometry.h), input's dtype
-// An empty reduction gives sum 0, mean NaN (0 / 0), max -inf, min +inf.
+// Floating dtypes for all; max, min and prod also take int64 and int32
+// (shape arithmetic). An empty reduction gives sum 0, mean NaN (0 / 0), max
+// -inf, min +inf, prod 1 (integers: max the lowest value, min the highest).
 
 #include <cstdint>
 #include <memory>
@@ -48,10 +51,14 @@ int64_t ReduceMeanFlops(const AttrMap& attrs, absl::Span<const Shape> operands,
 
 bool RegisterAll() {
   bool ok = true;
-  for (const char* name : {"reduce_sum", "reduce_max", "reduce_min"}) {
-    ok &= RegisterOp(ops_internal::ShapeOp(
-        {name, {{"input"}}, ops_internal::FloatingDTypes()}, &ReduceShape,
-        &ReduceFlops));
+  ok &= RegisterOp(ops_internal::ShapeOp(
+      {"reduce_sum", {{"input"}}, ops_internal::FloatingDTypes()}, &ReduceShape,
+      &ReduceFlops));
+  std::vector<DType> with_integers = ops_internal::FloatingDTypes();
+  with_integers.insert(with_integers.end(), {DType::kInt64, DType::kInt32});
+  for (const char* name : {"reduce_max", "reduce_min", "reduce_prod"}) {
+    ok &= RegisterOp(ops_internal::ShapeOp({name, {{"input"}}, with_integers},
+                                           &ReduceShape, &ReduceFlops));
   }
   ok &= RegisterOp(ops_internal::ShapeOp(
       {"reduce_mean", {{"input"}}, ops_internal::FloatingDTypes()},

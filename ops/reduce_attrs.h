@@ -1,10 +1,10 @@
 #ifndef SWITCHYARD_OPS_REDUCE_ATTRS_H_
 #define SWITCHYARD_OPS_REDUCE_ATTRS_H_
 
-// The attributes of reduce_mean, reduce_sum, reduce_max and reduce_min (ONNX
-// ReduceMean/Sum/Max/Min with the axes as an attribute) as one typed
-// struct: the one place that converts them to and from the attribute map,
-// and whose defaults are the op schemas'. Checks that need the input's rank
+// The attributes of reduce_mean, reduce_sum, reduce_max, reduce_min and
+// reduce_prod (ONNX ReduceMean/Sum/Max/Min/Prod with the axes as an
+// attribute) as one typed struct: the one place that converts them to and
+// from the attribute map, and whose defaults are the op schemas'. Checks that need the input's rank
 // (an axis in range, no axis twice) are in ops/reduce_geometry.h.
 //
 //   ReduceAttrs r;
@@ -36,6 +36,29 @@ struct ReduceAttrs {
         .Doc("distinct axes of the input (negative from the end); [] for all");
     f.Field("keepdims", &ReduceAttrs::keepdims)
         .Doc("keep each reduced axis with length 1");
+  }
+};
+
+// argmax and argmin (ONNX ArgMax, ArgMin): the index of the largest or
+// smallest element along one axis.
+//
+//   ArgReduceAttrs a;
+//   a.axis = -1;
+//   a.select_last_index = true;  // ties: the last one
+struct ArgReduceAttrs {
+  SY_ATTR_STRUCT(ArgReduceAttrs);
+  static constexpr const char* kOp = "argmax";
+  int64_t axis = 0;  // ONNX's default; negative counts from the end
+  bool keepdims = true;
+  bool select_last_index = false;
+
+  static void DeclareFields(AttrFields<ArgReduceAttrs>& f) {
+    f.Field("axis", &ArgReduceAttrs::axis)
+        .Doc("the dim searched (negative from the end)");
+    f.Field("keepdims", &ArgReduceAttrs::keepdims)
+        .Doc("keep the searched dim with length 1");
+    f.Field("select_last_index", &ArgReduceAttrs::select_last_index)
+        .Doc("on ties, the last index (else the first)");
   }
 };
 

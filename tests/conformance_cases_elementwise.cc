@@ -1,13 +1,13 @@
 // The elementwise op family's conformance cases (see conformance_cases.h):
-// add, sub, mul, div, pow with every broadcasting pattern (same shape,
-// scalar on either side, row, column, rank mismatch, both sides growing,
-// empty, and outputs large enough to be split across threads); the unary
-// ops, their attributes and integer forms; cast from every dtype to every
-// dtype.
+// add, sub, mul, div, pow, mod, max, min with every broadcasting pattern
+// (same shape, scalar on either side, row, column, rank mismatch, both sides
+// growing, empty, and outputs large enough to be split across threads); the
+// unary ops, their attributes and integer forms; cast from every dtype to
+// every dtype; the logical ops on bools.
 //
 // Tolerances: exact (0, 0) for ops with one correctly rounded result
-// (+ - * /, neg, abs, clip, leaky_relu, reciprocal, sqrt, cast); a few
-// float32 ulps for the transcendental ones (kUlps below).
+// (+ - * /, max, min, neg, abs, clip, leaky_relu, reciprocal, sqrt, cast); a
+// few float32 ulps for the transcendental ones (kUlps below).
 
 #include <string>
 #include <tuple>
@@ -70,7 +70,7 @@ const std::vector<Pattern>& Patterns() {
 }
 
 void AddBinaryCases(std::vector<ConformanceCase>& cases) {
-  for (const char* op : {"add", "sub", "mul", "div"}) {
+  for (const char* op : {"add", "sub", "mul", "div", "max", "min"}) {
     for (const Pattern& p : Patterns()) {
       cases.push_back(
           With(Case(absl::StrCat(op, "_", p.name), op, {p.input, p.other}), kExact));
@@ -249,6 +249,25 @@ void AddCastCases(std::vector<ConformanceCase>& cases) {
   cases.push_back(With(big, kExact));
 }
 
+// The logical ops: bool operands (random 0 or 1), every broadcasting
+// pattern for the binary ones.
+void AddLogicalCases(std::vector<ConformanceCase>& cases) {
+  for (const char* op : {"logical_and", "logical_or", "logical_xor"}) {
+    for (const Pattern& p : Patterns()) {
+      cases.push_back(InDType(
+          With(Case(absl::StrCat(op, "_", p.name), op, {p.input, p.other}), kExact),
+          DType::kBool));
+    }
+  }
+  for (const Shape& shape : {Shape({3, 4}), Shape(), Shape({0, 2}), Shape({300, 200})}) {
+    cases.push_back(InDType(
+        With(Case(absl::StrCat("logical_not_", shape.num_elements()), "logical_not",
+                  {shape}),
+             kExact),
+        DType::kBool));
+  }
+}
+
 }  // namespace
 
 std::vector<ConformanceCase> ElementwiseConformanceCases() {
@@ -256,6 +275,7 @@ std::vector<ConformanceCase> ElementwiseConformanceCases() {
   AddBinaryCases(cases);
   AddUnaryCases(cases);
   AddCastCases(cases);
+  AddLogicalCases(cases);
   return cases;
 }
 

@@ -1,7 +1,7 @@
 // The nn op family's conformance cases (see conformance_cases.h):
-// avg_pool2d, reduce_mean/sum/max/min, gemm, matmul, layer_norm,
-// log_softmax and resize, with the attribute combinations the ONNX importer
-// sends.
+// avg_pool2d, reduce_mean/sum/max/min/prod, argmax/argmin, cumsum, gemm,
+// matmul, layer_norm, log_softmax and resize, with the attribute
+// combinations the ONNX importer sends.
 
 #include <cstdint>
 #include <string>
@@ -110,14 +110,113 @@ void AddReduceCases(std::vector<ConformanceCase>& cases) {
       }
     }
   }
-  // A reduction over an empty axis: sum 0, mean NaN, max -inf, min +inf.
-  for (const char* op :
-       {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min"}) {
+  // reduce_prod: few factors per product (and values up to 2 in size), so
+  // products neither underflow nor overflow float32.
+  const std::vector<std::pair<Shape, Ints>> prod_shapes_axes = {
+      {Shape({3, 2, 2}), {}},       {Shape({3, 2, 2}), {1}},
+      {Shape({2, 3, 4, 5}), {-1}},  {Shape({2, 3, 4, 5}), {1, 2}},
+      {Shape({2, 3, 4, 5}), {3, 0}}, {Shape({4, 1, 6}), {1}},
+      {Shape({600, 4, 3}), {1}},
+  };
+  for (const auto& [shape, axes] : prod_shapes_axes) {
+    for (bool keepdims : {true, false}) {
+      ConformanceCase c = Case(
+          absl::StrCat("reduce_prod_", absl::StrJoin(shape.dims(), "x"), "_axes_",
+                       Join(axes), keepdims ? "_keepdims" : ""),
+          "reduce_prod", {shape}, {}, {{"axes", axes}, {"keepdims", keepdims}});
+      c.scale = 2.0f;
+      cases.push_back(std::move(c));
+    }
+  }
+  // Integers (shape arithmetic): max and min in int64 and int32, prod in
+  // int64 (wrapping when it overflows: 60 factors of up to 100 do).
+  for (DType dtype : {DType::kInt64, DType::kInt32}) {
+    for (const char* op : {"reduce_max", "reduce_min"}) {
+      cases.push_back(InDType(Case(absl::StrCat(op, "_ints_axis1"), op,
+                                   {Shape({2, 3, 4, 5})}, {},
+                                   {{"axes", Ints{1}}, {"keepdims", true}}),
+                              dtype));
+      cases.push_back(InDType(Case(absl::StrCat(op, "_ints_all"), op, {Shape({4})},
+                                   {}, {{"axes", Ints{}}, {"keepdims", false}}),
+                              dtype));
+    }
+  }
+  cases.push_back(InDType(Case("reduce_prod_ints_axis0", "reduce_prod",
+                               {Shape({3, 4})}, {},
+                               {{"axes", Ints{0}}, {"keepdims", false}}),
+                          DType::kInt64));
+  cases.push_back(InDType(Case("reduce_prod_ints_wraps", "reduce_prod",
+                               {Shape({2, 60})}, {},
+                               {{"axes", Ints{1}}, {"keepdims", true}}),
+                          DType::kInt64));
+  // A reduction over an empty axis: sum 0, mean NaN, max -inf, min +inf,
+  // prod 1.
+  for (const char* op : {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min",
+                         "reduce_prod"}) {
     ConformanceCase c =
         Case(absl::StrCat(op, "_empty_axis"), op, {Shape({3, 0, 2})}, {},
              {{"axes", Ints{1}}, {"keepdims", false}});
     c.tolerance = kExact;
     cases.push_back(std::move(c));
+  }
+}
+
+// argmax, argmin: every axis kind, both tie rules; integers in [-100, 100]
+// tie often, so the rule is checked against the reference.
+void AddArgReduceCases(std::vector<ConformanceCase>& cases) {
+  const std::vector<std::pair<Shape, int64_t>> shapes_axis = {
+      {Shape({2, 2}), 0},     {Shape({3, 4, 5}), 1}, {Shape({3, 4, 5}), -1},
+      {Shape({7}), 0},        {Shape({6, 1, 3}), 1}, {Shape({300, 200}), 0},
+  };
+  for (const char* op : {"argmax", "argmin"}) {
+    for (const auto& [shape, axis] : shapes_axis) {
+      for (bool keepdims : {true, false}) {
+        for (bool last : {false, true}) {
+          const std::string name = absl::StrCat(
+              op, "_", absl::StrJoin(shape.dims(), "x"), "_axis", axis < 0 ? "_neg" : "",
+              axis < 0 ? -axis : axis, keepdims ? "_keepdims" : "", last ? "_last" : "");
+          ConformanceCase c = Case(name, op, {shape}, {},
+                                   {{"axis", axis},
+                                    {"keepdims", keepdims},
+                                    {"select_last_index", last}});
+          c.tolerance = kExact;
+          cases.push_back(c);
+          if (shape.num_elements() < 1000) {
+            for (DType dtype : {DType::kFloat64, DType::kInt64, DType::kInt32}) {
+              cases.push_back(InDType(c, dtype));
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// cumsum: every direction on the first, middle and last dim; integers
+// exactly (they wrap alike), floats within the default tolerance (float32
+// running sums against the reference's double ones).
+void AddCumSumCases(std::vector<ConformanceCase>& cases) {
+  const std::vector<std::pair<Shape, int64_t>> shapes_axis = {
+      {Shape({5}), 0}, {Shape({2, 3}), 0}, {Shape({2, 3}), -1},
+      {Shape({3, 4, 5}), 1}, {Shape({0, 4}), 1}, {Shape({200, 300}), 0},
+  };
+  for (const auto& [shape, axis] : shapes_axis) {
+    for (bool exclusive : {false, true}) {
+      for (bool reverse : {false, true}) {
+        ConformanceCase c = Case(
+            absl::StrCat("cumsum_", absl::StrJoin(shape.dims(), "x"), "_axis",
+                         axis < 0 ? "_neg" : "", axis < 0 ? -axis : axis,
+                         exclusive ? "_exclusive" : "", reverse ? "_reverse" : ""),
+            "cumsum", {shape}, {},
+            {{"axis", axis}, {"exclusive", exclusive}, {"reverse", reverse}});
+        cases.push_back(c);
+        if (shape.num_elements() < 1000) {
+          for (DType dtype : {DType::kFloat64, DType::kInt64, DType::kInt32}) {
+            cases.push_back(InDType(c, dtype));
+          }
+        }
+      }
+    }
   }
 }
 
@@ -350,6 +449,8 @@ std::vector<ConformanceCase> NnConformanceCases() {
   std::vector<ConformanceCase> cases;
   AddAvgPoolCases(cases);
   AddReduceCases(cases);
+  AddArgReduceCases(cases);
+  AddCumSumCases(cases);
   AddGemmCases(cases);
   AddMatmulCases(cases);
   AddLayerNormCases(cases);

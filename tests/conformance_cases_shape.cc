@@ -1,8 +1,11 @@
 // The shape op family's conformance cases (see conformance_cases.h):
-// reshape, transpose, concat, split, slice, gather, pad, expand, where. They
-// move elements without arithmetic, so every backend must match the
-// reference bit for bit, in every dtype. A few cases are large enough
-// (> 256 KiB) for the CPU's threaded and tiled paths.
+// reshape, transpose, concat, split, slice, gather, pad, expand, where,
+// trilu, and the ops that index by data (gather_elements, gather_nd,
+// scatter_elements, scatter_nd, one_hot), their indices in range (bad ones
+// are tests/index_bounds_test.cc's). They move elements without
+// arithmetic, so every backend must match the reference bit for bit, in
+// every dtype. A few cases are large enough (> 256 KiB) for the CPU's
+// threaded and tiled paths.
 
 #include <cstdint>
 #include <limits>
@@ -94,6 +97,42 @@ ConformanceCase Where(std::string name, Shape condition, Shape x, Shape y,
   c.dtype = DType::kBool;
   c.operand_values[1] = {dtype};
   c.operand_values[2] = {dtype};
+  return c;
+}
+
+ConformanceCase Trilu(std::string name, Shape input, bool upper, int64_t k) {
+  return Exact(Case(std::move(name), "trilu", {std::move(input)}, {},
+                    {{"upper", upper}, {"k", k}}));
+}
+
+// The ops that index by data: indices (int64 unless given) uniform in
+// [low, high], an input, so that backends check them at run time.
+ConformanceCase Indexed(std::string name, std::string op, std::vector<Shape> inputs,
+                        int64_t low, int64_t high,
+                        std::vector<std::pair<std::string, AttrValue>> attrs,
+                        DType index_dtype = DType::kInt64) {
+  ConformanceCase c = Exact(Case(std::move(name), std::move(op), std::move(inputs), {},
+                                 std::move(attrs)));
+  c.operand_values[1] = {index_dtype, low, high};
+  return c;
+}
+
+// one_hot: the indices' dtype is the case's (the kernel's key); values
+// [off, on] of `values_dtype`; integer indices reach past both ends, which
+// give rows of off values.
+ConformanceCase OneHot(std::string name, Shape indices, int64_t depth, int64_t axis,
+                       DType index_dtype, DType values_dtype) {
+  ConformanceCase c = Exact(Case(absl::StrCat(name, "_", DTypeName(index_dtype), "_",
+                                              DTypeName(values_dtype)),
+                                 "one_hot", {std::move(indices), Shape({2})}, {},
+                                 {{"depth", depth}, {"axis", axis}}));
+  c.dtype = index_dtype;
+  if (index_dtype == DType::kFloat32) {
+    c.scale = static_cast<float>(depth + 2);
+  } else {
+    c.operand_values[0] = {index_dtype, -depth - 2, depth + 1};
+  }
+  c.operand_values[1] = {values_dtype};
   return c;
 }
 
@@ -201,6 +240,84 @@ std::vector<ConformanceCase> ShapeConformanceCases() {
       TopK("topk_vector", Shape({17}), 1, 0, false),
       TopK("topk_large", Shape({64, 2000}), 50, -1, true),
 
+      // trilu: both triangles, diagonals inside and beyond the matrix,
+      // batches, an empty matrix.
+      Trilu("trilu_upper", Shape({4, 5}), true, 0),
+      Trilu("trilu_lower", Shape({4, 5}), false, 0),
+      Trilu("trilu_upper_k2", Shape({3, 4, 5}), true, 2),
+      Trilu("trilu_lower_k_neg1", Shape({3, 4, 5}), false, -1),
+      Trilu("trilu_upper_beyond", Shape({4, 5}), true, 6),
+      Trilu("trilu_lower_beyond", Shape({4, 5}), false, -7),
+      Trilu("trilu_upper_k_huge", Shape({3, 3}), true,
+            std::numeric_limits<int64_t>::min()),
+      Trilu("trilu_lower_k_huge", Shape({3, 3}), false, kMax),
+      Trilu("trilu_empty", Shape({0, 5}), true, 0),
+      Trilu("trilu_one_row", Shape({2, 1, 5}), false, 1),
+
+      // gather_elements: every axis, negative ones, indices smaller than
+      // data, int32 indices.
+      Indexed("gather_elements_axis0", "gather_elements", {Shape({3, 4}), Shape({5, 4})},
+              -3, 2, {{"axis", int64_t{0}}}),
+      Indexed("gather_elements_axis1", "gather_elements", {Shape({3, 4}), Shape({3, 7})},
+              -4, 3, {{"axis", int64_t{1}}}),
+      Indexed("gather_elements_axis_neg1_smaller", "gather_elements",
+              {Shape({4, 5, 6}), Shape({2, 3, 9})}, -6, 5, {{"axis", int64_t{-1}}}),
+      Indexed("gather_elements_middle_int32_indices", "gather_elements",
+              {Shape({4, 5, 6}), Shape({4, 2, 6})}, -5, 4, {{"axis", int64_t{1}}},
+              DType::kInt32),
+      Indexed("gather_elements_empty", "gather_elements", {Shape({3, 4}), Shape({0, 4})},
+              0, 0, {{"axis", int64_t{0}}}),
+
+      // gather_nd: whole-tuple elements, slices, batch dims (cubic data, so
+      // one range fits every indexed dim).
+      Indexed("gather_nd_elements", "gather_nd", {Shape({4, 4}), Shape({5, 2})}, -4, 3,
+              {{"batch_dims", int64_t{0}}}),
+      Indexed("gather_nd_slices", "gather_nd", {Shape({4, 4, 3}), Shape({2, 3, 1})}, -4, 3,
+              {{"batch_dims", int64_t{0}}}),
+      Indexed("gather_nd_batch1", "gather_nd", {Shape({2, 3, 3, 5}), Shape({2, 4, 2})}, -3,
+              2, {{"batch_dims", int64_t{1}}}),
+      Indexed("gather_nd_batch2_int32_indices", "gather_nd", {Shape({2, 3, 4, 4}), Shape({2, 3, 1})},
+              -4, 3, {{"batch_dims", int64_t{2}}}, DType::kInt32),
+
+      // scatter_elements: duplicates are likely (the last one wins, or they
+      // combine in order).
+      Indexed("scatter_elements_axis0", "scatter_elements",
+              {Shape({4, 3}), Shape({6, 3}), Shape({6, 3})}, -4, 3, {{"axis", int64_t{0}}}),
+      Indexed("scatter_elements_axis1_smaller", "scatter_elements",
+              {Shape({3, 5}), Shape({2, 3}), Shape({2, 3})}, -5, 4, {{"axis", int64_t{1}}}),
+      Indexed("scatter_elements_add", "scatter_elements",
+              {Shape({2, 4, 3}), Shape({2, 6, 3}), Shape({2, 6, 3})}, -4, 3,
+              {{"axis", int64_t{1}}, {"reduction", std::string("add")}}),
+      Indexed("scatter_elements_mul_int32_indices", "scatter_elements",
+              {Shape({5, 2}), Shape({4, 2}), Shape({4, 2})}, -5, 4,
+              {{"axis", int64_t{-2}}, {"reduction", std::string("mul")}}, DType::kInt32),
+      Indexed("scatter_elements_max", "scatter_elements",
+              {Shape({4, 4}), Shape({4, 4}), Shape({4, 4})}, -4, 3,
+              {{"axis", int64_t{1}}, {"reduction", std::string("max")}}),
+      Indexed("scatter_elements_min", "scatter_elements",
+              {Shape({4, 4}), Shape({4, 4}), Shape({4, 4})}, -4, 3,
+              {{"axis", int64_t{0}}, {"reduction", std::string("min")}}),
+
+      // scatter_nd: elements and slices; duplicates are likely.
+      Indexed("scatter_nd_elements", "scatter_nd",
+              {Shape({4, 4}), Shape({6, 2}), Shape({6})}, -4, 3,
+              {{"reduction", std::string("none")}}),
+      Indexed("scatter_nd_slices", "scatter_nd",
+              {Shape({4, 4, 3}), Shape({2, 2, 1}), Shape({2, 2, 4, 3})}, -4, 3,
+              {{"reduction", std::string("none")}}),
+      Indexed("scatter_nd_add", "scatter_nd",
+              {Shape({4, 4, 4}), Shape({3, 1}), Shape({3, 4, 4})}, -4, 3,
+              {{"reduction", std::string("add")}}),
+      Indexed("scatter_nd_mul_int32_indices", "scatter_nd",
+              {Shape({3, 3}), Shape({5, 1}), Shape({5, 3})}, -3, 2,
+              {{"reduction", std::string("mul")}}, DType::kInt32),
+      Indexed("scatter_nd_max", "scatter_nd",
+              {Shape({4, 4}), Shape({8, 2}), Shape({8})}, -4, 3,
+              {{"reduction", std::string("max")}}),
+      Indexed("scatter_nd_min", "scatter_nd",
+              {Shape({4, 4}), Shape({8, 2}), Shape({8})}, -4, 3,
+              {{"reduction", std::string("min")}}),
+
       // expand: ONNX's node tests, a shorter shape, an empty result.
       Expand("expand_dim_changed", Shape({3, 1}), {2, 1, 6}),
       Expand("expand_dim_unchanged", Shape({3, 1}), {3, 4}),
@@ -233,6 +350,22 @@ std::vector<ConformanceCase> ShapeConformanceCases() {
     cases.push_back(
         InDType(Pad("pad_edge", Shape({2, 3}), {0, 2, 1, 1}, "edge"), dtype));
     cases.push_back(InDType(Expand("expand", Shape({3, 1}), {2, 3, 4}), dtype));
+    cases.push_back(InDType(Trilu("trilu", Shape({2, 3, 4}), false, 1), dtype));
+    cases.push_back(InDType(Indexed("gather_elements", "gather_elements",
+                                    {Shape({3, 4}), Shape({3, 2})}, -4, 3,
+                                    {{"axis", int64_t{1}}}),
+                            dtype));
+    cases.push_back(InDType(Indexed("gather_nd", "gather_nd", {Shape({3, 3, 2}), Shape({2, 2})},
+                                    -3, 2, {{"batch_dims", int64_t{0}}}),
+                            dtype));
+    cases.push_back(InDType(Indexed("scatter_elements", "scatter_elements",
+                                    {Shape({3, 4}), Shape({3, 2}), Shape({3, 2})}, -4, 3,
+                                    {{"axis", int64_t{1}}}),
+                            dtype));
+    cases.push_back(InDType(Indexed("scatter_nd", "scatter_nd",
+                                    {Shape({3, 3, 2}), Shape({2, 2}), Shape({2, 2})}, -3, 2,
+                                    {{"reduction", std::string("none")}}),
+                            dtype));
   }
 
   // topk: integers in [-100, 100] tie often, so the lower-index-first rule
@@ -241,6 +374,35 @@ std::vector<ConformanceCase> ShapeConformanceCases() {
     cases.push_back(InDType(TopK("topk_ties", Shape({6, 300}), 20, -1, true), dtype));
     cases.push_back(InDType(TopK("topk_ties_smallest", Shape({5, 40, 2}), 7, 1, false), dtype));
   }
+
+  // scatter reductions in their other dtypes.
+  for (DType dtype : {DType::kFloat64, DType::kInt64, DType::kInt32}) {
+    for (const char* reduction : {"add", "mul", "max", "min"}) {
+      cases.push_back(InDType(
+          Indexed(absl::StrCat("scatter_elements_", reduction), "scatter_elements",
+                  {Shape({4, 3}), Shape({5, 3}), Shape({5, 3})}, -4, 3,
+                  {{"axis", int64_t{0}}, {"reduction", std::string(reduction)}}),
+          dtype));
+      cases.push_back(InDType(
+          Indexed(absl::StrCat("scatter_nd_", reduction), "scatter_nd",
+                  {Shape({4, 3}), Shape({5, 1}), Shape({5, 3})}, -4, 3,
+                  {{"reduction", std::string(reduction)}}),
+          dtype));
+    }
+  }
+
+  // one_hot: every indices dtype, values of several.
+  for (DType index_dtype : {DType::kInt64, DType::kInt32, DType::kFloat32}) {
+    cases.push_back(OneHot("one_hot_last", Shape({3, 4}), 5, -1, index_dtype,
+                           DType::kFloat32));
+    cases.push_back(OneHot("one_hot_first", Shape({6}), 3, 0, index_dtype, DType::kInt64));
+    cases.push_back(OneHot("one_hot_middle", Shape({2, 3}), 4, 1, index_dtype,
+                           DType::kInt32));
+  }
+  cases.push_back(OneHot("one_hot_bool_values", Shape({4}), 2, -1, DType::kInt64,
+                         DType::kBool));
+  cases.push_back(OneHot("one_hot_empty", Shape({0, 2}), 3, -2, DType::kInt64,
+                         DType::kFloat64));
 
   // where: the condition is bool (the kernel's key); x and y any dtype.
   for (DType dtype : AllDTypes()) {

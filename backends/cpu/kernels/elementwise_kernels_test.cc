@@ -1,7 +1,8 @@
 // The CPU elementwise kernels on hand-picked values the conformance suite's
 // random inputs do not reach: broadcasting values, integer wrap-around and
-// division by zero, NaN through every bound, and cast's rules for NaN,
-// out-of-range floats, narrowing integers and bool.
+// division by zero, NaN through every bound and through max and min, the
+// logical ops' truth tables, and cast's rules for NaN, out-of-range floats,
+// narrowing integers and bool.
 
 #include <cmath>
 #include <cstdint>
@@ -33,6 +34,14 @@ template <typename T>
 Tensor Make(const Shape& shape, std::vector<T> values) {
   absl::StatusOr<Tensor> t =
       Tensor::FromValues<T>(shape, absl::MakeConstSpan(values), Cpu());
+  EXPECT_TRUE(t.ok()) << t.status();
+  return *t;
+}
+
+// A bool tensor from 0s and 1s.
+Tensor MakeBools(const Shape& shape, std::vector<uint8_t> values) {
+  absl::StatusOr<Tensor> t = Tensor::FromBytes(shape, DType::kBool, values.data(),
+                                               values.size(), Cpu());
   EXPECT_TRUE(t.ok()) << t.status();
   return *t;
 }
@@ -179,6 +188,48 @@ TEST(ElementwiseFamilyTest, UnaryValuesAndNaN) {
               ElementsAre(-2, -2, 3, 3));
   EXPECT_THAT(Values<int8_t>(RunOp("abs", {}, {Make<int8_t>(Shape({2}), {-128, -5})})),
               ElementsAre(-128, 5));  // wraps
+}
+
+TEST(ElementwiseFamilyTest, MaxAndMinPropagateNaN) {
+  const Tensor a = Make<float>(Shape({4}), {1, kNaN, -kInf, 3});
+  const Tensor b = Make<float>(Shape({4}), {2, 0, 5, kNaN});
+  const std::vector<float> max = Values<float>(RunOp("max", {}, {a, b}));
+  const std::vector<float> min = Values<float>(RunOp("min", {}, {a, b}));
+  ASSERT_EQ(max.size(), 4u);
+  ASSERT_EQ(min.size(), 4u);
+  EXPECT_EQ(max[0], 2);
+  EXPECT_EQ(min[0], 1);
+  EXPECT_EQ(max[2], 5);
+  EXPECT_EQ(min[2], -kInf);
+  for (int i : {1, 3}) {
+    EXPECT_TRUE(std::isnan(max[i])) << i;
+    EXPECT_TRUE(std::isnan(min[i])) << i;
+  }
+  // Broadcast, integers.
+  const Tensor col = Make<int64_t>(Shape({2, 1}), {-5, 7});
+  const Tensor row = Make<int64_t>(Shape({3}), {0, 6, 9});
+  EXPECT_THAT(Values<int64_t>(RunOp("max", {}, {col, row})),
+              ElementsAre(0, 6, 9, 7, 7, 9));
+  EXPECT_THAT(Values<int64_t>(RunOp("min", {}, {col, row})),
+              ElementsAre(-5, -5, -5, 0, 6, 7));
+}
+
+TEST(ElementwiseFamilyTest, LogicalTruthTables) {
+  const Tensor a = MakeBools(Shape({4}), {0, 0, 1, 1});
+  const Tensor b = MakeBools(Shape({4}), {0, 1, 0, 1});
+  EXPECT_THAT(Bools(RunOp("logical_and", {}, {a, b})), ElementsAre(0, 0, 0, 1));
+  EXPECT_THAT(Bools(RunOp("logical_or", {}, {a, b})), ElementsAre(0, 1, 1, 1));
+  EXPECT_THAT(Bools(RunOp("logical_xor", {}, {a, b})), ElementsAre(0, 1, 1, 0));
+  EXPECT_THAT(Bools(RunOp("logical_not", {}, {a})), ElementsAre(1, 1, 0, 0));
+  // [2, 1] against [2]: broadcast both ways.
+  const Tensor col = MakeBools(Shape({2, 1}), {0, 1});
+  const Tensor row = MakeBools(Shape({2}), {0, 1});
+  EXPECT_THAT(Bools(RunOp("logical_xor", {}, {col, row})), ElementsAre(0, 1, 1, 0));
+  // Not bool: refused by shape inference.
+  absl::StatusOr<Tensor> wrong =
+      RunOp("logical_and", {}, {Make<float>(Shape({1}), {1}), Make<float>(Shape({1}), {1})});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_THAT(wrong.status().message(), HasSubstr("logical_and takes bool"));
 }
 
 TEST(ElementwiseFamilyTest, CastRules) {

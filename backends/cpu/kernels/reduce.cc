@@ -1,15 +1,20 @@
-// reduce_mean, reduce_sum, reduce_max and reduce_min: the reduction as a few
+// reduce_mean, reduce_sum, reduce_max, reduce_min and reduce_prod: the
+// reduction as a few
 // passes over [outer, n, inner] views (ops/reduce_geometry.h), each pass
 // into a scratch buffer or, the last, the output. A pass with inner == 1
 // reduces contiguous rows (Eigen's vectorized redux); otherwise it combines
 // whole rows of `inner` values, which vectorizes along inner. Both are split
 // over the threads when large. max and min propagate NaN, as numpy and
-// ONNX do; an empty reduction gives 0 (sum), NaN (mean), -inf (max) or +inf
-// (min).
+// ONNX do; an empty reduction gives 0 (sum), NaN (mean), -inf (max), +inf
+// (min) or 1 (prod). float32 for all; max and min also in int64 and int32,
+// prod in int64 (shape arithmetic: detectors reduce image sizes), where an
+// empty max is the type's lowest value and min its highest, and products
+// wrap.
 
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "Eigen/Core"
@@ -18,18 +23,18 @@
 #include "core/tensor.h"
 #include "ops/reduce_attrs.h"
 #include "ops/reduce_geometry.h"
+#include "ops/wrapping_arithmetic.h"
 
 namespace switchyard {
 namespace cpu {
 namespace {
 
-enum class Reduction { kSum, kMean, kMax, kMin };
-
-using Vector = Eigen::Array<float, Eigen::Dynamic, 1>;
+enum class Reduction { kSum, kMean, kMax, kMin, kProd };
 
 // Values of a row of `inner` columns processed by one task.
 constexpr int64_t kColumnBlock = 1024;
 
+template <typename T>
 class ReduceKernel : public Kernel {
  public:
   ReduceKernel(Reduction kind, std::vector<ReducePass> passes, int64_t count,
@@ -41,19 +46,19 @@ class ReduceKernel : public Kernel {
 
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
-    const float* src = inputs[0]->data<float>();
-    float* dst = outputs[0]->data<float>();
+    const T* src = inputs[0]->data<T>();
+    T* dst = outputs[0]->data<T>();
     const int64_t out_elements = outputs[0]->shape().num_elements();
     if (passes_.empty()) {  // nothing to reduce: every count is 1
       if (out_elements > 0) {
-        std::memcpy(dst, src, out_elements * sizeof(float));
+        std::memcpy(dst, src, out_elements * sizeof(T));
       }
       return absl::OkStatus();
     }
-    std::vector<float> scratch[2];
+    std::vector<T> scratch[2];
     for (size_t i = 0; i < passes_.size(); ++i) {
       const ReducePass& p = passes_[i];
-      float* to = dst;
+      T* to = dst;
       if (i + 1 < passes_.size()) {
         scratch[i % 2].resize(p.outer * p.inner);
         to = scratch[i % 2].data();
@@ -61,8 +66,8 @@ class ReduceKernel : public Kernel {
       RunPass(p, src, to);
       src = to;
     }
-    if (kind_ == Reduction::kMean) {
-      const float count = static_cast<float>(count_);
+    if (kind_ == Reduction::kMean) {  // float32 only
+      const T count = static_cast<T>(count_);
       ForEachRange(*context_, out_elements, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) dst[i] /= count;
       });
@@ -71,43 +76,67 @@ class ReduceKernel : public Kernel {
   }
 
  private:
-  float Identity() const {
+  T Identity() const {
+    using Limits = std::numeric_limits<T>;
     switch (kind_) {
       case Reduction::kMax:
-        return -std::numeric_limits<float>::infinity();
+        return Limits::has_infinity ? -Limits::infinity() : Limits::lowest();
       case Reduction::kMin:
-        return std::numeric_limits<float>::infinity();
+        return Limits::has_infinity ? Limits::infinity() : Limits::max();
+      case Reduction::kProd:
+        return T(1);
       default:
-        return 0.0f;
+        return T(0);
+    }
+  }
+
+  static bool IsNaN(T v) {
+    if constexpr (std::is_floating_point_v<T>) {
+      return v != v;
+    } else {
+      return false;
     }
   }
 
   // Combines one value into an accumulator; NaN sticks in max and min.
-  float Combine(float acc, float v) const {
+  T Combine(T acc, T v) const {
     switch (kind_) {
       case Reduction::kMax:
-        return (v > acc || v != v) ? v : acc;
+        return (v > acc || IsNaN(v)) ? v : acc;
       case Reduction::kMin:
-        return (v < acc || v != v) ? v : acc;
+        return (v < acc || IsNaN(v)) ? v : acc;
+      case Reduction::kProd:
+        if constexpr (std::is_integral_v<T>) {
+          return wrapping::Mul(acc, v);
+        } else {
+          return acc * v;
+        }
       default:
         return acc + v;
     }
   }
 
-  float ReduceRow(const float* row, int64_t n) const {
+  T ReduceRow(const T* row, int64_t n) const {
     if (n == 0) return Identity();
-    Eigen::Map<const Vector> v(row, n);
-    switch (kind_) {
-      case Reduction::kMax:
-        return v.maxCoeff<Eigen::PropagateNaN>();
-      case Reduction::kMin:
-        return v.minCoeff<Eigen::PropagateNaN>();
-      default:
-        return v.sum();
+    if constexpr (std::is_floating_point_v<T>) {
+      Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>> v(row, n);
+      switch (kind_) {
+        case Reduction::kMax:
+          return v.template maxCoeff<Eigen::PropagateNaN>();
+        case Reduction::kMin:
+          return v.template minCoeff<Eigen::PropagateNaN>();
+        case Reduction::kProd:
+          return v.prod();
+        default:
+          return v.sum();
+      }
     }
+    T acc = row[0];
+    for (int64_t i = 1; i < n; ++i) acc = Combine(acc, row[i]);
+    return acc;
   }
 
-  void RunPass(const ReducePass& p, const float* src, float* dst) const {
+  void RunPass(const ReducePass& p, const T* src, T* dst) const {
     const int64_t work = p.outer * p.n * p.inner;
     if (p.inner == 1) {
       auto rows = [&](int64_t begin, int64_t end) {
@@ -128,11 +157,11 @@ class ReduceKernel : public Kernel {
         const int64_t o = t / blocks;
         const int64_t j0 = (t % blocks) * kColumnBlock;
         const int64_t j1 = std::min(p.inner, j0 + kColumnBlock);
-        float* acc = dst + o * p.inner;
+        T* acc = dst + o * p.inner;
         std::fill(acc + j0, acc + j1, Identity());
-        const float* base = src + o * p.n * p.inner;
+        const T* base = src + o * p.n * p.inner;
         for (int64_t i = 0; i < p.n; ++i) {
-          const float* row = base + i * p.inner;
+          const T* row = base + i * p.inner;
           for (int64_t j = j0; j < j1; ++j) acc[j] = Combine(acc[j], row[j]);
         }
       }
@@ -150,7 +179,7 @@ class ReduceKernel : public Kernel {
   std::shared_ptr<const CpuContext> context_;
 };
 
-template <Reduction kKind>
+template <Reduction kKind, typename T>
 absl::StatusOr<std::unique_ptr<Kernel>> MakeReduce(const Node& node,
                                                    const Graph& graph,
                                                    CpuDevice& device) {
@@ -160,19 +189,34 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeReduce(const Node& node,
   const Shape& in = *graph.value(node.inputs[0]).shape;
   absl::StatusOr<std::vector<bool>> reduced = ReducedAxes(attrs->axes, in);
   if (!reduced.ok()) return reduced.status();
-  return std::make_unique<ReduceKernel>(kKind, ReducePasses(in, *reduced),
+  return std::make_unique<ReduceKernel<T>>(kKind, ReducePasses(in, *reduced),
                                         ReducedCount(in, *reduced),
                                         device.context());
 }
 
+template <typename T>
+absl::StatusOr<std::unique_ptr<Kernel>> MakeMax(const Node& node, const Graph& graph,
+                                                CpuDevice& device) {
+  return MakeReduce<Reduction::kMax, T>(node, graph, device);
+}
+template <typename T>
+absl::StatusOr<std::unique_ptr<Kernel>> MakeMin(const Node& node, const Graph& graph,
+                                                CpuDevice& device) {
+  return MakeReduce<Reduction::kMin, T>(node, graph, device);
+}
+
 SY_REGISTER_KERNEL(CpuKernels(), "reduce_sum", DType::kFloat32,
-                   &MakeReduce<Reduction::kSum>);
+                   (&MakeReduce<Reduction::kSum, float>));
 SY_REGISTER_KERNEL(CpuKernels(), "reduce_mean", DType::kFloat32,
-                   &MakeReduce<Reduction::kMean>);
-SY_REGISTER_KERNEL(CpuKernels(), "reduce_max", DType::kFloat32,
-                   &MakeReduce<Reduction::kMax>);
-SY_REGISTER_KERNEL(CpuKernels(), "reduce_min", DType::kFloat32,
-                   &MakeReduce<Reduction::kMin>);
+                   (&MakeReduce<Reduction::kMean, float>));
+SY_REGISTER_KERNEL(CpuKernels(), "reduce_prod", DType::kFloat32,
+                   (&MakeReduce<Reduction::kProd, float>));
+SY_REGISTER_KERNEL(CpuKernels(), "reduce_prod", DType::kInt64,
+                   (&MakeReduce<Reduction::kProd, int64_t>));
+SY_REGISTER_KERNEL_FOR_TYPES(CpuKernels(), "reduce_max", MakeMax, float,
+                             int64_t, int32_t);
+SY_REGISTER_KERNEL_FOR_TYPES(CpuKernels(), "reduce_min", MakeMin, float,
+                             int64_t, int32_t);
 
 }  // namespace
 }  // namespace cpu

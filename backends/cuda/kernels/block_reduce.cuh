@@ -20,6 +20,9 @@ constexpr int kBlockReduceThreads = 256;
 struct BlockSum {
   __device__ float operator()(float a, float b) const { return a + b; }
 };
+struct BlockProd {
+  __device__ float operator()(float a, float b) const { return a * b; }
+};
 // NaN propagates: it wins against anything.
 struct BlockMax {
   __device__ float operator()(float a, float b) const {

@@ -1,7 +1,7 @@
-// reduce_sum, reduce_mean, reduce_max, reduce_min (kernels/reduce.cu): the
-// passes of ops/reduce_geometry.h, each a launch; the intermediate results
-// go to scratch the kernel allocates once (two buffers, ping-pong). The
-// mean divides on its last pass. Nothing to reduce: a device-to-device copy.
+// reduce_sum, reduce_mean, reduce_max, reduce_min, reduce_prod in float32
+// (kernels/reduce.cu): the passes of ops/reduce_geometry.h, each a launch;
+// the intermediate results go to scratch the kernel allocates once (two
+// buffers, ping-pong). The mean divides on its last pass. Nothing to reduce: a device-to-device copy.
 
 #include <algorithm>
 #include <vector>
@@ -97,6 +97,8 @@ SY_REGISTER_KERNEL(CudaKernels(), "reduce_max", DType::kFloat32,
                    &MakeReduce<kernels::ReduceKind::kMax, false>);
 SY_REGISTER_KERNEL(CudaKernels(), "reduce_min", DType::kFloat32,
                    &MakeReduce<kernels::ReduceKind::kMin, false>);
+SY_REGISTER_KERNEL(CudaKernels(), "reduce_prod", DType::kFloat32,
+                   &MakeReduce<kernels::ReduceKind::kProd, false>);
 
 }  // namespace
 }  // namespace cuda

@@ -73,6 +73,8 @@ cudaError_t LaunchReducePass(ReduceKind kind, const float* in, float* out,
                            stream);
     case ReduceKind::kMin:
       return Launch<BlockMin>(in, out, outer, n, inner, INFINITY, divisor, stream);
+    case ReduceKind::kProd:
+      return Launch<BlockProd>(in, out, outer, n, inner, 1.0f, divisor, stream);
     default:
       return Launch<BlockSum>(in, out, outer, n, inner, 0.0f, divisor, stream);
   }

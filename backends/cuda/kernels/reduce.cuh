@@ -20,8 +20,8 @@ namespace kernels {
 // One reduction pass: in as [outer, n, inner] reduced over n into out
 // [outer, inner], each result divided by `divisor` (the mean's count on its
 // last pass; 1 otherwise). max and min propagate NaN; an empty pass (n ==
-// 0) writes 0, -inf or +inf.
-enum class ReduceKind { kSum, kMax, kMin };
+// 0) writes 0, -inf, +inf or 1 (prod).
+enum class ReduceKind { kSum, kMax, kMin, kProd };
 cudaError_t LaunchReducePass(ReduceKind kind, const float* in, float* out,
                              int64_t outer, int64_t n, int64_t inner,
                              float divisor, cudaStream_t stream);

@@ -1,5 +1,5 @@
-// add, sub, mul, div, pow with numpy broadcasting, one output element at a
-// time from its multi-index (ops/broadcast.h's BroadcastStrides). Floating
+// add, sub, mul, div, pow, mod, max, min with numpy broadcasting, one
+// output element at a time from its multi-index (ops/broadcast.h's BroadcastStrides). Floating
 // types in double, rounded once (for + - * / that is the correctly rounded
 // float result); integers in 64-bit two's complement, wrapped to the type.
 // An integer division by zero, or 0 to a negative power, is InvalidArgument.
@@ -121,6 +121,21 @@ const std::map<std::string, Formula>& Formulas() {
           Params p;
           p.fmod = a.fmod != 0;
           return p;
+        }}},
+      // NaN wins over any number, as numpy's maximum and minimum.
+      {"max",
+       {[](double x, double y, const Params&) {
+          return std::isnan(x) || std::isnan(y) ? NAN : (x > y ? x : y);
+        },
+        [](int64_t x, int64_t y, const Params&, bool&) {
+          return static_cast<uint64_t>(x > y ? x : y);
+        }}},
+      {"min",
+       {[](double x, double y, const Params&) {
+          return std::isnan(x) || std::isnan(y) ? NAN : (x < y ? x : y);
+        },
+        [](int64_t x, int64_t y, const Params&, bool&) {
+          return static_cast<uint64_t>(x < y ? x : y);
         }}},
   };
   return *formulas;

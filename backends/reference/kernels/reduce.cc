@@ -1,13 +1,17 @@
-// reduce_sum, reduce_mean, reduce_max, reduce_min, as ONNX's Reduce* (and
-// numpy): each output element combines every input element whose index
-// agrees with it on the kept axes. Plain loops: every input element is
-// mapped to its output element by dropping (or zeroing) its reduced
-// coordinates. Sums in double, divided by the count for the mean (0 / 0 is
-// NaN for an empty one), rounded once; max and min propagate NaN, and an
-// empty one is -inf / +inf.
+// reduce_sum, reduce_mean, reduce_max, reduce_min, reduce_prod, as ONNX's
+// Reduce* (and numpy): each output element combines every input element
+// whose index agrees with it on the kept axes. Plain loops: every input
+// element is mapped to its output element by dropping (or zeroing) its
+// reduced coordinates. float32: sums and products in double, divided by the
+// count for the mean (0 / 0 is NaN for an empty one), rounded once; max and
+// min propagate NaN, and an empty one is -inf / +inf; an empty product is
+// 1. Integers (max, min; prod in int64): exact, products modulo 2^64, an
+// empty max the type's lowest value and an empty min its highest.
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "backends/reference/kernels/kernels.h"
@@ -18,13 +22,18 @@ namespace switchyard {
 namespace reference {
 namespace {
 
-enum class Reduction { kSum, kMean, kMax, kMin };
+enum class Reduction { kSum, kMean, kMax, kMin, kProd };
 
+// Float32 in double; integers as int64.
+template <typename T>
+using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+
+template <typename T>
 class ReduceKernel : public RefKernel {
  public:
   ReduceKernel(const RefDevice& device, Reduction kind,
                std::vector<bool> reduced)
-      : RefKernel(device, DType::kFloat32, 1, 1),
+      : RefKernel(device, DTypeOf<T>(), 1, 1),
         kind_(kind),
         reduced_(std::move(reduced)) {}
 
@@ -34,13 +43,8 @@ class ReduceKernel : public RefKernel {
     const Shape& shape = inputs[0]->shape();
     const int rank = shape.rank();
     const int64_t out_count = output.shape().num_elements();
-    double init = 0.0;
-    if (kind_ == Reduction::kMax)
-      init = -std::numeric_limits<double>::infinity();
-    if (kind_ == Reduction::kMin)
-      init = std::numeric_limits<double>::infinity();
-    std::vector<double> acc(out_count, init);
-    const float* x = inputs[0]->data<float>();
+    std::vector<Acc<T>> acc(out_count, Init());
+    const T* x = inputs[0]->data<T>();
     std::vector<int64_t> index(rank, 0);
     const int64_t total = shape.num_elements();
     for (int64_t e = 0; e < total; ++e) {
@@ -49,19 +53,7 @@ class ReduceKernel : public RefKernel {
       for (int d = 0; d < rank; ++d) {
         if (!reduced_[d]) o = o * shape.dim(d) + index[d];
       }
-      const double v = x[e];
-      switch (kind_) {
-        case Reduction::kMax:
-          if (v > acc[o] || std::isnan(v))
-            acc[o] = std::isnan(acc[o]) ? acc[o] : v;
-          break;
-        case Reduction::kMin:
-          if (v < acc[o] || std::isnan(v))
-            acc[o] = std::isnan(acc[o]) ? acc[o] : v;
-          break;
-        default:
-          acc[o] += v;
-      }
+      acc[o] = Combine(acc[o], static_cast<Acc<T>>(x[e]));
       for (int d = rank - 1; d >= 0; --d) {  // the next input index
         if (++index[d] < shape.dim(d)) break;
         index[d] = 0;
@@ -73,20 +65,55 @@ class ReduceKernel : public RefKernel {
     for (int d = 0; d < rank; ++d) {
       if (reduced_[d]) per_output *= shape.dim(d);
     }
-    float* y = output.data<float>();
+    T* y = output.data<T>();
     for (int64_t o = 0; o < out_count; ++o) {
-      double v = acc[o];
+      Acc<T> v = acc[o];
       if (kind_ == Reduction::kMean) v /= static_cast<double>(per_output);
-      y[o] = static_cast<float>(v);
+      y[o] = static_cast<T>(v);
     }
   }
 
  private:
+  Acc<T> Init() const {
+    using Limits = std::numeric_limits<T>;
+    switch (kind_) {
+      case Reduction::kMax:
+        return Limits::has_infinity ? -Limits::infinity() : Limits::lowest();
+      case Reduction::kMin:
+        return Limits::has_infinity ? Limits::infinity() : Limits::max();
+      case Reduction::kProd:
+        return 1;
+      default:
+        return 0;
+    }
+  }
+
+  // A NaN, once met, stays (max, min).
+  Acc<T> Combine(Acc<T> acc, Acc<T> v) const {
+    const bool acc_nan = std::isnan(static_cast<double>(acc));
+    const bool v_nan = std::isnan(static_cast<double>(v));
+    switch (kind_) {
+      case Reduction::kMax:
+        return acc_nan ? acc : (v_nan || v > acc ? v : acc);
+      case Reduction::kMin:
+        return acc_nan ? acc : (v_nan || v < acc ? v : acc);
+      case Reduction::kProd:
+        if constexpr (std::is_integral_v<Acc<T>>) {
+          return static_cast<int64_t>(static_cast<uint64_t>(acc) *
+                                      static_cast<uint64_t>(v));
+        } else {
+          return acc * v;
+        }
+      default:
+        return acc + v;
+    }
+  }
+
   Reduction kind_;
   std::vector<bool> reduced_;
 };
 
-template <Reduction kKind>
+template <Reduction kKind, typename T>
 absl::StatusOr<std::unique_ptr<Kernel>> MakeReduce(const Node& node,
                                                    const Graph& graph,
                                                    RefDevice& device) {
@@ -96,17 +123,32 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeReduce(const Node& node,
   absl::StatusOr<std::vector<bool>> reduced =
       ReducedAxes(attrs->axes, *graph.value(node.inputs[0]).shape);
   if (!reduced.ok()) return reduced.status();
-  return std::make_unique<ReduceKernel>(device, kKind, *std::move(reduced));
+  return std::make_unique<ReduceKernel<T>>(device, kKind, *std::move(reduced));
+}
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<Kernel>> MakeMax(const Node& node, const Graph& graph,
+                                                RefDevice& device) {
+  return MakeReduce<Reduction::kMax, T>(node, graph, device);
+}
+template <typename T>
+absl::StatusOr<std::unique_ptr<Kernel>> MakeMin(const Node& node, const Graph& graph,
+                                                RefDevice& device) {
+  return MakeReduce<Reduction::kMin, T>(node, graph, device);
 }
 
 SY_REGISTER_KERNEL(RefKernels(), "reduce_sum", DType::kFloat32,
-                   &MakeReduce<Reduction::kSum>);
+                   (&MakeReduce<Reduction::kSum, float>));
 SY_REGISTER_KERNEL(RefKernels(), "reduce_mean", DType::kFloat32,
-                   &MakeReduce<Reduction::kMean>);
-SY_REGISTER_KERNEL(RefKernels(), "reduce_max", DType::kFloat32,
-                   &MakeReduce<Reduction::kMax>);
-SY_REGISTER_KERNEL(RefKernels(), "reduce_min", DType::kFloat32,
-                   &MakeReduce<Reduction::kMin>);
+                   (&MakeReduce<Reduction::kMean, float>));
+SY_REGISTER_KERNEL(RefKernels(), "reduce_prod", DType::kFloat32,
+                   (&MakeReduce<Reduction::kProd, float>));
+SY_REGISTER_KERNEL(RefKernels(), "reduce_prod", DType::kInt64,
+                   (&MakeReduce<Reduction::kProd, int64_t>));
+SY_REGISTER_KERNEL_FOR_TYPES(RefKernels(), "reduce_max", MakeMax, float,
+                             int64_t, int32_t);
+SY_REGISTER_KERNEL_FOR_TYPES(RefKernels(), "reduce_min", MakeMin, float,
+                             int64_t, int32_t);
 
 }  // namespace
 }  // namespace reference

@@ -1,0 +1,83 @@
+// argmax and argmin: the input as [outer, n, inner] around the axis; each
+// output (o, j) scans its n elements, a stride of `inner` apart. The
+// outputs are split across the context's threads when there are many.
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+
+#include "backends/cpu/cpu_device.h"
+#include "backends/cpu/kernels/elementwise.h"
+#include "core/kernel_registry.h"
+#include "core/tensor.h"
+#include "ops/reduce_attrs.h"
+
+namespace switchyard {
+namespace cpu {
+namespace {
+
+template <typename T>
+bool IsNaN(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::isnan(v);
+  } else {
+    return false;
+  }
+}
+
+template <typename T, bool kMax>
+class ArgReduceKernel : public Kernel {
+ public:
+  ArgReduceKernel(const ArgReduceAttrs& attrs, const CpuDevice& device)
+      : attrs_(attrs), context_(device.context()) {}
+
+  absl::Status Run(absl::Span<const Tensor* const> inputs,
+                   absl::Span<Tensor* const> outputs) override {
+    const Shape& shape = inputs[0]->shape();
+    const int axis =
+        static_cast<int>(attrs_.axis < 0 ? attrs_.axis + shape.rank() : attrs_.axis);
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < axis; ++d) outer *= shape.dim(d);
+    for (int d = axis + 1; d < shape.rank(); ++d) inner *= shape.dim(d);
+    const int64_t n = shape.dim(axis);
+    const T* x = inputs[0]->data<T>();
+    int64_t* out = outputs[0]->data<int64_t>();
+    const bool last = attrs_.select_last_index;
+    ForEachRange(*context_, outer * inner, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const T* p = x + (r / inner) * n * inner + r % inner;
+        int64_t best = 0;
+        for (int64_t k = 1; k < n; ++k) {
+          const T v = p[k * inner], b = p[best * inner];
+          // A NaN beats numbers; two NaNs tie.
+          const bool tie = v == b || (IsNaN(v) && IsNaN(b));
+          const bool beats = !IsNaN(b) && (IsNaN(v) || (kMax ? v > b : v < b));
+          if (beats || (last && tie)) best = k;
+        }
+        out[r] = best;
+      }
+    });
+    return absl::OkStatus();
+  }
+
+ private:
+  ArgReduceAttrs attrs_;
+  std::shared_ptr<const CpuContext> context_;
+};
+
+template <bool kMax>
+bool RegisterTypes(const char* op) {
+  return RegisterForTypes<float, double, int64_t, int32_t>(
+      CpuKernels(), op, [](auto tag) {
+        using K = ArgReduceKernel<typename decltype(tag)::type, kMax>;
+        return &MakeKernelWithAttrs<K, ArgReduceAttrs, CpuDevice>;
+      });
+}
+
+[[maybe_unused]] const bool kRegistered =
+    RegisterTypes<true>("argmax") && RegisterTypes<false>("argmin");
+
+}  // namespace
+}  // namespace cpu
+}  // namespace switchyard

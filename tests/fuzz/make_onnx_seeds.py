@@ -1,0 +1,41 @@
+#!/usr/bin/python3
+"""Writes onnx_import seeds for the ops that index by data (ArgMax, CumSum,
+Trilu, Max, GatherElements, OneHot in one chain that runs, and a
+ScatterElements whose index is out of range: an InvalidArgument, never a
+write out of bounds) into tests/fuzz/corpus/onnx_import/.
+
+    /usr/bin/python3 tests/fuzz/make_onnx_seeds.py   # Debian's python3-onnx
+
+(Run it from outside the repository root, whose onnx/ folder would shadow
+the onnx package: cd /tmp && /usr/bin/python3 .../make_onnx_seeds.py.)
+"""
+import os
+
+import onnx
+from onnx import helper, TensorProto, numpy_helper
+import numpy as np
+out=os.path.join(os.path.dirname(os.path.abspath(__file__)), 'corpus', 'onnx_import') + '/'
+def save(name, nodes, inputs, outputs, inits=[], opset=16):
+    g=helper.make_graph(nodes, name, inputs, outputs, initializer=inits)
+    m=helper.make_model(g, opset_imports=[helper.make_opsetid('',opset)])
+    m.ir_version=8
+    onnx.checker.check_model(m)
+    onnx.save(m, out+name+'.onnx')
+x=helper.make_tensor_value_info('x', TensorProto.FLOAT, [2,4])
+y=helper.make_tensor_value_info('y', TensorProto.FLOAT, [2,4])
+# An index from data out of range: an InvalidArgument, never a write out of bounds.
+bad=numpy_helper.from_array(np.array([[0,1],[17,-1]],dtype=np.int64),'bad')
+upd=numpy_helper.from_array(np.array([[1,2],[3,4]],dtype=np.float32),'upd')
+save('scatter_elements_bad_index',[helper.make_node('ScatterElements',['x','bad','upd'],['y'],name='n3',axis=1,reduction='add')],[x],[y],[bad,upd])
+# The new ops in one chain that runs.
+idx=numpy_helper.from_array(np.array([[3,-1],[0,2]],dtype=np.int64),'idx')
+axis=numpy_helper.from_array(np.array(1,dtype=np.int64),'axis')
+depth=numpy_helper.from_array(np.array(4,dtype=np.int64),'depth')
+vals=numpy_helper.from_array(np.array([0,1],dtype=np.float32),'vals')
+nodes=[helper.make_node('CumSum',['x','axis'],['c'],reverse=1),
+ helper.make_node('Trilu',['c'],['t'],upper=0),
+ helper.make_node('Max',['t','x'],['m']),
+ helper.make_node('GatherElements',['m','idx'],['g'],axis=1),
+ helper.make_node('ArgMax',['g'],['a'],axis=1,keepdims=0),
+ helper.make_node('OneHot',['a','depth','vals'],['y'])]
+save('index_ops_chain',nodes,[x],[y],[idx,axis,depth,vals])
