@@ -20,6 +20,7 @@
 #include "onnx/graph_conversion.h"
 #include "onnx/node_context.h"
 #include "onnx/onnx_tensor.h"
+#include "onnx/opset_conversion.h"
 
 namespace switchyard {
 namespace {
@@ -161,12 +162,18 @@ absl::StatusOr<std::unique_ptr<OnnxModel>> OnnxModel::Load(
         path, ": the model imports no default-domain (ai.onnx) opset; "
               "Switchyard converts opsets ", kMinOnnxOpset, " to ", kMaxOnnxOpset));
   }
-  if (model->opset_ < kMinOnnxOpset || model->opset_ > kMaxOnnxOpset) {
+  model->file_opset_ = model->opset_;
+  if (model->opset_ > kMaxOnnxOpset || model->opset_ < 0) {
     return absl::UnimplementedError(absl::StrCat(
         path, ": the model uses opset ", model->opset_,
-        "; Switchyard converts opsets ", kMinOnnxOpset, " to ", kMaxOnnxOpset,
-        " (convert it with onnx.version_converter.convert_version(model, 17) "
-        "or re-export with torch.onnx.export(..., opset_version=17))"));
+        "; Switchyard converts opsets 1 to ", kMaxOnnxOpset, " (", kMinOnnxOpset,
+        " and later directly, older ones through ONNX's version converter); "
+        "re-export with torch.onnx.export(..., opset_version=17)"));
+  }
+  if (model->opset_ < kMinOnnxOpset) {
+    absl::Status lifted = onnx_import::ConvertOpset(*proto, model->opset_, kMinOnnxOpset);
+    if (!lifted.ok()) return Prefixed(path, lifted);
+    model->opset_ = kMinOnnxOpset;
   }
   if (!proto->has_graph()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": the model has no graph"));

@@ -53,7 +53,9 @@ struct OnnxValueInfo {
   std::string ToString() const;
 };
 
-// The ONNX opsets the importer converts (default domain).
+// The ONNX opsets the importer converts (default domain). Older ones are
+// lifted to kMinOnnxOpset first by ONNX's version converter
+// (onnx/opset_conversion.h).
 inline constexpr int kMinOnnxOpset = 11;
 inline constexpr int kMaxOnnxOpset = 17;
 
@@ -83,7 +85,10 @@ class OnnxModel : public Module {
 
   const std::vector<OnnxValueInfo>& inputs() const { return inputs_; }
   const std::vector<OnnxValueInfo>& outputs() const { return outputs_; }
+  // The default-domain opset the graph is converted at; file_opset() is the
+  // one the file declared (lower when ONNX's version converter lifted it).
   int opset() const { return opset_; }
+  int file_opset() const { return file_opset_; }
   const std::string& producer() const { return producer_; }
   const std::string& path() const { return path_; }
 
@@ -146,6 +151,7 @@ class OnnxModel : public Module {
   std::string path_;
   std::string producer_;
   int opset_ = 0;
+  int file_opset_ = 0;
   std::vector<OnnxValueInfo> inputs_, outputs_;
   // The graph without its initializers' data (those are parameters).
   onnx::GraphProto graph_;

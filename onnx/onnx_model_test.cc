@@ -317,12 +317,28 @@ TEST(OnnxModelTest, NegativeDimensions) {
                   {"'x'", "negative dimension -1"});
 }
 
-TEST(OnnxModelTest, UnsupportedOpsets) {
-  for (int opset : {7, 18}) {
-    ExpectLoadError(Save(ValidModel(opset), absl::StrCat("opset", opset, ".onnx")),
-                    absl::StatusCode::kUnimplemented,
-                    {absl::StrCat("opset ", opset), "opsets 11 to 17"});
+TEST(OnnxModelTest, OlderOpsetsAreLiftedByOnnxsVersionConverter) {
+  for (int opset : {7, 9, 10}) {
+    const std::string path = Save(ValidModel(opset), absl::StrCat("opset", opset, ".onnx"));
+    absl::StatusOr<std::unique_ptr<OnnxModel>> m = OnnxModel::Load(path);
+    ASSERT_TRUE(m.ok()) << m.status();
+    EXPECT_EQ((*m)->file_opset(), opset);
+    EXPECT_EQ((*m)->opset(), kMinOnnxOpset);
+    ExpectForward(**m, "cpu:0");
+    ExpectForward(**m, "ref:0");
   }
+}
+
+TEST(OnnxModelTest, AnOldModelOnnxsCheckerRefusesIsNotConverted) {
+  onnx::ModelProto m = ValidModel(9);
+  m.mutable_graph()->mutable_node(1)->set_input(0, "nowhere");  // Relu of an undefined value
+  ExpectLoadError(Save(m, "opset9_broken.onnx"), absl::StatusCode::kInvalidArgument,
+                  {"ONNX's checker refuses the model", "opset 9 to 11", "nowhere"});
+}
+
+TEST(OnnxModelTest, OpsetsNewerThanTheConvertersAreRefused) {
+  ExpectLoadError(Save(ValidModel(18), "opset18.onnx"), absl::StatusCode::kUnimplemented,
+                  {"opset 18", "opsets 1 to 17", "opset_version=17"});
 }
 
 TEST(OnnxModelTest, UnknownOpListsTheSupportedOnes) {

@@ -1,11 +1,12 @@
-// ONNX's own backend node tests (Debian's libonnx-testdata: one folder per
-// case with model.onnx and test_data_set_*/{input,output}_*.pb) imported and
-// run on every device. Each (case, device) is passed, failed, or skipped
-// with the reason (an op, attribute or dtype the importer does not support,
-// or a device that is not there). A failure is a bug: the test fails.
+// ONNX's own backend test suites (Debian's libonnx-testdata: node,
+// pytorch-converted, pytorch-operator and simple; one folder per case with
+// model.onnx and test_data_set_*/{input,output}_*.pb) imported and run on
+// every device. Each (case, device) is passed, failed, or skipped with the
+// reason (an op, attribute or dtype the importer does not support, or a
+// device that is not there). A failure is a bug: the test fails.
 //
 //   bazel test //tests:onnx_node_test --test_output=all
-//   onnx_node_test --filter=conv --summary_json=/tmp/onnx_node.json
+//   onnx_node_test --suites=simple --filter=conv --summary_json=/tmp/onnx.json
 //
 // Tolerance: ONNX's backend runner's (numpy assert_allclose, rtol 1e-3,
 // atol 1e-7), with atol widened to 1e-5 for float32 results (sums in
@@ -38,8 +39,10 @@
 #include "onnx/onnx_tensor.h"
 
 ABSL_FLAG(std::string, data_dir, "",
-          "the node tests' folder (default: the runfiles' copy of "
-          "/usr/share/libonnx-testdata/data/node)");
+          "the folder holding the suites' folders (default: the runfiles' copy of "
+          "/usr/share/libonnx-testdata/data)");
+ABSL_FLAG(std::string, suites, "node,pytorch-converted,pytorch-operator,simple",
+          "the suites to run, by folder name");
 ABSL_FLAG(std::string, filter, "", "run only cases whose name contains this");
 ABSL_FLAG(std::string, devices, "cpu:0,ref:0,cuda:0",
           "devices to run on; one a machine lacks is skipped");
@@ -55,7 +58,7 @@ namespace {
 enum class Outcome { kPassed, kFailed, kSkipped };
 
 struct Result {
-  std::string name, device;
+  std::string suite, name, device;
   Outcome outcome;
   std::string reason;
   std::vector<std::string> op_types;
@@ -92,12 +95,12 @@ std::string DataDir() {
   for (const char* env : {"TEST_SRCDIR", "RUNFILES_DIR"}) {
     const char* root = std::getenv(env);
     if (root == nullptr) continue;
-    for (const char* sub : {"/onnx_testdata/node", "/switchyard/external/onnx_testdata/node"}) {
+    for (const char* sub : {"/onnx_testdata", "/switchyard/external/onnx_testdata"}) {
       const std::string dir = absl::StrCat(root, sub);
-      if (Exists(dir)) return dir;
+      if (Exists(dir + "/node")) return dir;
     }
   }
-  return "/usr/share/libonnx-testdata/data/node";
+  return "/usr/share/libonnx-testdata/data";
 }
 
 // Empty when `got` matches `want`; else what differs.
@@ -196,14 +199,14 @@ std::vector<std::string> OpTypes(const std::string& model_path) {
   return ops;
 }
 
-std::vector<Result> RunCase(const std::string& dir, const std::string& name,
-                            const std::vector<Device>& devices,
+std::vector<Result> RunCase(const std::string& dir, const std::string& suite,
+                            const std::string& name, const std::vector<Device>& devices,
                             BackendRegistry& registry) {
   std::vector<Result> results;
   const std::vector<std::string> ops = OpTypes(dir + "/model.onnx");
   auto all = [&](Outcome outcome, const std::string& reason) {
     for (const Device& d : devices) {
-      results.push_back({name, d.ToString(), outcome, reason, ops});
+      results.push_back({suite, name, d.ToString(), outcome, reason, ops});
     }
     return results;
   };
@@ -220,7 +223,7 @@ std::vector<Result> RunCase(const std::string& dir, const std::string& name,
   for (const OnnxValueInfo& in : (*model)->inputs()) declared.push_back(in.name);
   std::vector<std::string> sets = ListDir(dir, "test_data_set_");
   for (const Device& device : devices) {
-    Result r{name, device.ToString(), Outcome::kPassed, "", ops};
+    Result r{suite, name, device.ToString(), Outcome::kPassed, "", ops};
     for (const std::string& set : sets) {
       const std::string set_dir = absl::StrCat(dir, "/", set);
       absl::StatusOr<std::vector<HostArray>> inputs = ReadSet(set_dir, "input_");
@@ -281,39 +284,47 @@ int Main() {
     }
     devices.push_back(*d);
   }
-  const std::string dir = DataDir();
-  std::vector<std::string> cases = ListDir(dir, "test_");
-  if (cases.empty()) {
-    std::fprintf(stderr,
-                 "no ONNX node tests in %s; install Debian's libonnx-testdata "
-                 "(tools/setup.sh does)\n", dir.c_str());
-    return 1;
-  }
+  const std::string root = DataDir();
   std::vector<Result> results;
-  for (const std::string& name : cases) {
-    if (!absl::StrContains(name, absl::GetFlag(FLAGS_filter))) continue;
-    for (Result& r : RunCase(absl::StrCat(dir, "/", name), name, devices, registry)) {
-      results.push_back(std::move(r));
+  for (absl::string_view suite_name : absl::StrSplit(absl::GetFlag(FLAGS_suites), ',')) {
+    const std::string suite(suite_name);
+    const std::string dir = absl::StrCat(root, "/", suite);
+    std::vector<std::string> cases = ListDir(dir, "test_");
+    if (cases.empty()) {
+      std::fprintf(stderr,
+                   "no ONNX test cases in %s; install Debian's libonnx-testdata "
+                   "(tools/setup.sh does)\n", dir.c_str());
+      return 1;
+    }
+    for (const std::string& name : cases) {
+      if (!absl::StrContains(name, absl::GetFlag(FLAGS_filter))) continue;
+      for (Result& r : RunCase(absl::StrCat(dir, "/", name), suite, name, devices, registry)) {
+        results.push_back(std::move(r));
+      }
     }
   }
-  std::map<std::string, std::map<Outcome, int>> counts;
+  std::map<std::string, std::map<std::string, std::map<Outcome, int>>> counts;  // device, suite
   for (const Result& r : results) {
-    ++counts[r.device][r.outcome];
+    ++counts[r.device][r.suite][r.outcome];
+    ++counts[r.device]["all"][r.outcome];
     if (r.outcome == Outcome::kFailed) {
-      std::printf("FAILED  %s on %s: %s\n", r.name.c_str(), r.device.c_str(), r.reason.c_str());
+      std::printf("FAILED  %s/%s on %s: %s\n", r.suite.c_str(), r.name.c_str(), r.device.c_str(),
+                  r.reason.c_str());
     } else if (absl::GetFlag(FLAGS_verbose)) {
-      std::printf("%s %s on %s%s%s\n",
-                  r.outcome == Outcome::kPassed ? "passed " : "skipped",
+      std::printf("%s %s/%s on %s%s%s\n",
+                  r.outcome == Outcome::kPassed ? "passed " : "skipped", r.suite.c_str(),
                   r.name.c_str(), r.device.c_str(), r.reason.empty() ? "" : ": ",
                   r.reason.c_str());
     }
   }
   int failed = 0;
-  for (const auto& [device, c] : counts) {
-    auto get = [&](Outcome o) { auto it = c.find(o); return it == c.end() ? 0 : it->second; };
-    std::printf("%s: %d passed, %d failed, %d skipped\n", device.c_str(),
-                get(Outcome::kPassed), get(Outcome::kFailed), get(Outcome::kSkipped));
-    failed += get(Outcome::kFailed);
+  for (const auto& [device, by_suite] : counts) {
+    for (const auto& [suite, c] : by_suite) {
+      auto get = [&](Outcome o) { auto it = c.find(o); return it == c.end() ? 0 : it->second; };
+      std::printf("%s %s: %d passed, %d failed, %d skipped\n", device.c_str(), suite.c_str(),
+                  get(Outcome::kPassed), get(Outcome::kFailed), get(Outcome::kSkipped));
+      if (suite == "all") failed += get(Outcome::kFailed);
+    }
   }
   const std::string json_path = absl::GetFlag(FLAGS_summary_json);
   if (!json_path.empty()) {
@@ -324,7 +335,8 @@ int Main() {
       const char* o = r.outcome == Outcome::kPassed   ? "passed"
                       : r.outcome == Outcome::kFailed ? "failed"
                                                       : "skipped";
-      out << "  {\"case\": \"" << r.name << "\", \"device\": \"" << r.device
+      out << "  {\"suite\": \"" << r.suite << "\", \"case\": \"" << r.name
+          << "\", \"device\": \"" << r.device
           << "\", \"outcome\": \"" << o << "\", \"reason\": \"" << JsonEscape(r.reason)
           << "\", \"op_types\": [";
       for (size_t k = 0; k < r.op_types.size(); ++k) {

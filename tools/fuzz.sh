@@ -83,7 +83,7 @@ sources_for() { cat "$FUZZ_OUT/sources/$1"; }
 libs_for() {
   case "$1" in
     image) echo -ljpeg -lpng16 ;;
-    onnx_import) echo -lonnx_proto -lprotobuf ;;
+    onnx_import) echo -lonnx -lonnx_proto -lprotobuf ;;
   esac
 }
 

@@ -148,17 +148,19 @@ install -m 644 benchmarks/models/*.onnx "$BUNDLE/benchmarks/models/"
 find tests/images -maxdepth 1 -type f \( -name '*.jpg' -o -name '*.png' \) ! -name 'bad_*' \
   -exec install -m 644 {} "$BUNDLE/tests/images/" \;
 
-# ONNX's node tests that pass on cpu:0 here: the GPU machine runs them on
-# cpu:0 and cuda:0 (a case failing there on cuda:0 only is a CUDA finding).
-NODE_DIR="${ONNX_NODE_DIR:-/usr/share/libonnx-testdata/data/node}"
+# ONNX's backend test cases (all four suites) that pass on cpu:0 here: the
+# GPU machine runs them on cpu:0 and cuda:0 (a case failing there on cuda:0
+# only is a CUDA finding).
+NODE_DIR="${ONNX_TESTDATA_DIR:-/usr/share/libonnx-testdata/data}"
 NODE_CASES=0
-if [[ -x "$BIN_DIR/tests/onnx_node_test" && -d "$NODE_DIR" ]]; then
+if [[ -x "$BIN_DIR/tests/onnx_node_test" && -d "$NODE_DIR/node" ]]; then
   "$BIN_DIR/tests/onnx_node_test" --data_dir="$NODE_DIR" --devices=cpu:0 --verbose \
     >"$BUNDLE/data/onnx_node_tests_cpu.txt" 2>&1 || true
-  mapfile -t node_cases < <(sed -n 's/^passed  *\(test_[A-Za-z0-9_]*\) on cpu:0$/\1/p' \
+  # "passed  node/test_abs on cpu:0" -> node/test_abs
+  mapfile -t node_cases < <(sed -n 's/^passed  *\([a-z-]*\/test_[A-Za-z0-9_]*\) on cpu:0$/\1/p' \
     "$BUNDLE/data/onnx_node_tests_cpu.txt" | sort -u)
   NODE_CASES=${#node_cases[@]}
-  echo "== ONNX node tests: $(tail -n1 "$BUNDLE/data/onnx_node_tests_cpu.txt"); packing the $NODE_CASES that pass"
+  echo "== ONNX test suites: $(tail -n1 "$BUNDLE/data/onnx_node_tests_cpu.txt"); packing the $NODE_CASES that pass"
   if ((NODE_CASES > 0)); then
     tar -czf "$BUNDLE/data/onnx_node_tests.tar.gz" -C "$NODE_DIR" "${node_cases[@]}"
   fi
@@ -167,7 +169,7 @@ if [[ -x "$BIN_DIR/tests/onnx_node_test" && -d "$NODE_DIR" ]]; then
   printf '%s\n' "${node_cases[@]}" >>"$BUNDLE/data/onnx_node_tests.txt"
   rm "$BUNDLE/data/onnx_node_tests_cpu.txt"
 else
-  echo "note: no onnx_node_test or no $NODE_DIR (libonnx-testdata): the node tests are not packed"
+  echo "note: no onnx_node_test or no $NODE_DIR/node (libonnx-testdata): the ONNX test cases are not packed"
 fi
 if compgen -G 'tests/onnx_models/*/model.onnx' >/dev/null; then
   tar -czf "$BUNDLE/data/onnx_models.tar.gz" --exclude=BUILD tests/onnx_models

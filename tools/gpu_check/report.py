@@ -22,7 +22,7 @@ part is reported as not measured, with the step's reason):
     util/times_<kind>.json    host epoch seconds around the run
     nms/nms_benchmark.json    Google Benchmark JSON (BM_Nms/<device>/boxes:N)
     nms/torchvision_nms.json  torchvision_nms_cuda.py --json
-    onnx/node_summary.json    onnx_node_test --summary_json (case, device, outcome, reason)
+    onnx/node_summary.json    onnx_node_test --summary_json (suite, case, device, outcome, reason)
     tests/onnx_models_test.json  gtest's JSON; each case records its diff to
                               output_pytorch.npy and output_onnxruntime.npy
     resnet50/info.json, bench.json, logits.json  the exported file's facts,
@@ -401,7 +401,8 @@ def main(argv=None):
             md.append("| Case | Device | ONNX ops | Why |")
             md.append("|---|---|---|---|")
             for r in node_failed:
-                md.append("| %s | %s | %s | %s |" % (r.get("case"), r.get("device"),
+                case = "/".join(x for x in (r.get("suite"), r.get("case")) if x)
+                md.append("| %s | %s | %s | %s |" % (case, r.get("device"),
                                                      ", ".join(r.get("op_types", [])),
                                                      cell(r.get("reason", ""))[:300]))
             md.append("")

@@ -414,13 +414,15 @@ if want onnx; then
   elif ! { mkdir -p "$TMP/onnx_node" && tar -xzf "$BUNDLE/data/onnx_node_tests.tar.gz" -C "$TMP/onnx_node"; }; then
     step "onnx node tests" FAIL "could not unpack data/onnx_node_tests.tar.gz"
   else
-    cases=$(find "$TMP/onnx_node" -mindepth 1 -maxdepth 1 -type d | wc -l)
+    # The bundle holds suite/test_case folders (node/, simple/, ...).
+    cases=$(find "$TMP/onnx_node" -mindepth 2 -maxdepth 2 -type d | wc -l)
+    suites=$(find "$TMP/onnx_node" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort | paste -sd,)
     limit="$(budget "$T_ONNX_NODE")"
-    run_step onnx_node_test "$limit" "$NT" --data_dir="$TMP/onnx_node" --devices="$ONNX_DEVICES" \
-      --summary_json="$OUT/onnx/node_summary.json"
+    run_step onnx_node_test "$limit" "$NT" --data_dir="$TMP/onnx_node" --suites="$suites" \
+      --devices="$ONNX_DEVICES" --summary_json="$OUT/onnx/node_summary.json"
     status=$RC
     cp "$OUT/logs/onnx_node_test.txt" "$OUT/onnx/node_test.txt"
-    counts="$(grep -E '^[a-z]+:[0-9]+: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$OUT/onnx/node_test.txt" | tr '\n' ';' | sed 's/;$//; s/;/; /g')"
+    counts="$(grep -E '^[a-z]+:[0-9]+ all: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$OUT/onnx/node_test.txt" | tr '\n' ';' | sed 's/;$//; s/;/; /g')"
     unavailable="$(grep -o '^device [^ ]*: not available here' "$OUT/onnx/node_test.txt" | tr '\n' ';')"
     detail="$cases cases, devices $ONNX_DEVICES: ${counts:-no counts}${unavailable:+ ($unavailable)}"
     if [[ $status -eq 0 ]]; then
