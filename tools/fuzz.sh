@@ -31,6 +31,11 @@
 # $FUZZ_OUT/corpus/TARGET (the working corpus, seeded from
 # tests/fuzz/corpus/TARGET, which is only read), $FUZZ_OUT/artifacts/TARGET
 # (crash-*, leak-*, timeout-*, oom-* inputs), $FUZZ_OUT/logs/TARGET.log.
+# Objects are also kept in $FUZZ_CACHE (default ~/.cache/switchyard-fuzz),
+# keyed by a digest of the source, every header of the project, the flags,
+# the compiler and the system libraries' versions, so a fresh clone of
+# sources compiled before (CI after a local run) compiles nothing; entries
+# unused for a week are removed.
 #
 # Long runs (docs/robustness.md), one target at a time, at low priority:
 #   nice -n 19 tools/fuzz.sh run graph 3600
@@ -45,6 +50,7 @@ FUZZ_OUT=${FUZZ_OUT:-${TMPDIR:-/tmp}/switchyard-fuzz-$(pwd | cksum | cut -d' ' -
 CXX=${FUZZ_CXX:-clang++}
 TARGETS=(safetensors npy device graph nms image onnx_import)
 JOBS=${FUZZ_JOBS:-2}
+FUZZ_CACHE=${FUZZ_CACHE:-${HOME:-/tmp}/.cache/switchyard-fuzz}
 
 CXXFLAGS=(
   -std=c++17 -O1 -g -fno-omit-frame-pointer -march=x86-64-v3
@@ -111,21 +117,28 @@ check_toolchain() {
   fi
 }
 
-export FUZZ_OUT CXX
+export FUZZ_OUT FUZZ_CACHE CXX
+
+# What every object depends on besides its own source: the project's
+# headers, the flags, the compiler and the system libraries' versions.
+build_digest() {
+  {
+    find . -path ./.git -prune -o -path './bazel-*' -prune -o \
+      \( -name '*.h' -o -name '*.inc' \) -type f -print | LC_ALL=C sort | xargs sha256sum
+    printf '%s\n' "${CXXFLAGS[@]}"
+    "$CXX" --version
+    dpkg-query -W libabsl-dev libeigen3-dev libonnx-dev libprotobuf-dev nlohmann-json3-dev \
+      libjpeg62-turbo-dev libpng-dev 2>/dev/null || true
+  } | sha256sum | cut -d' ' -f1
+}
 
 build() {
   local t src
   check_toolchain
-  mkdir -p "$FUZZ_OUT/bin" "$FUZZ_OUT/obj"
-  # Any header newer than the stamp rebuilds every object.
-  local newest
-  newest=$(find core ops passes models backends data onnx tests/fuzz -name '*.h' -newer \
-             "$FUZZ_OUT/.headers" 2>/dev/null | head -1 || true)
-  if [[ ! -f "$FUZZ_OUT/.headers" || -n "$newest" ]]; then
-    rm -rf "$FUZZ_OUT/obj"
-    mkdir -p "$FUZZ_OUT/obj"
-    touch "$FUZZ_OUT/.headers"
-  fi
+  mkdir -p "$FUZZ_OUT/bin" "$FUZZ_OUT/obj" "$FUZZ_CACHE"
+  find "$FUZZ_CACHE" -name '*.o' -mtime +7 -delete 2>/dev/null || true
+  local digest
+  digest=$(build_digest)
   local all=()
   for t in "${TARGETS[@]}"; do
     query_sources "$t"
@@ -133,13 +146,21 @@ build() {
     mapfile -t -O "${#all[@]}" all < <(sources_for "$t")
   done
   printf '%s\n' "${all[@]}" | sort -u | \
-    CXXFLAGS_STR="${CXXFLAGS[*]}" xargs -P "$JOBS" -I{} bash -c '
+    CXXFLAGS_STR="${CXXFLAGS[*]}" DIGEST="$digest" xargs -P "$JOBS" -I{} bash -c '
       CXXFLAGS=($CXXFLAGS_STR); compile_one() {
-        local src=$1 obj="$FUZZ_OUT/obj/${1%.cc}.o"
-        if [[ -f "$obj" && "$obj" -nt "$src" ]]; then return 0; fi
+        local src=$1 obj="$FUZZ_OUT/obj/${1%.cc}.o" key cached
+        key=$( { echo "$DIGEST $src"; cat "$src"; } | sha256sum | cut -d" " -f1)
+        cached="$FUZZ_CACHE/$key.o"
         mkdir -p "$(dirname "$obj")"
+        if [[ -f "$cached" ]]; then
+          touch "$cached"
+          cp "$cached" "$obj"
+          return 0
+        fi
         echo "  CXX $src" >&2
-        "$CXX" "${CXXFLAGS[@]}" -c "$src" -o "$obj"
+        "$CXX" "${CXXFLAGS[@]}" -c "$src" -o "$obj" || return 1
+        # Copied then renamed: a concurrent build never reads half a file.
+        cp "$obj" "$cached.$$" && mv "$cached.$$" "$cached"
       }; compile_one {}'
   local libs
   libs=$(absl_libs)
