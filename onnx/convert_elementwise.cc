@@ -1,9 +1,7 @@
 // ONNX's elementwise ops: activations, arithmetic with numpy broadcasting,
 // Clip, Cast, comparisons and the logical ops on bools.
 
-#include <algorithm>
 #include <cmath>
-#include <vector>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
@@ -104,63 +102,22 @@ absl::Status ConvertCast(NodeContext& ctx) {
   return ctx.SetOutput(0, y);
 }
 
-// Comparisons appear in shape subgraphs (a dynamic batch's Expand) and in
-// conditions (an If on "no boxes left"): computed on host values with numpy
-// broadcasting, at import for constants and shapes, and in a staged run on
-// this run's data (Switchyard has no comparison op on devices yet).
-template <typename Compare>
-absl::Status HostComparison(NodeContext& ctx, Compare compare) {
-  SY_RETURN_IF_ERROR(ctx.RequireHostInputs());
-  const HostArray* a = ctx.Host(ctx.In(0));
-  const HostArray* b = ctx.Host(ctx.In(1));
-  const int rank = std::max(a->shape.rank(), b->shape.rank());
-  std::vector<int64_t> dims(rank);
-  for (int d = 0; d < rank; ++d) {
-    const int da = d - (rank - a->shape.rank()), db = d - (rank - b->shape.rank());
-    const int64_t x = da >= 0 ? a->shape.dim(da) : 1, y = db >= 0 ? b->shape.dim(db) : 1;
-    if (x != y && x != 1 && y != 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "shapes ", a->shape.ToString(), " and ", b->shape.ToString(),
-          " do not broadcast"));
-    }
-    dims[d] = std::max(x, y);
-  }
-  const Shape shape(dims);
-  std::vector<char> out(static_cast<size_t>(shape.num_elements()));
-  // The source element of `array` for output element `i` (strides of 0
-  // along broadcast dimensions).
-  auto source = [&](const HostArray& array, int64_t i) {
-    int64_t index = 0, stride = 1, rest = i;
-    for (int d = rank - 1; d >= 0; --d) {
-      const int64_t coord = rest % dims[d];
-      rest /= dims[d];
-      const int k = d - (rank - array.shape.rank());
-      if (k < 0) continue;
-      if (array.shape.dim(k) != 1) index += coord * stride;
-      stride *= array.shape.dim(k);
-    }
-    return index;
-  };
-  for (int64_t i = 0; i < shape.num_elements(); ++i) {
-    out[i] = compare(a->ElementAsDouble(source(*a, i)),
-                     b->ElementAsDouble(source(*b, i)));
-  }
-  return ctx.SetOutput(0, ctx.Constant(HostArray(shape, DType::kBool, std::move(out))));
-}
-
-absl::Status ConvertEqual(NodeContext& ctx) {
-  return HostComparison(ctx, [](double x, double y) { return x == y; });
-}
-absl::Status ConvertLess(NodeContext& ctx) {
-  return HostComparison(ctx, [](double x, double y) { return x < y; });
-}
-absl::Status ConvertGreater(NodeContext& ctx) {
-  return HostComparison(ctx, [](double x, double y) { return x > y; });
-}
+// Comparisons (ops/comparison.cc): folded at import when both operands are
+// known there (shape subgraphs: a dynamic batch's Expand), a device op
+// otherwise (an If's "no boxes left" condition, a mask), whose bool result
+// the staged runner copies to the host only when a shape or a branch needs
+// it.
+absl::Status ConvertEqual(NodeContext& ctx) { return Binary(ctx, "equal"); }
+absl::Status ConvertLess(NodeContext& ctx) { return Binary(ctx, "less"); }
+absl::Status ConvertGreater(NodeContext& ctx) { return Binary(ctx, "greater"); }
+absl::Status ConvertLessOrEqual(NodeContext& ctx) { return Binary(ctx, "less_equal"); }
+absl::Status ConvertGreaterOrEqual(NodeContext& ctx) { return Binary(ctx, "greater_equal"); }
 
 SY_REGISTER_ONNX_CONVERTER("Equal", ConvertEqual, 2);
 SY_REGISTER_ONNX_CONVERTER("Less", ConvertLess, 2);
 SY_REGISTER_ONNX_CONVERTER("Greater", ConvertGreater, 2);
+SY_REGISTER_ONNX_CONVERTER("LessOrEqual", ConvertLessOrEqual, 2);
+SY_REGISTER_ONNX_CONVERTER("GreaterOrEqual", ConvertGreaterOrEqual, 2);
 SY_REGISTER_ONNX_CONVERTER("Relu", ConvertRelu);
 SY_REGISTER_ONNX_CONVERTER("Sigmoid", ConvertSigmoid);
 SY_REGISTER_ONNX_CONVERTER("Tanh", ConvertTanh);

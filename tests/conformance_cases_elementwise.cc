@@ -3,7 +3,7 @@
 // (same shape, scalar on either side, row, column, rank mismatch, both sides
 // growing, empty, and outputs large enough to be split across threads); the
 // unary ops, their attributes and integer forms; cast from every dtype to
-// every dtype; the logical ops on bools.
+// every dtype; the logical ops on bools; the comparisons in every dtype.
 //
 // Tolerances: exact (0, 0) for ops with one correctly rounded result
 // (+ - * /, max, min, neg, abs, clip, leaky_relu, reciprocal, sqrt, cast); a
@@ -268,6 +268,27 @@ void AddLogicalCases(std::vector<ConformanceCase>& cases) {
   }
 }
 
+// The comparisons: every broadcasting pattern in float32 (random floats
+// are rarely equal, so equal's hits come from the integer cases: values in
+// [-100, 100]) and both shapes of the other dtypes, bools included.
+void AddComparisonCases(std::vector<ConformanceCase>& cases) {
+  for (const char* op : {"equal", "less", "greater", "less_equal", "greater_equal"}) {
+    for (const Pattern& p : Patterns()) {
+      cases.push_back(With(Case(absl::StrCat(op, "_", p.name), op, {p.input, p.other}), kExact));
+    }
+    for (DType dtype : {DType::kFloat64, DType::kInt64, DType::kInt32, DType::kInt8,
+                        DType::kUInt8, DType::kBool}) {
+      cases.push_back(With(
+          InDType(Case(absl::StrCat(op, "_same_shape"), op, {Shape({4, 5}), Shape({4, 5})}),
+                  dtype),
+          kExact));
+      cases.push_back(With(
+          InDType(Case(absl::StrCat(op, "_row"), op, {Shape({3, 4}), Shape({4})}), dtype),
+          kExact));
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<ConformanceCase> ElementwiseConformanceCases() {
@@ -276,6 +297,7 @@ std::vector<ConformanceCase> ElementwiseConformanceCases() {
   AddUnaryCases(cases);
   AddCastCases(cases);
   AddLogicalCases(cases);
+  AddComparisonCases(cases);
   return cases;
 }
 
