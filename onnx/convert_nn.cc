@@ -14,6 +14,7 @@
 #include "ops/nms_attrs.h"
 #include "ops/norm_attrs.h"
 #include "ops/reduce_attrs.h"
+#include "ops/roi_align_attrs.h"
 
 namespace switchyard {
 namespace onnx_import {
@@ -443,7 +444,43 @@ absl::Status ConvertNonMaxSuppression(NodeContext& ctx) {
   return ctx.SetOutput(0, ctx.Constant(HostArray(shape, DType::kInt64, std::move(bytes))));
 }
 
+// RoiAlign (opsets 10 and 16): roi_align (ops/roi_align_attrs.h). Opset
+// 10 has no coordinate_transformation_mode and behaves as opset 16's
+// output_half_pixel (torchvision's aligned=False); 16 defaults to
+// half_pixel. Float16 or double RoIs are cast to float32.
+absl::Status ConvertRoiAlign(NodeContext& ctx) {
+  RoiAlignAttrs a;
+  SY_ASSIGN_OR_RETURN(a.output_height, ctx.Int("output_height", 1));
+  SY_ASSIGN_OR_RETURN(a.output_width, ctx.Int("output_width", 1));
+  SY_ASSIGN_OR_RETURN(a.sampling_ratio, ctx.Int("sampling_ratio", 0));
+  SY_ASSIGN_OR_RETURN(float scale, ctx.Float("spatial_scale", 1.0f));
+  a.spatial_scale = scale;
+  SY_ASSIGN_OR_RETURN(std::string mode, ctx.String("mode", "avg"));
+  if (mode != "avg" && mode != "max") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("attribute 'mode' is '", mode, "'; RoiAlign takes 'avg' or 'max'"));
+  }
+  a.mode = mode == "max" ? RoiPoolMode::kMax : RoiPoolMode::kAvg;
+  SY_ASSIGN_OR_RETURN(std::string transform,
+                      ctx.String("coordinate_transformation_mode",
+                                 ctx.opset() >= 16 ? "half_pixel" : "output_half_pixel"));
+  if (transform != "half_pixel" && transform != "output_half_pixel") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "attribute 'coordinate_transformation_mode' is '", transform,
+        "'; RoiAlign takes 'half_pixel' or 'output_half_pixel'"));
+  }
+  a.aligned = transform == "half_pixel";
+  Val rois = ctx.In(1);
+  if (ctx.Type(rois).dtype != DType::kFloat32) {
+    SY_ASSIGN_OR_RETURN(rois, ctx.EmitOne("cast", {rois}, Attrs({{"to", "float32"}})));
+  }
+  SY_ASSIGN_OR_RETURN(Val y, ctx.EmitOne("roi_align", {ctx.In(0), rois, ctx.In(2)},
+                                         a.ToAttrMap()));
+  return ctx.SetOutput(0, y);
+}
+
 SY_REGISTER_ONNX_CONVERTER("NonMaxSuppression", ConvertNonMaxSuppression, 2);
+SY_REGISTER_ONNX_CONVERTER("RoiAlign", ConvertRoiAlign, 3);
 SY_REGISTER_ONNX_CONVERTER("Conv", ConvertConv, 2);
 SY_REGISTER_ONNX_CONVERTER("MaxPool", ConvertMaxPool);
 SY_REGISTER_ONNX_CONVERTER("AveragePool", ConvertAveragePool);

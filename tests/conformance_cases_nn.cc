@@ -445,6 +445,46 @@ void AddResizeCases(std::vector<ConformanceCase>& cases) {
   }
 }
 
+// roi_align: two images (batch indices 0 or 1; OperandValues needs a
+// range), RoIs uniform in [-8, 8) on 8x8 (and 5x7) maps, so some are
+// reversed, some reach past the edges and some are smaller than a pixel;
+// both coordinate modes, fixed and adaptive sampling, both pooling modes,
+// a scale below 1, and no RoIs at all. Float32 on the CPU against the
+// reference's doubles: a few ulps.
+void AddRoiAlignCases(std::vector<ConformanceCase>& cases) {
+  struct Setup {
+    const char* name;
+    Shape input;
+    int64_t rois, oh, ow, ratio;
+    double scale;
+    bool aligned;
+    const char* mode;
+  };
+  for (const Setup& s : std::vector<Setup>{
+           {"fixed_grid", Shape({2, 3, 8, 8}), 5, 3, 3, 2, 1.0, false, "avg"},
+           {"adaptive_grid", Shape({2, 3, 8, 8}), 5, 2, 2, 0, 1.0, false, "avg"},
+           {"aligned", Shape({2, 4, 5, 7}), 6, 2, 3, 2, 1.0, true, "avg"},
+           {"aligned_adaptive", Shape({2, 2, 8, 8}), 4, 3, 2, 0, 1.0, true, "avg"},
+           {"scaled", Shape({2, 2, 8, 8}), 4, 2, 2, 2, 0.5, false, "avg"},
+           {"max", Shape({2, 3, 8, 8}), 5, 2, 2, 2, 1.0, false, "max"},
+           {"max_aligned", Shape({2, 2, 5, 7}), 3, 3, 3, 0, 1.0, true, "max"},
+           {"no_rois", Shape({2, 3, 8, 8}), 0, 2, 2, 2, 1.0, false, "avg"},
+       }) {
+    ConformanceCase c = Case(absl::StrCat("roi_align_", s.name), "roi_align",
+                             {s.input, Shape({s.rois, 4}), Shape({s.rois})}, {},
+                             {{"output_height", s.oh},
+                              {"output_width", s.ow},
+                              {"sampling_ratio", s.ratio},
+                              {"spatial_scale", s.scale},
+                              {"aligned", s.aligned},
+                              {"mode", std::string(s.mode)}});
+    c.scale = 8.0f;
+    c.operand_values[2] = {DType::kInt64, 0, s.input.dim(0) - 1};
+    c.tolerance = Tolerance{1e-5, 1e-5};
+    cases.push_back(c);
+  }
+}
+
 std::vector<ConformanceCase> NnConformanceCases() {
   std::vector<ConformanceCase> cases;
   AddAvgPoolCases(cases);
@@ -456,6 +496,7 @@ std::vector<ConformanceCase> NnConformanceCases() {
   AddLayerNormCases(cases);
   AddLogSoftmaxCases(cases);
   AddResizeCases(cases);
+  AddRoiAlignCases(cases);
   return cases;
 }
 
