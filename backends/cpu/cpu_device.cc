@@ -75,9 +75,9 @@ DeviceInfo CpuDevice::Info() const {
   info.device = device_;
   info.name = ProcField("/proc/cpuinfo", "model name");
   if (info.name.empty()) info.name = "CPU";
-  const HostMemory memory = ReadHostMemory();
-  info.total_memory_bytes = memory.total_bytes;
-  info.free_memory_bytes = memory.available_bytes;
+  const HostMemory host = ReadHostMemory();
+  info.total_memory_bytes = host.total_bytes;
+  info.free_memory_bytes = host.available_bytes;
   info.properties.push_back({"threads", absl::StrCat(threads())});
   const AllocatorStats memory = allocator_->stats();
   info.properties.push_back(

@@ -60,9 +60,9 @@ DeviceInfo DnnlDevice::Info() const {
   info.device = device_;
   info.name = absl::StrCat("oneDNN ", VersionString(), " on the host CPU, ISA ",
                            EffectiveIsaName(), " (chosen by oneDNN at run time)");
-  const HostMemory memory = ReadHostMemory();
-  info.total_memory_bytes = memory.total_bytes;
-  info.free_memory_bytes = memory.available_bytes;
+  const HostMemory host = ReadHostMemory();
+  info.total_memory_bytes = host.total_bytes;
+  info.free_memory_bytes = host.available_bytes;
   info.properties.push_back({"isa", EffectiveIsaName()});
   info.properties.push_back({"threads", absl::StrCat(threads_.load())});
   info.properties.push_back(

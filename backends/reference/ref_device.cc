@@ -28,9 +28,9 @@ DeviceInfo RefDevice::Info() const {
   info.name =
       "reference backend (plain C++ loops, own allocations in host memory)";
   // Its memory is the host's, shared with every other host device.
-  const HostMemory memory = ReadHostMemory();
-  info.total_memory_bytes = memory.total_bytes;
-  info.free_memory_bytes = memory.available_bytes;
+  const HostMemory host = ReadHostMemory();
+  info.total_memory_bytes = host.total_bytes;
+  info.free_memory_bytes = host.available_bytes;
   info.properties.push_back(
       {"allocated", absl::StrCat(allocated_bytes_->load(), " bytes")});
   info.properties.push_back({"accumulation", "double"});
