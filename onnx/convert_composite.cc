@@ -2,6 +2,8 @@
 // ops there are (each formula is ONNX's definition of the op).
 
 #include <cmath>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -105,9 +107,11 @@ absl::Status ConvertMean(NodeContext& ctx) { return Variadic(ctx, "add", true); 
 absl::Status ConvertMax(NodeContext& ctx) { return Variadic(ctx, "max"); }
 absl::Status ConvertMin(NodeContext& ctx) { return Variadic(ctx, "min"); }
 
-// ReduceL1, ReduceL2, ReduceSumSquare: reduce_sum of |x| or x * x (then a
-// square root for L2), with ReduceSum's axes and keepdims (axes an
-// attribute before opset 18).
+// ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum, ReduceLogSumExp:
+// reduce_sum of |x|, x * x, x or exp(x) (then a square root for L2, a log
+// for the log ones), with ReduceSum's axes and keepdims (axes an attribute
+// before opset 18). LogSumExp subtracts the maximum first, so large inputs
+// do not overflow: log(sum(exp(x - m))) + m.
 absl::Status ReduceOf(NodeContext& ctx, const char* kind) {
   SY_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ctx.Ints("axes"));
   SY_ASSIGN_OR_RETURN(int64_t keepdims, ctx.Int("keepdims", 1));
@@ -115,23 +119,68 @@ absl::Status ReduceOf(NodeContext& ctx, const char* kind) {
   for (int64_t& a : axes) {
     SY_ASSIGN_OR_RETURN(a, NormalizeAxis(a, rank, "axis"));
   }
+  const AttrMap reduced = Attrs({{"axes", axes}, {"keepdims", keepdims != 0}});
   const std::string k = kind;
   Val x = ctx.In(0);
+  std::optional<Val> shift;  // LogSumExp's maximum, in the output's shape
   if (k == "l1") {
     SY_ASSIGN_OR_RETURN(x, Op(ctx, "abs", {x}));
-  } else {
+  } else if (k == "l2" || k == "square") {
     SY_ASSIGN_OR_RETURN(x, Op(ctx, "mul", {x, x}));
+  } else if (k == "log_sum_exp") {
+    SY_ASSIGN_OR_RETURN(
+        Val m, Op(ctx, "reduce_max", {x}, Attrs({{"axes", axes}, {"keepdims", true}})));
+    SY_ASSIGN_OR_RETURN(Val centered, Op(ctx, "sub", {x, m}));
+    SY_ASSIGN_OR_RETURN(x, Op(ctx, "exp", {centered}));
+    SY_ASSIGN_OR_RETURN(shift, Op(ctx, "reduce_max", {ctx.In(0)}, reduced));
   }
-  SY_ASSIGN_OR_RETURN(
-      Val y, Op(ctx, "reduce_sum", {x}, Attrs({{"axes", axes}, {"keepdims", keepdims != 0}})));
+  SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "reduce_sum", {x}, reduced));
   if (k == "l2") {
     SY_ASSIGN_OR_RETURN(y, Op(ctx, "sqrt", {y}));
+  } else if (k == "log_sum" || k == "log_sum_exp") {
+    SY_ASSIGN_OR_RETURN(y, Op(ctx, "log", {y}));
+  }
+  if (shift.has_value()) {
+    SY_ASSIGN_OR_RETURN(y, Op(ctx, "add", {y, *shift}));
   }
   return ctx.SetOutput(0, y);
 }
 absl::Status ConvertReduceL1(NodeContext& ctx) { return ReduceOf(ctx, "l1"); }
 absl::Status ConvertReduceL2(NodeContext& ctx) { return ReduceOf(ctx, "l2"); }
 absl::Status ConvertReduceSumSquare(NodeContext& ctx) { return ReduceOf(ctx, "square"); }
+absl::Status ConvertReduceLogSum(NodeContext& ctx) { return ReduceOf(ctx, "log_sum"); }
+absl::Status ConvertReduceLogSumExp(NodeContext& ctx) { return ReduceOf(ctx, "log_sum_exp"); }
+
+// Hardmax: 1 at the first largest element along `axis`, 0 elsewhere (a
+// one_hot of argmax). Before opset 13 the input is seen as 2-D,
+// [prod(dims before axis), prod(dims from axis)], as Softmax.
+absl::Status ConvertHardmax(NodeContext& ctx) {
+  const Shape& x = ctx.InShape(0);
+  const bool old = ctx.opset() < 13;
+  SY_ASSIGN_OR_RETURN(int64_t axis, ctx.Int("axis", old ? 1 : -1));
+  SY_ASSIGN_OR_RETURN(axis, NormalizeAxis(axis, x.rank(), "axis"));
+  Val in = ctx.In(0);
+  if (old) {
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < x.rank(); ++d) (d < axis ? outer : inner) *= x.dim(d);
+    SY_ASSIGN_OR_RETURN(in, Reshape(ctx, in, {outer, inner}));
+    axis = 1;
+  }
+  const Shape shape = ctx.Type(in).shape;
+  SY_ASSIGN_OR_RETURN(Val index, Op(ctx, "argmax", {in},
+                                    Attrs({{"axis", axis}, {"keepdims", false}})));
+  std::vector<char> off_on(2 * DTypeSize(InDType(ctx)));
+  SetElementFromDouble(off_on.data(), InDType(ctx), 0, 0.0);
+  SetElementFromDouble(off_on.data(), InDType(ctx), 1, 1.0);
+  const Val values = ctx.Constant(HostArray(Shape({2}), InDType(ctx), std::move(off_on)));
+  SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "one_hot", {index, values},
+                                Attrs({{"depth", shape.dim(static_cast<int>(axis))},
+                                       {"axis", axis}})));
+  if (old) {
+    SY_ASSIGN_OR_RETURN(y, Reshape(ctx, y, x.dims()));
+  }
+  return ctx.SetOutput(0, y);
+}
 
 // InstanceNormalization: per (n, c), normalize over the spatial dimensions
 // (layer_norm from axis 2 with unit scale), then scale and bias per channel.
@@ -240,6 +289,9 @@ SY_REGISTER_ONNX_CONVERTER("Min", ConvertMin);
 SY_REGISTER_ONNX_CONVERTER("ReduceL1", ConvertReduceL1);
 SY_REGISTER_ONNX_CONVERTER("ReduceL2", ConvertReduceL2);
 SY_REGISTER_ONNX_CONVERTER("ReduceSumSquare", ConvertReduceSumSquare);
+SY_REGISTER_ONNX_CONVERTER("ReduceLogSum", ConvertReduceLogSum);
+SY_REGISTER_ONNX_CONVERTER("ReduceLogSumExp", ConvertReduceLogSumExp);
+SY_REGISTER_ONNX_CONVERTER("Hardmax", ConvertHardmax);
 SY_REGISTER_ONNX_CONVERTER("InstanceNormalization", ConvertInstanceNormalization, 3);
 SY_REGISTER_ONNX_CONVERTER("Tile", ConvertTile, 2);
 SY_REGISTER_ONNX_CONVERTER("DepthToSpace", ConvertDepthToSpace);

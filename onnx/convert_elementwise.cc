@@ -102,6 +102,12 @@ absl::Status ConvertCast(NodeContext& ctx) {
   return ctx.SetOutput(0, y);
 }
 
+// CastLike: Cast to the dtype of input 1 (whose values are not read).
+absl::Status ConvertCastLike(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(Val y, CastTo(ctx, ctx.In(0), ctx.Type(ctx.In(1)).dtype));
+  return ctx.SetOutput(0, y);
+}
+
 // Comparisons (ops/comparison.cc): folded at import when both operands are
 // known there (shape subgraphs: a dynamic batch's Expand), a device op
 // otherwise (an If's "no boxes left" condition, a mask), whose bool result
@@ -142,6 +148,7 @@ SY_REGISTER_ONNX_CONVERTER("Div", ConvertDiv, 2);
 SY_REGISTER_ONNX_CONVERTER("Mod", ConvertMod, 2);
 SY_REGISTER_ONNX_CONVERTER("Pow", ConvertPow, 2);
 SY_REGISTER_ONNX_CONVERTER("Cast", ConvertCast);
+SY_REGISTER_ONNX_CONVERTER("CastLike", ConvertCastLike, 2);
 SY_REGISTER_ONNX_CONVERTER("Not", ConvertNot);
 SY_REGISTER_ONNX_CONVERTER("And", ConvertAnd, 2);
 SY_REGISTER_ONNX_CONVERTER("Or", ConvertOr, 2);
