@@ -410,6 +410,9 @@ TEST(StagedRunnerTest, CompressKeepsTheRowsItsConditionChooses) {
     onnx::GraphProto& g = *m.mutable_graph();
     AddValueInfo(g.add_input(), "x", onnx::TensorProto::FLOAT, {-1, 2});
     AddValueInfo(g.add_input(), "keep", condition_type, {-1});
+    // Its own length, not x's rows (a shorter condition drops the rest).
+    g.mutable_input(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)
+        ->set_dim_param("k");
     AddValueInfo(g.add_output(), "y", onnx::TensorProto::FLOAT, {-1, 2});
     AddInt(AddNode(g, "Compress", {"x", "keep"}, {"y"}), "axis", 0);
     return m;
