@@ -215,7 +215,7 @@ TEST(CudaBackendTest, BadOptionsNameTheKeyAndWhatIsAccepted) {
   EXPECT_EQ(*registry->GetOption("cuda", "allow_tf32"), "false");
 }
 
-TEST(CudaBackendTest, KernelKeysAreFloat32ButDataMovementInEveryDType) {
+TEST(CudaBackendTest, KernelKeysAreFloat32ButDataMovementLogicAndComparisons) {
   const std::vector<std::pair<std::string, DType>> keys = CudaKernelKeys();
   if (!BuiltWithCuda()) {
     EXPECT_TRUE(keys.empty());
@@ -229,10 +229,22 @@ TEST(CudaBackendTest, KernelKeysAreFloat32ButDataMovementInEveryDType) {
     // Data movement works on element bytes, in every dtype; cast is keyed
     // by its input dtype (float32, float16, int32, int64); where by its
     // bool condition. Arithmetic is float32.
+    // The logical ops take bools; comparisons float32, int64, int32 and
+    // bool (the index and mask arithmetic of detectors).
     static const std::set<std::string> kAnyDType = {
         "flatten", "dropout", "cast",  "reshape", "transpose", "concat",
         "split",   "slice",   "gather", "pad",    "expand",    "where"};
-    if (kAnyDType.count(op) == 0) {
+    static const std::set<std::string> kLogical = {"logical_not", "logical_and", "logical_or",
+                                                   "logical_xor"};
+    static const std::set<std::string> kComparisons = {"equal", "less", "greater",
+                                                       "less_equal", "greater_equal"};
+    if (kLogical.count(op) > 0) {
+      EXPECT_EQ(dtype, DType::kBool) << op;
+    } else if (kComparisons.count(op) > 0) {
+      EXPECT_THAT(dtype, ::testing::AnyOf(DType::kFloat32, DType::kInt64, DType::kInt32,
+                                          DType::kBool))
+          << op;
+    } else if (kAnyDType.count(op) == 0) {
       EXPECT_EQ(dtype, DType::kFloat32) << op;
     }
   }
