@@ -9,6 +9,7 @@
 #include "core/status_macros.h"
 #include "onnx/convert_util.h"
 #include "onnx/converter_registry.h"
+#include "ops/conv_transpose_attrs.h"
 #include "ops/cumsum_attrs.h"
 #include "ops/gemm_attrs.h"
 #include "ops/nms_attrs.h"
@@ -479,7 +480,124 @@ absl::Status ConvertRoiAlign(NodeContext& ctx) {
   return ctx.SetOutput(0, y);
 }
 
+// ConvTranspose (1-D as 2-D over [N, C, 1, L], and 2-D): conv_transpose2d
+// (ops/conv_transpose_attrs.h). ONNX's output_shape, when given, decides
+// the pads (its total split by auto_pad: SAME_UPPER puts the smaller half
+// first, anything else last, as ONNX's spec says); SAME_UPPER/LOWER
+// without it aim at input * stride; explicit pads otherwise.
+absl::Status ConvertConvTranspose(NodeContext& ctx) {
+  const Shape& x = ctx.InShape(0);
+  const Shape& weight = ctx.InShape(1);
+  if ((x.rank() != 3 && x.rank() != 4) || weight.rank() != x.rank()) {
+    return absl::UnimplementedError(absl::StrCat(
+        "only 1-D and 2-D ConvTranspose (input [N, C, L] or [N, C, H, W]) are supported; got "
+        "input ",
+        x.ToString(), " and weight ", weight.ToString()));
+  }
+  const bool one_d = x.rank() == 3;
+  const size_t n = one_d ? 1 : 2;
+  auto read = [&](const char* name, int64_t fill, size_t count) {
+    return ctx.Ints(name, std::vector<int64_t>(count, fill));
+  };
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> strides, read("strides", 1, n));
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> dilations, read("dilations", 1, n));
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> output_padding, read("output_padding", 0, n));
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> pads, read("pads", 0, 2 * n));
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> output_shape, ctx.Ints("output_shape", {}));
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> kernel_shape, ctx.Ints("kernel_shape", {}));
+  SY_ASSIGN_OR_RETURN(std::string auto_pad, ctx.String("auto_pad", "NOTSET"));
+  SY_ASSIGN_OR_RETURN(int64_t group, ctx.Int("group", 1));
+  if (strides.size() != n || dilations.size() != n || output_padding.size() != n ||
+      pads.size() != 2 * n || (!output_shape.empty() && output_shape.size() != n)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "strides, dilations, output_padding and output_shape need ", n, " values and pads ",
+        2 * n, " for a ", n, "-D ConvTranspose"));
+  }
+  std::vector<int64_t> kernel(weight.dims().begin() + 2, weight.dims().end());
+  if (!kernel_shape.empty() && kernel_shape != kernel) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "attribute 'kernel_shape' disagrees with weight ", weight.ToString()));
+  }
+  if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" &&
+      auto_pad != "SAME_LOWER") {
+    return absl::InvalidArgumentError(absl::StrCat("unknown auto_pad '", auto_pad, "'"));
+  }
+  // Before any arithmetic on them (the op checks them again).
+  for (size_t d = 0; d < n; ++d) {
+    const bool sane = strides[d] >= 1 && strides[d] <= kMaxAttrWindowValue &&
+                      dilations[d] >= 1 && dilations[d] <= kMaxAttrWindowValue &&
+                      output_padding[d] >= 0 && output_padding[d] <= kMaxAttrWindowValue &&
+                      kernel[d] >= 1 && kernel[d] <= kMaxAttrWindowValue &&
+                      x.dim(2 + d) <= kMaxAttrWindowValue &&
+                      (output_shape.empty() ||
+                       (output_shape[d] >= 1 && output_shape[d] <= kMaxAttrWindowValue));
+    if (!sane) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "strides and dilations must be in [1, 2^30], output_padding, output_shape, the "
+          "kernel and the input's spatial size in [0, 2^30]; spatial axis ", d, " has stride ",
+          strides[d], ", dilation ", dilations[d], ", output_padding ", output_padding[d],
+          ", kernel ", kernel[d], ", input ", x.dim(2 + d)));
+    }
+  }
+  std::vector<int64_t> begin(n), end(n);
+  for (size_t d = 0; d < n; ++d) {
+    const int64_t in = x.dim(2 + d), span = (kernel[d] - 1) * dilations[d] + 1;
+    const int64_t full = (in - 1) * strides[d] + span + output_padding[d];
+    if (output_shape.empty() && auto_pad == "NOTSET") {
+      begin[d] = pads[d];
+      end[d] = pads[n + d];
+      continue;
+    }
+    if (output_shape.empty() && auto_pad == "VALID") continue;
+    // The rows (columns) to remove from `full` to get the asked size.
+    const int64_t want = output_shape.empty() ? in * strides[d] : output_shape[d];
+    const int64_t total = full - want;
+    if (total < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the output's spatial axis ", d, " is asked to be ", want,
+          ", larger than the transposed convolution makes (", full,
+          "); raise output_padding instead"));
+    }
+    const int64_t small = total / 2;
+    begin[d] = auto_pad == "SAME_UPPER" ? small : total - small;
+    end[d] = total - begin[d];
+  }
+  if (one_d) {
+    strides.insert(strides.begin(), 1);
+    dilations.insert(dilations.begin(), 1);
+    output_padding.insert(output_padding.begin(), 0);
+    begin.insert(begin.begin(), 0);
+    end.insert(end.begin(), 0);
+  }
+  ConvTranspose2dAttrs a;
+  a.stride_h = strides[0];
+  a.stride_w = strides[1];
+  a.dilation_h = dilations[0];
+  a.dilation_w = dilations[1];
+  a.output_padding_h = output_padding[0];
+  a.output_padding_w = output_padding[1];
+  a.pad_top = begin[0];
+  a.pad_left = begin[1];
+  a.pad_bottom = end[0];
+  a.pad_right = end[1];
+  a.groups = group;
+  Val input = ctx.In(0), w = ctx.In(1);
+  if (one_d) {
+    SY_ASSIGN_OR_RETURN(input, Reshape(ctx, input, {x.dim(0), x.dim(1), 1, x.dim(2)}));
+    SY_ASSIGN_OR_RETURN(w, Reshape(ctx, w, {weight.dim(0), weight.dim(1), 1, weight.dim(2)}));
+  }
+  std::vector<Val> operands = {input, w};
+  if (ctx.HasInput(2)) operands.push_back(ctx.In(2));
+  SY_ASSIGN_OR_RETURN(Val y, ctx.EmitOne("conv_transpose2d", operands, a.ToAttrMap()));
+  if (one_d) {
+    const Shape& ys = ctx.Type(y).shape;
+    SY_ASSIGN_OR_RETURN(y, Reshape(ctx, y, {ys.dim(0), ys.dim(1), ys.dim(3)}));
+  }
+  return ctx.SetOutput(0, y);
+}
+
 SY_REGISTER_ONNX_CONVERTER("NonMaxSuppression", ConvertNonMaxSuppression, 2);
+SY_REGISTER_ONNX_CONVERTER("ConvTranspose", ConvertConvTranspose, 2);
 SY_REGISTER_ONNX_CONVERTER("RoiAlign", ConvertRoiAlign, 3);
 SY_REGISTER_ONNX_CONVERTER("Conv", ConvertConv, 2);
 SY_REGISTER_ONNX_CONVERTER("MaxPool", ConvertMaxPool);

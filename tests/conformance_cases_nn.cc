@@ -485,6 +485,50 @@ void AddRoiAlignCases(std::vector<ConformanceCase>& cases) {
   }
 }
 
+// conv_transpose2d: Mask R-CNN's 2x2 stride-2 upsampling, a 3x3 stride 2
+// with padding and output_padding (the classic exact 2x), dilation, groups,
+// asymmetric padding, no bias, float64. Sums of products in another order
+// than the reference's doubles: a float32 tolerance.
+void AddConvTransposeCases(std::vector<ConformanceCase>& cases) {
+  using Pad = std::vector<int64_t>;
+  struct Setup {
+    const char* name;
+    Shape input, weight;
+    Pad stride, padding, dilation, output_padding;
+    int64_t groups;
+    bool bias;
+  };
+  for (const Setup& s : std::vector<Setup>{
+           {"k2_stride2", Shape({2, 4, 5, 5}), Shape({4, 3, 2, 2}), {2, 2}, {0, 0, 0, 0},
+            {1, 1}, {0, 0}, 1, true},
+           {"k3_stride1", Shape({1, 3, 6, 7}), Shape({3, 2, 3, 3}), {1, 1}, {0, 0, 0, 0},
+            {1, 1}, {0, 0}, 1, true},
+           {"k3_stride2_pad1_outpad1", Shape({1, 2, 4, 5}), Shape({2, 3, 3, 3}), {2, 2},
+            {1, 1, 1, 1}, {1, 1}, {1, 1}, 1, true},
+           {"dilation2", Shape({1, 2, 5, 4}), Shape({2, 2, 3, 2}), {1, 2}, {0, 0, 0, 0},
+            {2, 2}, {0, 1}, 1, false},
+           {"groups2", Shape({2, 4, 3, 3}), Shape({4, 3, 2, 3}), {2, 1}, {0, 1, 0, 1},
+            {1, 1}, {1, 0}, 2, true},
+           {"asymmetric_pads", Shape({1, 3, 4, 4}), Shape({3, 2, 3, 3}), {2, 2},
+            {0, 1, 2, 1}, {1, 1}, {0, 0}, 1, true},
+       }) {
+    std::vector<Shape> params = {s.weight};
+    if (s.bias) params.push_back(Shape({s.weight.dim(1) * s.groups}));
+    ConformanceCase c = Case(absl::StrCat("conv_transpose2d_", s.name), "conv_transpose2d",
+                             {s.input}, params,
+                             {{"stride", s.stride},
+                              {"padding", s.padding},
+                              {"dilation", s.dilation},
+                              {"output_padding", s.output_padding},
+                              {"groups", s.groups}});
+    c.tolerance = Tolerance{1e-5, 1e-4};
+    cases.push_back(c);
+    if (std::string(s.name) == "k2_stride2") {
+      cases.push_back(InDType(c, DType::kFloat64));
+    }
+  }
+}
+
 std::vector<ConformanceCase> NnConformanceCases() {
   std::vector<ConformanceCase> cases;
   AddAvgPoolCases(cases);
@@ -497,6 +541,7 @@ std::vector<ConformanceCase> NnConformanceCases() {
   AddLogSoftmaxCases(cases);
   AddResizeCases(cases);
   AddRoiAlignCases(cases);
+  AddConvTransposeCases(cases);
   return cases;
 }
 
