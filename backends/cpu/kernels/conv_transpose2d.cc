@@ -43,25 +43,27 @@ class ConvTranspose2dKernel : public Kernel {
                         ? inputs[2]->data<T>()
                         : nullptr;
     T* y = outputs[0]->data<T>();
-    context_->ParallelFor(n * groups, [&](int64_t task) {
-      const int64_t image = task / groups, g = task % groups;
-      Eigen::Map<const Matrix> in(x + (image * c + g * c_g) * h * w, c_g, h * w);
-      Eigen::Map<const Matrix> wg(weight + g * c_g * o_g * kh * kw, c_g, o_g * kh * kw);
-      const Matrix col = wg.transpose() * in;  // [o_g kh kw, h w]
-      T* out = y + (image * groups + g) * o_g * oh * ow;
-      for (int64_t o = 0; o < o_g; ++o) {
-        T* plane = out + o * oh * ow;
-        const T b = bias != nullptr ? bias[g * o_g + o] : T(0);
-        for (int64_t i = 0; i < oh * ow; ++i) plane[i] = b;
-        for (int64_t ky = 0; ky < kh; ++ky) {
-          for (int64_t kx = 0; kx < kw; ++kx) {
-            const T* row = col.data() + ((o * kh + ky) * kw + kx) * h * w;
-            for (int64_t iy = 0; iy < h; ++iy) {
-              const int64_t oy = iy * a_.stride_h - a_.pad_top + ky * a_.dilation_h;
-              if (oy < 0 || oy >= oh) continue;
-              for (int64_t ix = 0; ix < w; ++ix) {
-                const int64_t ox = ix * a_.stride_w - a_.pad_left + kx * a_.dilation_w;
-                if (ox >= 0 && ox < ow) plane[oy * ow + ox] += row[iy * w + ix];
+    context_->ParallelRange(n * groups, [&](int64_t first, int64_t last) {
+      for (int64_t task = first; task < last; ++task) {
+        const int64_t image = task / groups, g = task % groups;
+        Eigen::Map<const Matrix> in(x + (image * c + g * c_g) * h * w, c_g, h * w);
+        Eigen::Map<const Matrix> wg(weight + g * c_g * o_g * kh * kw, c_g, o_g * kh * kw);
+        const Matrix col = wg.transpose() * in;  // [o_g kh kw, h w]
+        T* out = y + (image * groups + g) * o_g * oh * ow;
+        for (int64_t o = 0; o < o_g; ++o) {
+          T* plane = out + o * oh * ow;
+          const T b = bias != nullptr ? bias[g * o_g + o] : T(0);
+          for (int64_t i = 0; i < oh * ow; ++i) plane[i] = b;
+          for (int64_t ky = 0; ky < kh; ++ky) {
+            for (int64_t kx = 0; kx < kw; ++kx) {
+              const T* row = col.data() + ((o * kh + ky) * kw + kx) * h * w;
+              for (int64_t iy = 0; iy < h; ++iy) {
+                const int64_t oy = iy * a_.stride_h - a_.pad_top + ky * a_.dilation_h;
+                if (oy < 0 || oy >= oh) continue;
+                for (int64_t ix = 0; ix < w; ++ix) {
+                  const int64_t ox = ix * a_.stride_w - a_.pad_left + kx * a_.dilation_w;
+                  if (ox >= 0 && ox < ow) plane[oy * ow + ox] += row[iy * w + ix];
+                }
               }
             }
           }
@@ -79,12 +81,11 @@ class ConvTranspose2dKernel : public Kernel {
 template <typename T>
 absl::StatusOr<std::unique_ptr<Kernel>> MakeConvTranspose2d(const Node& node, const Graph& graph,
                                                             CpuDevice& device) {
-  return MakeKernelWithAttrs<ConvTranspose2dKernel<T>, ConvTranspose2dAttrs, CpuDevice>(
-      node, graph, device);
+  return MakeKernelWithAttrs<ConvTranspose2dKernel<T>, ConvTranspose2dAttrs, CpuDevice>(node, graph,
+                                                                                        device);
 }
 
-SY_REGISTER_KERNEL_FOR_TYPES(CpuKernels(), "conv_transpose2d", MakeConvTranspose2d, float,
-                             double);
+SY_REGISTER_KERNEL_FOR_TYPES(CpuKernels(), "conv_transpose2d", MakeConvTranspose2d, float, double);
 
 }  // namespace
 }  // namespace cpu
