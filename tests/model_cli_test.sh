@@ -2,7 +2,8 @@
 # `switchyard run|graph|bench` on model files whose inputs are not one
 # float32 image batch: two inputs of different dtypes (int64 token ids and a
 # bool mask), ONNX's own scalar-output models (test_size, test_size_example),
-# a model with symbolic dimensions fed by a file alone; the errors for a
+# a model with symbolic dimensions fed by a file alone; a detector's
+# detections (tools/export_detection_model.py's Faster R-CNN); the errors for a
 # wrong count, name, dtype or shape; SWITCHYARD_CPU_THREADS bounded.
 # Models and inputs: tests/make_cli_test_models.py, run here.
 
@@ -253,5 +254,33 @@ expect_in loop_limit err "ran 2 iterations, the limit, and has more to run (trip
 run_cli loop_limit_bad run --model="$M/loop.onnx" --input="$M/loop_x.npy" --max-loop-iterations=0
 expect_exit loop_limit_bad 1
 expect_in loop_limit_bad err "--max-loop-iterations: the Loop iteration limit must be at least 1"
+
+# --- A detector: torchvision's Faster R-CNN (narrow), detections printed ------
+DET="$(find_runfile tests/onnx_models/fasterrcnn_narrow/model.onnx)"
+[[ -z "$DET" ]] && DET="$(dirname "$0")/onnx_models/fasterrcnn_narrow/model.onnx"
+DET_DIR="$(dirname "$DET")"
+printf 'background\nbox\ncircle\nline\n' > "$TMP/shapes.txt"
+run_cli detector run --model="$DET" --input="$DET_DIR/input_240x200.npy" --labels="$TMP/shapes.txt" \
+    --detections-shown=3 --report="$TMP/detector.json"
+expect_exit detector 0
+expect_in detector out "runs in segments"
+expect_in detector out "detections: 20 (the 3 best by score)"
+expect_in detector out "  1. "
+expect_in detector out " (class "
+if ! "$PY" - "$TMP/detector.json" "$DET_DIR/scores_240x200.npy" <<'PYEOF2'
+import json, sys
+import numpy as np
+report = json.load(open(sys.argv[1]))
+want = np.sort(np.load(sys.argv[2]))[::-1]
+got = np.sort([d["score"] for d in report["detections"]])[::-1]
+if len(got) != len(want) or not np.allclose(got, want, rtol=1e-3, atol=1e-5):
+    sys.exit(f"report scores {got[:5]}..., PyTorch's {want[:5]}...")
+PYEOF2
+then
+  fail "detector: the report's detections differ from PyTorch's"
+fi
+run_cli detector_bad run --model="$DET" --input="$DET_DIR/input_240x200.npy" --detections-shown=-1
+expect_exit detector_bad 1
+expect_in detector_bad err "--detections_shown"
 
 finish

@@ -33,12 +33,16 @@
 #include "tools/cli/image_input.h"
 #include "tools/cli/model_inputs.h"
 #include "tools/cli/output_summary.h"
+#include "tools/cli/detections.h"
 #include "tools/cli/profile_run.h"
 #include "tools/cli/utilization.h"
 
 ABSL_FLAG(int64_t, max_loop_iterations, switchyard::onnx_import::kDefaultMaxLoopIterations,
           "run: iterations one ONNX Loop node may run per forward pass; a "
           "trip count or condition from data beyond it is an error");
+ABSL_FLAG(int, detections_shown, 10,
+          "run: a detector's detections printed, best scores first (0: all; the "
+          "report has every one)");
 ABSL_FLAG(std::string, labels, "",
           "run: text file with one class name per line (line i names class "
           "i), shown next to the top-5");
@@ -332,6 +336,8 @@ absl::Status RunCommand(BackendRegistry& registry) {
   const int warmup = absl::GetFlag(FLAGS_warmup);
   SY_RETURN_IF_ERROR(CheckRange("--iterations", iterations, 1, kMaxIterations));
   SY_RETURN_IF_ERROR(CheckRange("--warmup", warmup, 0, kMaxIterations));
+  SY_RETURN_IF_ERROR(CheckRange("--detections_shown", absl::GetFlag(FLAGS_detections_shown), 0,
+                                 1 << 20));
   SY_RETURN_IF_ERROR(CheckPipelineFlags());
   SY_ASSIGN_OR_RETURN(Device device, Device::Parse(absl::GetFlag(FLAGS_device)));
   SY_RETURN_IF_ERROR(registry.GetDevice(device).status());
@@ -622,6 +628,14 @@ absl::Status RunCommand(BackendRegistry& registry) {
     }
     outputs_json.push_back(std::move(entry));
   }
+  // A detector's boxes, labels and scores, as detections.
+  nlohmann::json detections_json;
+  if (std::optional<DetectionOutputs> d = FindDetections(host_outputs, names)) {
+    std::printf("%s", FormatDetections(host_outputs, *d, labels,
+                                       absl::GetFlag(FLAGS_detections_shown))
+                          .c_str());
+    detections_json = DetectionsJson(host_outputs, *d, labels);
+  }
   const double setup_ms = Ms(start, compile_done);
   std::printf("forward: median %.2f ms, min %.2f ms, max %.2f ms over %d "
               "iterations (%d warmup); %.1f %s/s\n",
@@ -683,6 +697,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
         {"memory", MemoryJson(first_memory, last_memory)},
         {"top5", top5_json},
     };
+    if (!detections_json.is_null()) report["detections"] = detections_json;
     for (const auto& [key, value] : facts.items()) report[key] = value;
     // The options of the backend the model ran on (cpu: threads, fusion).
     SY_ASSIGN_OR_RETURN(Backend * backend, registry.GetBackend(device.type()));
