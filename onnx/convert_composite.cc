@@ -41,10 +41,23 @@ absl::StatusOr<Val> ExpMinusOne(NodeContext& ctx, Val x, double alpha, double be
 
 // PRelu: relu(x) - slope * relu(-x).
 absl::Status ConvertPRelu(NodeContext& ctx) {
+  const Shape x = ctx.InShape(0);
+  Val slope = ctx.In(1);
+  const Shape s = ctx.Type(slope).shape;
+  // Files from before opset 7 (and ONNX's converter, which keeps them) give
+  // a per-channel slope as [C] for an [N, C, ...] input, which numpy rules
+  // would align with the last axis: read it per channel when it cannot
+  // broadcast otherwise.
+  if (x.rank() > 2 && s.rank() == 1 && s.dim(0) == x.dim(1) && s.dim(0) != 1 &&
+      s.dim(0) != x.dim(x.rank() - 1)) {
+    std::vector<int64_t> per_channel(static_cast<size_t>(x.rank() - 1), 1);
+    per_channel[0] = s.dim(0);
+    SY_ASSIGN_OR_RETURN(slope, Reshape(ctx, slope, per_channel));
+  }
   SY_ASSIGN_OR_RETURN(Val pos, Op(ctx, "relu", {ctx.In(0)}));
   SY_ASSIGN_OR_RETURN(Val negated, Op(ctx, "neg", {ctx.In(0)}));
   SY_ASSIGN_OR_RETURN(Val neg, Op(ctx, "relu", {negated}));
-  SY_ASSIGN_OR_RETURN(Val scaled, Op(ctx, "mul", {neg, ctx.In(1)}));
+  SY_ASSIGN_OR_RETURN(Val scaled, Op(ctx, "mul", {neg, slope}));
   SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "sub", {pos, scaled}));
   return ctx.SetOutput(0, y);
 }

@@ -120,26 +120,33 @@ absl::StatusOr<Val> PadSpatial(NodeContext& ctx, Val x, const Window2d& w,
 }
 
 absl::Status ConvertConv(NodeContext& ctx) {
-  const Shape& x = ctx.InShape(0);
-  const Shape& weight = ctx.InShape(1);
-  if (weight.rank() != 4) {
+  const Shape x = ctx.InShape(0);
+  const Shape weight = ctx.InShape(1);
+  // 1-D runs as 2-D over [N, C, 1, L] with a [O, C/g, 1, k] weight.
+  const bool one_d = weight.rank() == 3;
+  if (weight.rank() != 4 && !one_d) {
     return absl::UnimplementedError(absl::StrCat(
-        "only 2-D Conv is supported; the weight is ", weight.ToString()));
+        "only 1-D and 2-D Conv are supported; the weight is ", weight.ToString()));
   }
-  SY_ASSIGN_OR_RETURN(std::vector<int64_t> kernel,
-                      ctx.Ints("kernel_shape", {weight.dim(2), weight.dim(3)}));
-  if (kernel != std::vector<int64_t>{weight.dim(2), weight.dim(3)}) {
+  std::vector<int64_t> spatial(weight.dims().begin() + 2, weight.dims().end());
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, ctx.Ints("kernel_shape", spatial));
+  if (kernel != spatial) {
     return absl::InvalidArgumentError("kernel_shape does not match the weight");
   }
   SY_ASSIGN_OR_RETURN(Window2d w, ReadWindow(ctx, x, kernel, true));
   SY_ASSIGN_OR_RETURN(int64_t group, ctx.Int("group", 1));
-  Val input = ctx.In(0);
+  SY_ASSIGN_OR_RETURN(Val input, As4d(ctx, ctx.In(0)));
+  Val filters = ctx.In(1);
+  if (one_d) {
+    SY_ASSIGN_OR_RETURN(filters,
+                        Reshape(ctx, filters, {weight.dim(0), weight.dim(1), 1, weight.dim(2)}));
+  }
   int64_t pad_h = w.pad_top, pad_w = w.pad_left;
   if (!w.symmetric()) {
     SY_ASSIGN_OR_RETURN(input, PadSpatial(ctx, input, w, 0.0));
     pad_h = pad_w = 0;
   }
-  std::vector<Val> operands = {input, ctx.In(1)};
+  std::vector<Val> operands = {input, filters};
   if (ctx.HasInput(2)) operands.push_back(ctx.In(2));
   SY_ASSIGN_OR_RETURN(
       Val y, ctx.EmitOne("conv2d", operands,
@@ -147,6 +154,7 @@ absl::Status ConvertConv(NodeContext& ctx) {
                                 {"padding", std::vector<int64_t>{pad_h, pad_w}},
                                 {"dilation", w.dilations},
                                 {"groups", group}})));
+  SY_ASSIGN_OR_RETURN(y, BackToRank(ctx, y, x.rank()));
   return ctx.SetOutput(0, y);
 }
 

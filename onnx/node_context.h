@@ -15,6 +15,7 @@
 //   }
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -127,7 +128,10 @@ class ConversionState {
   Device device_;
   std::string path_;
   std::function<absl::StatusOr<ValueId>(const std::string&)> parameter_value_;
-  std::vector<ValueEntry> entries_;
+  // A deque: adding a value (Emit, Constant) keeps every reference to the
+  // others valid, so a converter may hold `const Shape& x = ctx.InShape(0)`
+  // across the values it adds.
+  std::deque<ValueEntry> entries_;
   std::set<std::string> layers_;
 };
 
