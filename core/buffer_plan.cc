@@ -79,8 +79,14 @@ absl::StatusOr<BufferPlan> PlanBuffers(const Graph& graph,
         free_slots.erase(std::find(free_slots.begin(), free_slots.end(), chosen));
       }
       plan.value_slot[id] = chosen;
-      // A value nobody reads frees its slot right after its node.
-      if (last_use[id] < 0) free_slots.push_back(chosen);
+    }
+    // A value nobody reads frees its slot right after its node, but only
+    // once every output of the node has its own: TopK's unused values and
+    // its indices must not share a slot (the kernel writes both).
+    for (ValueId id : node.outputs) {
+      if (last_use[id] < 0 && plan.value_slot[id] >= 0) {
+        free_slots.push_back(plan.value_slot[id]);
+      }
     }
     // Inputs are released only after the outputs took their slots, so a
     // kernel never writes over its own operands.

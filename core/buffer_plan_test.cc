@@ -50,6 +50,25 @@ TEST(BufferPlanTest, LiveValuesNeverShareAndSlotsGrow) {
   for (const BufferPlan::Slot& s : plan.slots) EXPECT_GE(s.bytes, 40u);
 }
 
+// TopK's values unused, its indices read later: the unused output frees
+// its slot only after the node, so the two never share one (the kernel
+// writes both: a Faster R-CNN's RPN read its indices back as garbage).
+TEST(BufferPlanTest, OutputsOfOneNodeNeverShareASlot) {
+  Graph g;
+  ValueId x = g.AddInput("x", Shape({100}), Device::Cpu());
+  ValueId warm = g.AddNode("relu", "warm", {x}, AttrMap());  // leaves a free slot behind
+  ValueId used = g.AddNode("relu", "used", {warm}, AttrMap());
+  std::vector<ValueId> topk =
+      g.AddNodeWithOutputs("topk", "topk", {used}, AttrMap(), 2);
+  ValueId y = g.AddNode("relu", "y", {topk[1]}, AttrMap());
+  g.AddOutput(y);
+  for (ValueId v : {warm, used, topk[0], topk[1]}) Annotate(g, v, Shape({100}));
+  Annotate(g, y, Shape({100}));
+  BufferPlan plan = *PlanBuffers(g);
+  EXPECT_NE(plan.value_slot[topk[0]], plan.value_slot[topk[1]]);
+  EXPECT_NE(plan.value_slot[topk[1]], plan.value_slot[used]);
+}
+
 TEST(BufferPlanTest, DevicesDoNotShareSlots) {
   Graph g;
   ValueId x = g.AddInput("x", Shape({10}), Device::Cpu());
