@@ -491,8 +491,10 @@ absl::Status ConvertRoiAlign(NodeContext& ctx) {
 // ConvTranspose (1-D as 2-D over [N, C, 1, L], and 2-D): conv_transpose2d
 // (ops/conv_transpose_attrs.h). ONNX's output_shape, when given, decides
 // the pads (its total split by auto_pad: SAME_UPPER puts the smaller half
-// first, anything else last, as ONNX's spec says); SAME_UPPER/LOWER
-// without it aim at input * stride; explicit pads otherwise.
+// first, anything else last, as ONNX's spec says), or, when it is larger
+// than the full output, the output_padding (as ONNX Runtime);
+// SAME_UPPER/LOWER without it aim at input * stride; explicit pads
+// otherwise.
 absl::Status ConvertConvTranspose(NodeContext& ctx) {
   const Shape& x = ctx.InShape(0);
   const Shape& weight = ctx.InShape(1);
@@ -561,10 +563,10 @@ absl::Status ConvertConvTranspose(NodeContext& ctx) {
     const int64_t want = output_shape.empty() ? in * strides[d] : output_shape[d];
     const int64_t total = full - want;
     if (total < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "the output's spatial axis ", d, " is asked to be ", want,
-          ", larger than the transposed convolution makes (", full,
-          "); raise output_padding instead"));
+      // Larger than it makes: the rest is added at the end, as
+      // output_padding (which must stay below the stride or dilation).
+      output_padding[d] -= total;
+      continue;
     }
     const int64_t small = total / 2;
     begin[d] = auto_pad == "SAME_UPPER" ? small : total - small;
