@@ -2,7 +2,10 @@
 """Writes onnx_import seeds for the ops that index by data (ArgMax, CumSum,
 Trilu, Max, GatherElements, OneHot in one chain that runs, and a
 ScatterElements whose index is out of range: an InvalidArgument, never a
-write out of bounds) into tests/fuzz/corpus/onnx_import/.
+write out of bounds), RoiAlign (a batch index out of range, and one that
+samples), ConvTranspose with output_shape into a comparison and a loss, and
+an opset-9 model that ONNX's version converter lifts, into
+tests/fuzz/corpus/onnx_import/.
 
     /usr/bin/python3 tests/fuzz/make_onnx_seeds.py   # Debian's python3-onnx
 
@@ -39,3 +42,27 @@ nodes=[helper.make_node('CumSum',['x','axis'],['c'],reverse=1),
  helper.make_node('ArgMax',['g'],['a'],axis=1,keepdims=0),
  helper.make_node('OneHot',['a','depth','vals'],['y'])]
 save('index_ops_chain',nodes,[x],[y],[idx,axis,depth,vals])
+# RoiAlign: a batch index from data out of range (an InvalidArgument naming
+# the RoI), and one that samples.
+feat=helper.make_tensor_value_info('feat', TensorProto.FLOAT, [1,2,4,4])
+rois=numpy_helper.from_array(np.array([[0,0,3,3],[1,1,2,2]],dtype=np.float32),'rois')
+bad_batch=numpy_helper.from_array(np.array([0,5],dtype=np.int64),'bad_batch')
+good_batch=numpy_helper.from_array(np.array([0,0],dtype=np.int64),'good_batch')
+pooled=helper.make_tensor_value_info('pooled', TensorProto.FLOAT, [2,2,2,2])
+for name, batch in (('roi_align_bad_batch_index', 'bad_batch'), ('roi_align', 'good_batch')):
+    save(name,[helper.make_node('RoiAlign',['feat','rois',batch],['pooled'],output_height=2,
+         output_width=2,sampling_ratio=0,spatial_scale=1.0)],[feat],[pooled],
+         [rois,bad_batch,good_batch])
+# ConvTranspose with output_shape, a comparison and a loss after it.
+w=numpy_helper.from_array(np.ones((2,1,3,3),dtype=np.float32),'w')
+target=numpy_helper.from_array(np.array([[[0,1,0,1,0,1,0,1]]*8],dtype=np.int64).reshape(1,8,8),'target')
+loss=helper.make_tensor_value_info('loss', TensorProto.FLOAT, [])
+save('conv_transpose_loss',[helper.make_node('ConvTranspose',['feat','w'],['up'],strides=[2,2],
+     output_shape=[8,8]),
+ helper.make_node('GreaterOrEqual',['up','up'],['same']),
+ helper.make_node('SoftmaxCrossEntropyLoss',['up','target'],['loss'],reduction='mean',ignore_index=1)],
+ [feat],[loss],[w,target])
+# An opset-9 model: ONNX's version converter lifts it first.
+save('opset9_upsample',[helper.make_node('Upsample',['x','scales'],['y9'],mode='nearest')],
+     [x],[helper.make_tensor_value_info('y9', TensorProto.FLOAT, [2,8])],
+     [numpy_helper.from_array(np.array([1,2],dtype=np.float32),'scales')],opset=9)
