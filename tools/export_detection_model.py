@@ -98,8 +98,19 @@ def main(argv=None):
                                     "scores": {0: "detections"}},
                       do_constant_folding=True,
                       **export_onnx_models.torchscript_exporter())
-    onnx.checker.check_model(path, full_check=True)
     proto = onnx.load(path)
+    # torchvision 0.14 writes RoiAlign with its opset-11 symbolic, without
+    # coordinate_transformation_mode; from opset 16 ONNX reads that as
+    # half_pixel (aligned=True), not what MultiScaleRoIAlign computes
+    # (aligned=False). Say so in the file, as later exporters do.
+    if args.opset >= 16:
+        for node in proto.graph.node:
+            if node.op_type == "RoiAlign" and not any(
+                    a.name == "coordinate_transformation_mode" for a in node.attribute):
+                node.attribute.append(onnx.helper.make_attribute(
+                    "coordinate_transformation_mode", "output_half_pixel"))
+        onnx.save(proto, path)
+    onnx.checker.check_model(path, full_check=True)
 
     outputs = {}
     for (h, w), x in images.items():
