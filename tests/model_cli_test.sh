@@ -267,6 +267,8 @@ expect_in detector out "runs in segments"
 expect_in detector out "detections: 20 (the 3 best by score)"
 expect_in detector out "  1. "
 expect_in detector out " (class "
+expect_in detector out "output boxes [20, 4] float32: min "
+expect_not_in detector out "top-5"
 if ! "$PY" - "$TMP/detector.json" "$DET_DIR/scores_240x200.npy" <<'PYEOF2'
 import json, sys
 import numpy as np

@@ -603,6 +603,9 @@ absl::Status RunCommand(BackendRegistry& registry) {
   // Class scores get the top-5 per sample, every other output a summary
   // (a scalar its value).
   const std::vector<std::string> names = model->OutputNames();
+  // A detector's boxes, labels and scores are detections (printed after
+  // the summaries), not class scores, whatever their shapes look like.
+  const std::optional<DetectionOutputs> detections = FindDetections(host_outputs, names);
   nlohmann::json top5_json = nlohmann::json::array();
   bool top5_done = false;
   nlohmann::json outputs_json = nlohmann::json::array();
@@ -611,7 +614,10 @@ absl::Status RunCommand(BackendRegistry& registry) {
     const std::string name = o < names.size() ? names[o] : "";
     nlohmann::json entry = SummaryJson(out);
     entry["name"] = name.empty() ? absl::StrCat("output_", o) : name;
-    if (LooksLikeClassScores(out.shape, out.dtype)) {
+    const bool detection_part =
+        detections.has_value() &&
+        (o == detections->boxes || o == detections->labels || o == detections->scores);
+    if (!detection_part && LooksLikeClassScores(out.shape, out.dtype)) {
       // The built-in models' one output keeps its line as it always was.
       if (name.empty() && host_outputs.size() == 1) {
         std::printf("output %s\n", out.shape.ToString().c_str());
@@ -630,11 +636,11 @@ absl::Status RunCommand(BackendRegistry& registry) {
   }
   // A detector's boxes, labels and scores, as detections.
   nlohmann::json detections_json;
-  if (std::optional<DetectionOutputs> d = FindDetections(host_outputs, names)) {
-    std::printf("%s", FormatDetections(host_outputs, *d, labels,
+  if (detections.has_value()) {
+    std::printf("%s", FormatDetections(host_outputs, *detections, labels,
                                        absl::GetFlag(FLAGS_detections_shown))
                           .c_str());
-    detections_json = DetectionsJson(host_outputs, *d, labels);
+    detections_json = DetectionsJson(host_outputs, *detections, labels);
   }
   const double setup_ms = Ms(start, compile_done);
   std::printf("forward: median %.2f ms, min %.2f ms, max %.2f ms over %d "
