@@ -1,6 +1,7 @@
 // ONNX ops without a Switchyard op of their own, written as a few of the
 // ops there are (each formula is ONNX's definition of the op).
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -290,6 +291,162 @@ absl::Status ConvertSpaceToDepth(NodeContext& ctx) {
   return ctx.SetOutput(0, y);
 }
 
+// Softplus: log(1 + exp(x)), written relu(x) + log(1 + exp(-|x|)) so that a
+// large x does not overflow exp.
+absl::Status ConvertSoftplus(NodeContext& ctx) {
+  const DType t = InDType(ctx);
+  SY_ASSIGN_OR_RETURN(Val pos, Op(ctx, "relu", {ctx.In(0)}));
+  SY_ASSIGN_OR_RETURN(Val a, Op(ctx, "abs", {ctx.In(0)}));
+  SY_ASSIGN_OR_RETURN(Val na, Op(ctx, "neg", {a}));
+  SY_ASSIGN_OR_RETURN(Val e, Op(ctx, "exp", {na}));
+  SY_ASSIGN_OR_RETURN(Val e1, Op(ctx, "add", {e, Scalar(ctx, 1.0, t)}));
+  SY_ASSIGN_OR_RETURN(Val l, Op(ctx, "log", {e1}));
+  SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "add", {pos, l}));
+  return ctx.SetOutput(0, y);
+}
+
+// ThresholdedRelu: x where x > alpha, else 0.
+absl::Status ConvertThresholdedRelu(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(float alpha, ctx.Float("alpha", 1.0f));
+  const DType t = InDType(ctx);
+  SY_ASSIGN_OR_RETURN(Val above, Op(ctx, "greater", {ctx.In(0), Scalar(ctx, alpha, t)}));
+  SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "where", {above, ctx.In(0), Scalar(ctx, 0.0, t)}));
+  return ctx.SetOutput(0, y);
+}
+
+// Shrink: x + bias below -lambd, x - bias above lambd, 0 between.
+absl::Status ConvertShrink(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(float lambd, ctx.Float("lambd", 0.5f));
+  SY_ASSIGN_OR_RETURN(float bias, ctx.Float("bias", 0.0f));
+  const DType t = InDType(ctx);
+  const Val x = ctx.In(0);
+  SY_ASSIGN_OR_RETURN(Val below, Op(ctx, "less", {x, Scalar(ctx, -lambd, t)}));
+  SY_ASSIGN_OR_RETURN(Val above, Op(ctx, "greater", {x, Scalar(ctx, lambd, t)}));
+  SY_ASSIGN_OR_RETURN(Val up, Op(ctx, "add", {x, Scalar(ctx, bias, t)}));
+  SY_ASSIGN_OR_RETURN(Val down, Op(ctx, "sub", {x, Scalar(ctx, bias, t)}));
+  SY_ASSIGN_OR_RETURN(Val upper, Op(ctx, "where", {above, down, Scalar(ctx, 0.0, t)}));
+  SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "where", {below, up, upper}));
+  return ctx.SetOutput(0, y);
+}
+
+// IsNaN: x != x.
+absl::Status ConvertIsNaN(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(Val same, Op(ctx, "equal", {ctx.In(0), ctx.In(0)}));
+  SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "logical_not", {same}));
+  return ctx.SetOutput(0, y);
+}
+
+// IsInf: x == +inf (detect_positive) or x == -inf (detect_negative).
+absl::Status ConvertIsInf(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(int64_t positive, ctx.Int("detect_positive", 1));
+  SY_ASSIGN_OR_RETURN(int64_t negative, ctx.Int("detect_negative", 1));
+  const DType t = InDType(ctx);
+  if (t != DType::kFloat32 && t != DType::kFloat64) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "IsInf takes float or double, got ", DTypeName(t)));
+  }
+  SY_ASSIGN_OR_RETURN(Val pos, Op(ctx, "equal", {ctx.In(0), Scalar(ctx, INFINITY, t)}));
+  SY_ASSIGN_OR_RETURN(Val neg, Op(ctx, "equal", {ctx.In(0), Scalar(ctx, -INFINITY, t)}));
+  Val y;
+  if (positive != 0 && negative != 0) {
+    SY_ASSIGN_OR_RETURN(y, Op(ctx, "logical_or", {pos, neg}));
+  } else if (positive != 0) {
+    y = pos;
+  } else if (negative != 0) {
+    y = neg;
+  } else {
+    // Neither: all false (x != x is false for numbers, so compare with NaN).
+    SY_ASSIGN_OR_RETURN(y, Op(ctx, "equal", {ctx.In(0), Scalar(ctx, NAN, t)}));
+  }
+  return ctx.SetOutput(0, y);
+}
+
+// Sign: (x > 0) - (x < 0) in x's dtype (NaN stays NaN: x * 0 + sign).
+absl::Status ConvertSign(NodeContext& ctx) {
+  const DType t = InDType(ctx);
+  const Val x = ctx.In(0);
+  const Val zero = Scalar(ctx, 0.0, t);
+  SY_ASSIGN_OR_RETURN(Val gt, Op(ctx, "greater", {x, zero}));
+  SY_ASSIGN_OR_RETURN(Val lt, Op(ctx, "less", {x, zero}));
+  const AttrMap to = Attrs({{"to", std::string(DTypeName(t))}});
+  SY_ASSIGN_OR_RETURN(Val p, Op(ctx, "cast", {gt}, to));
+  SY_ASSIGN_OR_RETURN(Val n, Op(ctx, "cast", {lt}, to));
+  SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "sub", {p, n}));
+  if (t == DType::kFloat32 || t == DType::kFloat64) {
+    SY_ASSIGN_OR_RETURN(Val x0, Op(ctx, "mul", {x, zero}));
+    SY_ASSIGN_OR_RETURN(y, Op(ctx, "add", {y, x0}));
+  }
+  return ctx.SetOutput(0, y);
+}
+
+// MeanVarianceNormalization, ONNX's own function body: (x - E[x]) /
+// (sqrt(E[x^2] - E[x]^2) + 1e-9), the means over `axes`.
+absl::Status ConvertMeanVarianceNormalization(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> axes,
+                      ctx.Ints("axes", std::vector<int64_t>{0, 2, 3}));
+  const int rank = ctx.InShape(0).rank();
+  for (int64_t& a : axes) {
+    SY_ASSIGN_OR_RETURN(a, NormalizeAxis(a, rank, "axes"));
+  }
+  const DType t = InDType(ctx);
+  const AttrMap mean = Attrs({{"axes", axes}, {"keepdims", true}});
+  const Val x = ctx.In(0);
+  SY_ASSIGN_OR_RETURN(Val m, Op(ctx, "reduce_mean", {x}, mean));
+  SY_ASSIGN_OR_RETURN(Val m2, Op(ctx, "mul", {m, m}));
+  SY_ASSIGN_OR_RETURN(Val x2, Op(ctx, "mul", {x, x}));
+  SY_ASSIGN_OR_RETURN(Val ex2, Op(ctx, "reduce_mean", {x2}, mean));
+  SY_ASSIGN_OR_RETURN(Val var, Op(ctx, "sub", {ex2, m2}));
+  SY_ASSIGN_OR_RETURN(Val sd, Op(ctx, "sqrt", {var}));
+  SY_ASSIGN_OR_RETURN(Val den, Op(ctx, "add", {sd, Scalar(ctx, 1e-9, t)}));
+  SY_ASSIGN_OR_RETURN(Val centered, Op(ctx, "sub", {x, m}));
+  SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "div", {centered, den}));
+  return ctx.SetOutput(0, y);
+}
+
+// LRN: x / (bias + alpha / size * sum of x^2 over the channels
+// [c - floor((size - 1) / 2), c + ceil((size - 1) / 2)])^beta. The window
+// sum adds shifted copies of x^2 padded with zeros along C; shifts beyond
+// the channel count add nothing, so at most 2C - 1 are added.
+absl::Status ConvertLRN(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(float alpha, ctx.Float("alpha", 1e-4f));
+  SY_ASSIGN_OR_RETURN(float beta, ctx.Float("beta", 0.75f));
+  SY_ASSIGN_OR_RETURN(float bias, ctx.Float("bias", 1.0f));
+  SY_ASSIGN_OR_RETURN(int64_t size, ctx.Int("size", 0));
+  const Shape& x = ctx.InShape(0);
+  if (size < 1 || x.rank() < 3) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "needs size >= 1 and an input [N, C, D1, ...]; got size ", size,
+        " and input ", x.ToString()));
+  }
+  const DType t = InDType(ctx);
+  const int64_t c = x.dim(1);
+  const int64_t before = std::min((size - 1) / 2, c - 1);
+  const int64_t after = std::min(size - 1 - (size - 1) / 2, c - 1);
+  SY_ASSIGN_OR_RETURN(Val sq, Op(ctx, "mul", {ctx.In(0), ctx.In(0)}));
+  std::vector<int64_t> pads(2 * static_cast<size_t>(x.rank()), 0);
+  pads[1] = before;
+  pads[x.rank() + 1] = after;
+  SY_ASSIGN_OR_RETURN(Val padded, Op(ctx, "pad", {sq}, Attrs({{"pads", pads}})));
+  std::optional<Val> sum;
+  for (int64_t shift = 0; shift <= before + after; ++shift) {
+    SY_ASSIGN_OR_RETURN(
+        Val part, Op(ctx, "slice", {padded},
+                     Attrs({{"starts", std::vector<int64_t>{shift}},
+                            {"ends", std::vector<int64_t>{shift + c}},
+                            {"axes", std::vector<int64_t>{1}}})));
+    if (sum.has_value()) {
+      SY_ASSIGN_OR_RETURN(part, Op(ctx, "add", {*sum, part}));
+    }
+    sum = part;
+  }
+  SY_ASSIGN_OR_RETURN(Val scaled,
+                      Op(ctx, "mul", {*sum, Scalar(ctx, double{alpha} / size, t)}));
+  SY_ASSIGN_OR_RETURN(Val base, Op(ctx, "add", {scaled, Scalar(ctx, bias, t)}));
+  SY_ASSIGN_OR_RETURN(Val den, Op(ctx, "pow", {base, Scalar(ctx, beta, t)}));
+  SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "div", {ctx.In(0), den}));
+  return ctx.SetOutput(0, y);
+}
+
 SY_REGISTER_ONNX_CONVERTER("PRelu", ConvertPRelu, 2);
 SY_REGISTER_ONNX_CONVERTER("Elu", ConvertElu);
 SY_REGISTER_ONNX_CONVERTER("Celu", ConvertCelu);
@@ -309,6 +466,14 @@ SY_REGISTER_ONNX_CONVERTER("InstanceNormalization", ConvertInstanceNormalization
 SY_REGISTER_ONNX_CONVERTER("Tile", ConvertTile, 2);
 SY_REGISTER_ONNX_CONVERTER("DepthToSpace", ConvertDepthToSpace);
 SY_REGISTER_ONNX_CONVERTER("SpaceToDepth", ConvertSpaceToDepth);
+SY_REGISTER_ONNX_CONVERTER("Softplus", ConvertSoftplus);
+SY_REGISTER_ONNX_CONVERTER("ThresholdedRelu", ConvertThresholdedRelu);
+SY_REGISTER_ONNX_CONVERTER("Shrink", ConvertShrink);
+SY_REGISTER_ONNX_CONVERTER("IsNaN", ConvertIsNaN);
+SY_REGISTER_ONNX_CONVERTER("IsInf", ConvertIsInf);
+SY_REGISTER_ONNX_CONVERTER("Sign", ConvertSign);
+SY_REGISTER_ONNX_CONVERTER("MeanVarianceNormalization", ConvertMeanVarianceNormalization);
+SY_REGISTER_ONNX_CONVERTER("LRN", ConvertLRN);
 
 }  // namespace
 }  // namespace onnx_import

@@ -270,17 +270,33 @@ absl::Status ConvertWhere(NodeContext& ctx) {
 
 absl::Status ConvertIdentity(NodeContext& ctx) { return Alias(ctx); }
 
+// Dropout at inference is the identity, and its mask all true. In training
+// mode it is too when the ratio is 0 (torchvision's Swin exports
+// F.dropout(p=0.0) that way).
 absl::Status ConvertDropout(NodeContext& ctx) {
   ctx.Ignore("seed");
   ctx.Ignore("ratio");  // opset 11's attribute; any ratio is the identity here
   if (ctx.HasInput(2)) {
     SY_ASSIGN_OR_RETURN(double training, ctx.ConstScalar(2, "training_mode"));
-    if (training != 0) {
-      return absl::UnimplementedError(
-          "training_mode is true; Switchyard runs Dropout for inference only");
+    double ratio = 0.5;  // ONNX's default
+    if (training != 0 && ctx.HasInput(1)) {
+      SY_ASSIGN_OR_RETURN(ratio, ctx.ConstScalar(1, "ratio"));
+    }
+    if (training != 0 && ratio != 0) {
+      return absl::UnimplementedError(absl::StrCat(
+          "training_mode is true with ratio ", ratio,
+          "; Switchyard runs Dropout for inference only (or with ratio 0)"));
     }
   }
-  SY_RETURN_IF_ERROR(RequireUnusedOutput(ctx, 1, "mask"));
+  if (ctx.OutputUsed(1)) {
+    std::vector<char> on = {1};
+    const Val one = ctx.Constant(HostArray(Shape(), DType::kBool, std::move(on)));
+    SY_ASSIGN_OR_RETURN(
+        Val mask, ctx.EmitOne("expand", {one}, Attrs({{"shape", ctx.InShape(0).dims()}})));
+    SY_RETURN_IF_ERROR(ctx.SetOutput(1, mask));
+  } else {
+    SY_RETURN_IF_ERROR(SkipUnusedOutput(ctx, 1));
+  }
   return Alias(ctx);
 }
 

@@ -83,6 +83,12 @@ absl::Status RequireUnusedOutput(NodeContext& ctx, int i, const char* what) {
         "output ", i, " (", what, ") is used by the graph; Switchyard imports ",
         ctx.op_type(), " for inference and does not compute it"));
   }
+  return SkipUnusedOutput(ctx, i);
+}
+
+absl::Status SkipUnusedOutput(NodeContext& ctx, int i) {
+  // Named but read by nothing: it has no value, and nothing will ask.
+  if (i < ctx.num_outputs() && !ctx.OutputUsed(i)) return ctx.SetOutput(i, kNoVal);
   return absl::OkStatus();
 }
 

@@ -60,6 +60,10 @@ absl::Status Alias(NodeContext& ctx, int input = 0);
 // BatchNormalization's running statistics in training).
 absl::Status RequireUnusedOutput(NodeContext& ctx, int i, const char* what);
 
+// Output `i`, when present but unused, is left without a value (an
+// optional output the converter need not compute).
+absl::Status SkipUnusedOutput(NodeContext& ctx, int i);
+
 // A scalar constant of `dtype` (for composites: x * alpha, 1 + |x|).
 Val Scalar(NodeContext& ctx, double value, DType dtype);
 

@@ -75,8 +75,17 @@ absl::StatusOr<std::vector<Tensor>> Call(const std::string& op,
                                  operands[i].device(), operands[i].dtype()));
     inputs.push_back(operands[i]);
   }
-  const std::vector<ValueId> outputs = graph.AddNodeWithOutputs(
-      op, op, std::move(ids), attrs, static_cast<int>(schema.outputs.size()));
+  // A variadic output (split's) has as many values as the op's shape
+  // inference makes for these attributes.
+  int num_outputs = static_cast<int>(schema.outputs.size());
+  if (!schema.outputs.empty() && schema.outputs.back().variadic) {
+    std::vector<TensorType> types;
+    for (const Tensor& t : inputs) types.push_back({t.shape(), t.dtype()});
+    SY_ASSIGN_OR_RETURN(std::vector<TensorType> out, def->InferTypes(attrs, types));
+    num_outputs = static_cast<int>(out.size());
+  }
+  const std::vector<ValueId> outputs =
+      graph.AddNodeWithOutputs(op, op, std::move(ids), attrs, num_outputs);
   for (ValueId id : outputs) graph.AddOutput(id);
   SY_ASSIGN_OR_RETURN(std::unique_ptr<ExecutablePlan> plan,
                       Compile(std::move(graph), options));

@@ -140,6 +140,20 @@ TEST_F(FunctionalTest, CallRunsAnyOpByName) {
       StatusIs(absl::StatusCode::kNotFound, "unknown op 'gelu'"));
 }
 
+// Split makes one output per size: Call gives each (the importer folds
+// ONNX Split of host constants through it).
+TEST_F(FunctionalTest, CallGivesEveryOutputOfAVariadicOp) {
+  AttrMap attrs;
+  attrs.Set("axis", int64_t{0});
+  attrs.Set("sizes", std::vector<int64_t>{1, 2});
+  absl::StatusOr<std::vector<Tensor>> out =
+      functional::Call("split", {Make(Shape({3}), {4, 5, 6})}, attrs, registry_);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 2u);
+  EXPECT_THAT(Values((*out)[0]), ElementsAre(4));
+  EXPECT_THAT(Values((*out)[1]), ElementsAre(5, 6));
+}
+
 TEST_F(FunctionalTest, UndefinedRequiredOperandIsNamed) {
   EXPECT_THAT(functional::Linear(Make(Shape({1, 2}), {1, 2}), Tensor(),
                                  Tensor(), registry_),

@@ -141,6 +141,16 @@ void AddReduceCases(std::vector<ConformanceCase>& cases) {
                               dtype));
     }
   }
+  // float64 (ONNX's double reductions).
+  for (const char* op : {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min"}) {
+    cases.push_back(InDType(Case(absl::StrCat(op, "_f64_axes02"), op,
+                                 {Shape({2, 3, 4, 5})}, {},
+                                 {{"axes", Ints{0, 2}}, {"keepdims", true}}),
+                            DType::kFloat64));
+    cases.push_back(InDType(Case(absl::StrCat(op, "_f64_all"), op, {Shape({70, 40})},
+                                 {}, {{"axes", Ints{}}, {"keepdims", false}}),
+                            DType::kFloat64));
+  }
   cases.push_back(InDType(Case("reduce_prod_ints_axis0", "reduce_prod",
                                {Shape({3, 4})}, {},
                                {{"axes", Ints{0}}, {"keepdims", false}}),

@@ -152,7 +152,33 @@ def model_section():
                "`/usr/bin/python3 tools/export_onnx_models.py --size=full` then "
                "`/usr/bin/python3 tools/check_onnx_models.py` (all 13 families matched "
                "PyTorch within 2.8e-6 on cpu:0 on 2026-12-01).\n")
+    out.append("## Models whose shapes are decided while they run\n")
+    out.append("Each is exported once with symbolic dimensions, loaded once, run at "
+               "several input sizes on cpu:0 and ref:0 and compared with PyTorch "
+               "(limit 1e-4 relative; detections as sets):\n")
+    out.append("| model | what it holds | test | exporter |")
+    out.append("|---|---|---|---|")
+    for row in DYNAMIC_MODELS:
+        out.append("| %s |" % " | ".join(row))
+    out.append("")
     return out
+
+
+# The models of tests/onnx_models/ with symbolic shapes, and their tests.
+DYNAMIC_MODELS = [
+    ("lraspp_mobilenet_v3_narrow", "a segmenter ending in Resize to the input's size "
+     "(240x320, 300x260, 512x512)", "`//tests:onnx_segmentation_test`",
+     "`tools/export_segmentation_model.py`"),
+    ("fasterrcnn_narrow", "torchvision's Faster R-CNN with its transform, RPN, NMS and "
+     "RoI heads (three image sizes)", "`//tests:onnx_detection_test`",
+     "`tools/export_detection_model.py`"),
+    ("recurrent_narrow", "bidirectional 2-layer LSTM, GRU, RNN and an Einsum head "
+     "(sequence lengths 7, 3, 12)", "`//tests:onnx_sequence_test`",
+     "`tools/export_sequence_models.py`"),
+    ("transformer_encoder_narrow", "token ids (int64) and a padding mask (bool) "
+     "through a 2-layer transformer encoder (lengths 7, 3, 12)",
+     "`//tests:onnx_sequence_test`", "`tools/export_sequence_models.py`"),
+]
 
 
 if __name__ == "__main__":

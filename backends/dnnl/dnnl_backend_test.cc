@@ -330,6 +330,49 @@ TEST(DnnlDeviceTest, ResidualThatIsTheConvolutionsOwnInput) {
   ExpectClose(run(Dnnl()), run(Ref()), "relu(x + conv(x))");
 }
 
+// Plans of one weight at several batch sizes (a model run at several input
+// shapes) reorder it into oneDNN's layout once; a plan still computes its
+// own batch right.
+TEST(DnnlDeviceTest, WeightsAreReorderedOncePerModelNotPerPlan) {
+  std::mt19937 rng(9);
+  const Tensor weight =
+      *Tensor::FromVector({16, 8, 3, 3}, Random(16 * 8 * 9, rng, 0.2f), Dnnl());
+  const Tensor bias = *Tensor::FromVector({16}, Random(16, rng), Dnnl());
+  Conv2dAttrs pad1;
+  pad1.pad_h = pad1.pad_w = 1;
+  auto plan_for = [&](int64_t n) {
+    Graph g;
+    ValueId x = g.AddInput("x", Shape({n, 8, 10, 10}), Dnnl().device());
+    ValueId w = g.AddConstant("w", weight);
+    ValueId b = g.AddConstant("b", bias);
+    g.AddOutput(g.AddNode("conv2d", "conv", {x, w, b}, pad1.ToAttrMap()));
+    CompileOptions options;
+    options.backends = &Registry();
+    absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan = Compile(std::move(g), options);
+    EXPECT_TRUE(plan.ok()) << plan.status();
+    return *std::move(plan);
+  };
+  auto* dnnl = dynamic_cast<DnnlDevice*>(&Dnnl());
+  ASSERT_NE(dnnl, nullptr);
+  const PreparedWeights::Stats before = dnnl->prepared_weights().stats();
+  std::vector<std::unique_ptr<ExecutablePlan>> plans;
+  for (int64_t n : {1, 2, 4}) plans.push_back(plan_for(n));
+  const PreparedWeights::Stats after = dnnl->prepared_weights().stats();
+  // The weight and the bias, each once; the two later plans reuse both.
+  EXPECT_EQ(after.prepared - before.prepared, 2);
+  EXPECT_EQ(after.reused - before.reused, 4);
+
+  const std::vector<float> image = Random(8 * 10 * 10, rng);
+  std::vector<float> batch;
+  for (int i = 0; i < 4; ++i) batch.insert(batch.end(), image.begin(), image.end());
+  const Tensor x1 = *Tensor::FromVector({1, 8, 10, 10}, image, Dnnl());
+  const Tensor x4 = *Tensor::FromVector({4, 8, 10, 10}, batch, Dnnl());
+  const std::vector<float> y1 = *(*plans[0]->Run({x1}))[0].ToVector();
+  const std::vector<float> y4 = *(*plans[2]->Run({x4}))[0].ToVector();
+  ASSERT_EQ(y4.size(), 4 * y1.size());
+  for (size_t i = 0; i < y4.size(); ++i) ASSERT_NEAR(y4[i], y1[i % y1.size()], 1e-5) << i;
+}
+
 // adaptive_avg_pool2d to its own size (VGG's 7x7 from 7x7) is no work: the
 // output is the input, written straight from the partition's input.
 TEST(DnnlDeviceTest, AdaptivePoolToTheSameSizeIsTheIdentity) {

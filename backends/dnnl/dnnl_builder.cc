@@ -1,6 +1,7 @@
 #include "backends/dnnl/dnnl_builder.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <unordered_map>
@@ -86,14 +87,16 @@ PartitionBuilder::PartitionBuilder(const Graph& graph,
                                    const std::vector<ValueId>& inputs,
                                    const std::vector<ValueId>& outputs,
                                    const dnnl::engine& engine,
-                                   const BackendDevice& device)
+                                   const BackendDevice& device,
+                                   PreparedWeights* prepared_weights)
     : graph_(graph),
       nodes_(nodes),
       inputs_(inputs),
       outputs_(outputs),
       engine_(engine),
       stream_(engine),
-      device_(device) {
+      device_(device),
+      prepared_weights_(prepared_weights) {
   // The last position inside the partition that reads each value;
   // partition outputs stay alive to the end.
   for (int p = 0; p < static_cast<int>(nodes_.size()); ++p) {
@@ -291,11 +294,22 @@ absl::StatusOr<MemRef> PartitionBuilder::Owned(ValueId id,
                                                const memory::desc& plain,
                                                const memory::desc& md) {
   SY_ASSIGN_OR_RETURN(const Tensor* t, Constant(id));
-  memory user(plain, engine_, t->buffer()->data());
-  memory mine(md, engine_);
-  dnnl::reorder(user, mine).execute(stream_, user, mine);
-  stream_.wait();
-  return MemRef{MemRef::Kind::kOwned, kernel_->AddOwned(mine), md};
+  const std::function<memory()> reorder = [&] {
+    memory user(plain, engine_, t->buffer()->data());
+    memory mine(md, engine_);
+    dnnl::reorder(user, mine).execute(stream_, user, mine);
+    stream_.wait();
+    return mine;
+  };
+  // The layout a primitive picks for its weights depends on the shapes it
+  // was made for only through `md`, so the two layouts are the key.
+  std::shared_ptr<const memory> owned =
+      prepared_weights_ == nullptr
+          ? std::make_shared<const memory>(reorder())
+          : prepared_weights_->Get<memory>(
+                *t, absl::StrCat("dnnl reorder ", MdString(plain), " to ", MdString(md)),
+                reorder);
+  return MemRef{MemRef::Kind::kOwned, kernel_->AddOwned(std::move(owned)), md};
 }
 
 absl::Status PartitionBuilder::WriteOutput(ValueId id, int index) {

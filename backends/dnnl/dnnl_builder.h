@@ -29,6 +29,7 @@
 #include "backends/dnnl/dnnl_partition_kernel.h"
 #include "core/backend.h"
 #include "core/graph.h"
+#include "core/prepared_weights.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace switchyard {
@@ -77,7 +78,8 @@ class PartitionBuilder {
   PartitionBuilder(const Graph& graph, const std::vector<NodeId>& nodes,
                    const std::vector<ValueId>& inputs,
                    const std::vector<ValueId>& outputs,
-                   const dnnl::engine& engine, const BackendDevice& device);
+                   const dnnl::engine& engine, const BackendDevice& device,
+                   PreparedWeights* prepared_weights);
 
   // Lowers every group and makes the kernel.
   absl::StatusOr<std::unique_ptr<Kernel>> Build(int threads);
@@ -125,7 +127,8 @@ class PartitionBuilder {
   int Position(const Node& node) const;
 
   // A parameter (a graph constant on this device) copied into memory of
-  // layout `md`: reordered from its plain layout `plain` once, now.
+  // layout `md`: reordered from its plain layout `plain` now, or shared with
+  // another kernel that reordered the same tensor into the same layout.
   absl::StatusOr<MemRef> Owned(ValueId id, const dnnl::memory::desc& plain,
                                const dnnl::memory::desc& md);
 
@@ -184,6 +187,7 @@ class PartitionBuilder {
   dnnl::engine engine_;
   dnnl::stream stream_;
   const BackendDevice& device_;
+  PreparedWeights* prepared_weights_;  // may be null
   std::unique_ptr<PartitionKernel> kernel_;
 
   std::map<ValueId, Val> vals_;

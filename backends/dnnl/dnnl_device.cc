@@ -112,6 +112,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> DnnlDevice::CreateKernel(
   if (absl::Status s = CheckNode(node, graph); !s.ok()) return s;
   PartitionOptions options;
   options.threads = threads_.load();
+  options.prepared_weights = &prepared_weights_;
   return BuildPartitionKernel(graph, {node.id}, node.inputs, node.outputs,
                               engine_, *this, options);
 }
@@ -145,6 +146,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> DnnlDevice::CreatePartitionKernel(
   }
   PartitionOptions options;
   options.threads = threads_.load();
+  options.prepared_weights = &prepared_weights_;
   return BuildPartitionKernel(graph, partition.nodes,
                               PartitionInputs(graph, partition),
                               PartitionOutputs(graph, partition), engine_,

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/backend.h"
+#include "core/prepared_weights.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace switchyard {
@@ -38,6 +39,9 @@ class DnnlDevice : public BackendDevice {
   int threads() const { return threads_.load(); }
   // For kernels created afterwards.
   void SetThreads(int threads) { threads_.store(threads); }
+  // Parameters reordered into the layouts primitives chose, shared by every
+  // kernel of every plan on this device.
+  PreparedWeights& prepared_weights() { return prepared_weights_; }
 
  private:
   absl::Status CheckBuffer(const Buffer& buffer, size_t bytes,
@@ -46,6 +50,7 @@ class DnnlDevice : public BackendDevice {
   const Device device_;
   dnnl::engine engine_;
   std::atomic<int> threads_;
+  PreparedWeights prepared_weights_;
   // Shared with every buffer's release function: a buffer may outlive the
   // device.
   std::shared_ptr<std::atomic<int64_t>> allocated_bytes_ =

@@ -25,7 +25,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> BuildPartitionKernel(
   }
   // Some primitives size their work split by the thread count at creation.
   omp_set_num_threads(options.threads);
-  PartitionBuilder builder(graph, nodes, inputs, outputs, engine, device);
+  PartitionBuilder builder(graph, nodes, inputs, outputs, engine, device,
+                          options.prepared_weights);
   return builder.Build(options.threads);
 }
 

@@ -35,6 +35,7 @@
 #include "absl/status/statusor.h"
 #include "core/backend.h"
 #include "core/graph.h"
+#include "core/prepared_weights.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace switchyard {
@@ -42,13 +43,18 @@ namespace onednn {
 
 struct PartitionOptions {
   int threads = 1;  // OpenMP threads for creation and runs
+  // Where parameters reordered into a primitive's layout are kept, so that
+  // the plans of many input shapes reorder each weight once (the device's
+  // own; null: the kernel keeps a private copy).
+  PreparedWeights* prepared_weights = nullptr;
 };
 
 // The kernel of `nodes` (consecutive, each passing CheckNode), whose Run
 // takes `inputs` and writes `outputs` (value ids, in that order: the
 // partition's PartitionInputs/PartitionOutputs, or one node's own operand
 // lists). Constants among the nodes' parameters are read now, from
-// `device`'s buffers, and never again.
+// `device`'s buffers, and never again; their reorders are shared through
+// `options.prepared_weights`.
 absl::StatusOr<std::unique_ptr<Kernel>> BuildPartitionKernel(
     const Graph& graph, const std::vector<NodeId>& nodes,
     const std::vector<ValueId>& inputs, const std::vector<ValueId>& outputs,

@@ -64,12 +64,13 @@ class PartitionKernel : public Kernel {
     steps_.push_back(std::move(what));
   }
   void AddBinding(Binding binding) { bindings_.push_back(std::move(binding)); }
-  // Weights, biases, statistics; returns the index.
-  int AddOwned(dnnl::memory mem) {
+  // Weights, biases, statistics (held while the kernel lives, shared with
+  // other kernels through the device's PreparedWeights); returns the index.
+  int AddOwned(std::shared_ptr<const dnnl::memory> mem) {
     owned_.push_back(std::move(mem));
     return static_cast<int>(owned_.size()) - 1;
   }
-  const dnnl::memory& owned(int index) const { return owned_[index]; }
+  const dnnl::memory& owned(int index) const { return *owned_[index]; }
   void AddBlock(AlignedBlock block) { blocks_.push_back(std::move(block)); }
 
  private:
@@ -81,7 +82,7 @@ class PartitionKernel : public Kernel {
   std::vector<dnnl::primitive> primitives_;
   std::vector<std::unordered_map<int, dnnl::memory>> args_;
   std::vector<Binding> bindings_;
-  std::vector<dnnl::memory> owned_;   // weights, biases, statistics
+  std::vector<std::shared_ptr<const dnnl::memory>> owned_;  // weights, ...
   std::vector<AlignedBlock> blocks_;  // intermediate buffers, scratchpad
   std::vector<std::string> steps_;    // what each primitive is, in order
 };

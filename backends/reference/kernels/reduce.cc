@@ -141,14 +141,20 @@ SY_REGISTER_KERNEL(RefKernels(), "reduce_sum", DType::kFloat32,
                    (&MakeReduce<Reduction::kSum, float>));
 SY_REGISTER_KERNEL(RefKernels(), "reduce_mean", DType::kFloat32,
                    (&MakeReduce<Reduction::kMean, float>));
+// float64: ONNX's double reductions (ReduceLogSumExp and the like in
+// numpy's default dtype).
+SY_REGISTER_KERNEL(RefKernels(), "reduce_sum", DType::kFloat64,
+                   (&MakeReduce<Reduction::kSum, double>));
+SY_REGISTER_KERNEL(RefKernels(), "reduce_mean", DType::kFloat64,
+                   (&MakeReduce<Reduction::kMean, double>));
 SY_REGISTER_KERNEL(RefKernels(), "reduce_prod", DType::kFloat32,
                    (&MakeReduce<Reduction::kProd, float>));
 SY_REGISTER_KERNEL(RefKernels(), "reduce_prod", DType::kInt64,
                    (&MakeReduce<Reduction::kProd, int64_t>));
 SY_REGISTER_KERNEL_FOR_TYPES(RefKernels(), "reduce_max", MakeMax, float,
-                             int64_t, int32_t);
+                             double, int64_t, int32_t);
 SY_REGISTER_KERNEL_FOR_TYPES(RefKernels(), "reduce_min", MakeMin, float,
-                             int64_t, int32_t);
+                             double, int64_t, int32_t);
 
 }  // namespace
 }  // namespace reference
