@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Exports a narrow LRASPP segmenter to ONNX once and records PyTorch's
-outputs at several input sizes, for tests/onnx_segmentation_test.cc: one
+outputs at several input sizes, for tests/onnx_image_sizes_test.cc: one
 loaded OnnxModel must serve every size without re-import.
 
 Usage:

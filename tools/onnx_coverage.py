@@ -167,11 +167,18 @@ def model_section():
 # The models of tests/onnx_models/ with symbolic shapes, and their tests.
 DYNAMIC_MODELS = [
     ("lraspp_mobilenet_v3_narrow", "a segmenter ending in Resize to the input's size "
-     "(240x320, 300x260, 512x512)", "`//tests:onnx_segmentation_test`",
+     "(240x320, 300x260, 512x512)", "`//tests:onnx_image_sizes_test`",
      "`tools/export_segmentation_model.py`"),
     ("fasterrcnn_narrow", "torchvision's Faster R-CNN with its transform, RPN, NMS and "
      "RoI heads (three image sizes)", "`//tests:onnx_detection_test`",
      "`tools/export_detection_model.py`"),
+    ("fcn_resnet50_narrow, deeplabv3_mobilenet_v3_large_narrow, swin_t_narrow",
+     "torchvision's FCN and DeepLabV3 segmenters and a Swin classifier (96x128, 128x96)",
+     "`//tests:onnx_image_sizes_test`", "`tools/export_family_models.py`"),
+    ("retinanet_resnet50_fpn_narrow, ssdlite320_mobilenet_v3_large_narrow, "
+     "maskrcnn_resnet50_fpn_narrow", "torchvision's RetinaNet, SSDLite and Mask R-CNN "
+     "(detections and masks; 96x128, 128x96)", "`//tests:onnx_detection_test`",
+     "`tools/export_family_models.py`"),
     ("recurrent_narrow", "bidirectional 2-layer LSTM, GRU, RNN and an Einsum head "
      "(sequence lengths 7, 3, 12)", "`//tests:onnx_sequence_test`",
      "`tools/export_sequence_models.py`"),
