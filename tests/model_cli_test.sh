@@ -3,7 +3,8 @@
 # float32 image batch: two inputs of different dtypes (int64 token ids and a
 # bool mask), ONNX's own scalar-output models (test_size, test_size_example),
 # a model with symbolic dimensions fed by a file alone; a detector's
-# detections (tools/export_detection_model.py's Faster R-CNN); the errors for a
+# detections (tools/export_detection_model.py's Faster R-CNN), also over an
+# image folder at each image's own size; the errors for a
 # wrong count, name, dtype or shape; SWITCHYARD_CPU_THREADS bounded.
 # Models and inputs: tests/make_cli_test_models.py, run here.
 
@@ -284,5 +285,68 @@ fi
 run_cli detector_bad run --model="$DET" --input="$DET_DIR/input_240x200.npy" --detections-shown=-1
 expect_exit detector_bad 1
 expect_in detector_bad err "--detections_shown"
+
+# --- The detector on an image folder: each image at its own size ------------
+# Two PNGs of other sizes and a broken one; each image's outputs must be what
+# --input gives for the same pixels as [3, H, W] floats in [0, 1].
+mkdir -p "$TMP/det_images" "$TMP/det_out" "$TMP/det_direct"
+"$PY" - "$TMP/det_images" "$TMP" <<'PYEOF3'
+import struct, sys, zlib
+import numpy as np
+folder, tmp = sys.argv[1], sys.argv[2]
+def chunk(kind, data):
+    return (struct.pack(">I", len(data)) + kind + data +
+            struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+def write_png(path, rgb):
+    h, w, _ = rgb.shape
+    raw = b"".join(b"\x00" + rgb[y].tobytes() for y in range(h))
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+rng = np.random.default_rng(3)
+for name, (h, w) in {"a": (120, 160), "b": (150, 100)}.items():
+    rgb = rng.integers(0, 256, size=(h, w, 3), dtype=np.uint8)
+    write_png(f"{folder}/{name}.png", rgb)
+    chw = (rgb.transpose(2, 0, 1).astype(np.float32) / np.float32(255)).astype(np.float32)
+    np.save(f"{tmp}/{name}_chw.npy", chw)
+with open(f"{folder}/c_broken.png", "wb") as f:
+    f.write(b"\x89PNG\r\n\x1a\nnot an image")
+PYEOF3
+run_cli det_images run --model="$DET" --images="$TMP/det_images" --output="$TMP/det_out/" \
+    --labels="$TMP/shapes.txt" --detections-shown=2 --report="$TMP/det_images.json"
+expect_exit det_images 0
+expect_in det_images out "3 images from $TMP/det_images, each at its own size"
+expect_in det_images out "image 1/3 $TMP/det_images/a.png (160x120): model "
+expect_in det_images out "(a new size: "
+expect_in det_images out "images: 2 run (2 new sizes), 1 skipped"
+expect_in det_images out "verdict: "
+expect_in det_images err "skipped $TMP/det_images/c_broken.png"
+run_cli det_direct run --model="$DET" --input="$TMP/a_chw.npy" --output="$TMP/det_direct/"
+expect_exit det_direct 0
+if ! "$PY" - "$TMP" <<'PYEOF4'
+import json, sys
+import numpy as np
+tmp = sys.argv[1]
+for name in ("boxes", "labels", "scores"):
+    got = np.load(f"{tmp}/det_out/1_a_{name}.npy")
+    want = np.load(f"{tmp}/det_direct/{name}.npy")
+    if got.shape != want.shape or not np.allclose(got, want, rtol=1e-5, atol=1e-6):
+        sys.exit(f"{name}: --images gave {got.shape}, --input {want.shape}")
+report = json.load(open(f"{tmp}/det_images.json"))
+assert [i["path"].split("/")[-1] for i in report["images"]] == ["a.png", "b.png"], report
+assert len(report["bad_files"]) == 1 and report["verdict"], report
+PYEOF4
+then
+  fail "det_images: --images and --input disagree on the same pixels"
+fi
+run_cli det_images_file run --model="$DET" --images="$TMP/det_images" --output="$TMP/one.npy"
+expect_exit det_images_file 1
+expect_in det_images_file err "with --images each image has its own outputs; give a folder"
+run_cli det_images_size run --model="$DET" --images="$TMP/det_images" --image-size=64
+expect_exit det_images_size 1
+expect_in det_images_size err "--image-size sets the image pipeline's transform"
+run_cli det_images_fail run --model="$DET" --images="$TMP/det_images" --bad-images=fail
+expect_exit det_images_fail 1
+expect_in det_images_fail err "c_broken.png"
 
 finish

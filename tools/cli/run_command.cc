@@ -34,6 +34,7 @@
 #include "tools/cli/model_inputs.h"
 #include "tools/cli/output_summary.h"
 #include "tools/cli/detections.h"
+#include "tools/cli/own_size_images.h"
 #include "tools/cli/profile_run.h"
 #include "tools/cli/utilization.h"
 
@@ -368,11 +369,6 @@ absl::Status RunCommand(BackendRegistry& registry) {
   for (absl::string_view target : absl::StrSplit(output_flag, ',', absl::SkipEmpty())) {
     output_targets.push_back(ResolveUserPath(std::string(target)));
   }
-  if (!output_flag.empty() && PipelineRequested()) {
-    return absl::InvalidArgumentError(
-        "--output does not apply with --batches (a stream keeps no outputs); "
-        "drop one of them");
-  }
   const bool output_is_folder =
       output_targets.size() == 1 &&
       (absl::EndsWith(output_targets[0], "/") ||
@@ -403,12 +399,65 @@ absl::Status RunCommand(BackendRegistry& registry) {
   // Model files declare their inputs (any number, any dtype); the built-in
   // models take one float32 image batch.
   const OnnxModel* file_model = dynamic_cast<const OnnxModel*>(model.get());
+  // --images on a model that takes one image at its own size (a detector
+  // with its transform in the graph): each image as it is, one per run
+  // (tools/cli/own_size_images.h), not the batching pipeline.
+  if (file_model != nullptr && ImagesRequested() &&
+      TakesOneImageAtItsOwnSize(file_model->inputs())) {
+    if (!output_flag.empty() && !output_is_folder) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--output=", output_flag, ": with --images each image has its own outputs; "
+          "give a folder (--output=DIR/)"));
+    }
+    if (FlagGiven("batches") || FlagGiven("batch")) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          model_name, " takes one image at its own size (",
+          DescribeInputs(file_model->inputs()), "), so --images runs one image at a time: "
+          "drop --batch and --batches"));
+    }
+    for (const char* flag : {"image_size", "resize", "augment"}) {
+      if (FlagGiven(flag)) {
+        std::string name = flag;
+        std::replace(name.begin(), name.end(), '_', '-');
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--", name, " sets the image pipeline's transform, but ", model_name,
+            " takes each image at its own size and resizes it in its graph: drop --", name));
+      }
+    }
+    SY_ASSIGN_OR_RETURN(ImageInput image_input, PrepareImageInput());
+    SY_RETURN_IF_ERROR(model->To(device));
+    model->set_placement(placement);
+    OwnSizeImagesOptions options;
+    options.images = image_input.source;
+    options.files = image_input.files;
+    options.skip_bad_images =
+        image_input.options.bad_images == data::BadImagePolicy::kSkip;
+    options.output_dir = output_is_folder ? output_targets[0] : "";
+    options.report_path = report_path;
+    options.labels = labels;
+    options.detections_shown = absl::GetFlag(FLAGS_detections_shown);
+    const nlohmann::json facts = {{"build", BuildInfoJson(registry)},
+                                  {"machine", MachineJson()}};
+    SY_RETURN_IF_ERROR(RunOnImagesAtTheirOwnSize(*dynamic_cast<OnnxModel*>(model.get()),
+                                                 device, registry, options, facts, files));
+    SY_RETURN_IF_ERROR(files.Commit());
+    if (!report_path.empty()) std::printf("wrote %s\n", report_path.c_str());
+    if (!profile_flags.trace_path.empty()) {
+      std::printf("wrote trace %s\n", profile_flags.trace_path.c_str());
+    }
+    return absl::OkStatus();
+  }
   if (file_model == nullptr) {
     for (const std::string& value : InputFlagValues()) {
       for (absl::string_view part : absl::StrSplit(value, ',', absl::SkipEmpty())) {
         SY_RETURN_IF_ERROR(CheckInputFile("--input", ResolveUserPath(std::string(part))));
       }
     }
+  }
+  if (!output_flag.empty() && PipelineRequested()) {
+    return absl::InvalidArgumentError(
+        "--output does not apply with --batches or --images on a model that takes "
+        "batches (a stream keeps no outputs); drop one of them");
   }
   SY_ASSIGN_OR_RETURN(HostInputs host_inputs, file_model != nullptr
                                                   ? ModelFileInputs(*file_model)

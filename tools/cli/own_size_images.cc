@@ -1,0 +1,258 @@
+#include "tools/cli/own_size_images.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
+#include "core/tensor.h"
+#include "data/decode.h"
+#include "data/image_files.h"
+#include "models/host_array.h"
+#include "models/npy.h"
+#include "tools/cli/detections.h"
+#include "tools/cli/output_summary.h"
+#include "tools/cli/profile_run.h"
+
+namespace switchyard {
+namespace cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Ms(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// RGB8, row-major HWC, as float32 CHW in [0, 1] (torchvision's ToTensor).
+HostArray ToChwUnit(const data::Image& image) {
+  const int64_t h = image.height, w = image.width, plane = h * w;
+  std::vector<float> values(static_cast<size_t>(3 * plane));
+  for (int64_t y = 0; y < h; ++y) {
+    for (int64_t x = 0; x < w; ++x) {
+      const uint8_t* p = image.at(static_cast<int>(y), static_cast<int>(x));
+      for (int c = 0; c < 3; ++c) values[c * plane + y * w + x] = p[c] / 255.0f;
+    }
+  }
+  return HostArray(Shape({3, h, w}), std::move(values));
+}
+
+// "photos/cat.01.jpg" -> "cat.01".
+std::string Stem(const std::string& path) {
+  std::string base = path.substr(path.find_last_of('/') + 1);
+  const size_t dot = base.find_last_of('.');
+  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+}
+
+// Where one image's time went. A run at a size not seen before compiles
+// the model's segments for it: that run is timed again once compiled, and
+// the difference is the compile time.
+struct ImageTimes {
+  double read_decode = 0, to_tensor = 0, model = 0, compile = 0;
+  int64_t plans_compiled = 0;
+};
+
+}  // namespace
+
+bool TakesOneImageAtItsOwnSize(const std::vector<OnnxValueInfo>& inputs) {
+  if (inputs.size() != 1 || inputs[0].dtype != DType::kFloat32) return false;
+  const OnnxValueInfo& in = inputs[0];
+  return in.has_shape && in.dims.size() == 3 &&
+         (!in.dims[0].has_value() || *in.dims[0] == 3);
+}
+
+absl::Status RunOnImagesAtTheirOwnSize(OnnxModel& model, const Device& device,
+                                       BackendRegistry& registry,
+                                       const OwnSizeImagesOptions& options,
+                                       const nlohmann::json& facts, FileTransaction& files) {
+  SY_ASSIGN_OR_RETURN(BackendDevice * backend, registry.GetDevice(device));
+  const std::vector<std::string>& paths = options.files;
+  const std::vector<std::string> names = model.OutputNames();
+  std::printf("%zu image%s from %s, each at its own size as [3, H, W] in [0, 1] (the "
+              "model's own transform resizes and normalises)\n",
+              paths.size(), paths.size() == 1 ? "" : "s", options.images.c_str());
+
+  std::unique_ptr<RunProfiling> profiling = RunProfiling::FromFlags();
+  const RunProfiling::RunFn run = [&](absl::Span<const Tensor> in, const RunOptions& o) {
+    return model.Run(in, o);
+  };
+  std::vector<ImageTimes> times;
+  nlohmann::json images_json = nlohmann::json::array();
+  nlohmann::json bad_json = nlohmann::json::array();
+  int profiled = 0;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const std::string& path = paths[i];
+    ImageTimes t;
+    const auto begin = Clock::now();
+    absl::StatusOr<data::Image> image = [&]() -> absl::StatusOr<data::Image> {
+      SY_ASSIGN_OR_RETURN(std::string bytes, data::ReadFileBytes(path));
+      return data::DecodeImage(bytes, path);
+    }();
+    const auto decoded = Clock::now();
+    if (!image.ok()) {
+      if (!options.skip_bad_images) {
+        return absl::Status(image.status().code(),
+                            absl::StrCat("--images: ", image.status().message(),
+                                         " (--bad-images=skip skips such files)"));
+      }
+      std::fprintf(stderr, "skipped %s: %s\n", path.c_str(),
+                   std::string(image.status().message()).c_str());
+      bad_json.push_back({{"path", path}, {"error", image.status().message()}});
+      continue;
+    }
+    const HostArray host = ToChwUnit(*image);
+    SY_ASSIGN_OR_RETURN(Tensor x, Tensor::FromBytes(host.shape, host.dtype, host.bytes.data(),
+                                                    host.bytes.size(), *backend));
+    const auto converted = Clock::now();
+    const std::vector<Tensor> inputs = {x};
+    const int64_t compiled_before = model.run_stats().plans_compiled;
+    const auto model_begin = Clock::now();
+    std::vector<Tensor> outputs;
+    if (profiling != nullptr) {
+      SY_ASSIGN_OR_RETURN(outputs, profiling->Iteration(run, inputs, {host}, profiled++,
+                                                        registry));
+    } else {
+      SY_ASSIGN_OR_RETURN(outputs, model.Run(inputs));
+    }
+    t.read_decode = Ms(begin, decoded);
+    t.to_tensor = Ms(decoded, converted);
+    t.model = Ms(model_begin, Clock::now());
+    t.plans_compiled = model.run_stats().plans_compiled - compiled_before;
+    if (t.plans_compiled > 0) {
+      const auto again = Clock::now();
+      SY_RETURN_IF_ERROR(model.Run(inputs).status());
+      const double compiled_ms = Ms(again, Clock::now());
+      t.compile = std::max(0.0, t.model - compiled_ms);
+      t.model = compiled_ms;
+    }
+    times.push_back(t);
+
+    std::vector<HostArray> host_outputs;
+    for (const Tensor& y : outputs) {
+      SY_ASSIGN_OR_RETURN(std::vector<char> bytes, y.ToBytes());
+      host_outputs.emplace_back(y.shape(), y.dtype(), std::move(bytes));
+    }
+    std::printf("\nimage %zu/%zu %s (%dx%d): model %.1f ms", i + 1, paths.size(),
+                path.c_str(), image->width, image->height, t.model);
+    if (t.plans_compiled > 0) {
+      std::printf(" (a new size: %lld plans compiled in %.1f ms first)",
+                  static_cast<long long>(t.plans_compiled), t.compile);
+    }
+    std::printf("\n");
+    nlohmann::json entry = {{"path", path},
+                            {"width", image->width},
+                            {"height", image->height},
+                            {"plans_compiled", t.plans_compiled},
+                            {"ms", {{"read_decode", t.read_decode},
+                                    {"to_tensor", t.to_tensor},
+                                    {"model", t.model},
+                                    {"compile", t.compile}}}};
+    const std::optional<DetectionOutputs> detections = FindDetections(host_outputs, names);
+    if (detections.has_value()) {
+      std::printf("%s", FormatDetections(host_outputs, *detections, options.labels,
+                                         options.detections_shown)
+                            .c_str());
+      entry["detections"] = DetectionsJson(host_outputs, *detections, options.labels);
+    } else {
+      for (size_t o = 0; o < host_outputs.size(); ++o) {
+        std::printf("output %s\n", SummaryLine(o < names.size() ? names[o] : "",
+                                               host_outputs[o]).c_str());
+      }
+    }
+    if (!options.output_dir.empty()) {
+      // One file per image and output: <n>_<stem>_<output>.npy, numbered so
+      // that two images of one name in different folders stay apart.
+      for (size_t o = 0; o < host_outputs.size(); ++o) {
+        const std::string name =
+            o < names.size() && !names[o].empty() ? names[o] : absl::StrCat("output_", o);
+        std::string dir = options.output_dir;
+        while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+        const std::string file =
+            absl::StrCat(dir, "/", i + 1, "_", Stem(path), "_", name, ".npy");
+        SY_RETURN_IF_ERROR(files.AddOutput(file, "--output"));
+        SY_RETURN_IF_ERROR(files.Stage(file, SerializeNpy(host_outputs[o])));
+      }
+    }
+    images_json.push_back(std::move(entry));
+  }
+  if (times.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--images=", options.images, ": none of the ", paths.size(),
+        " files could be read as an image (each is named above)"));
+  }
+
+  // Where the time went: medians per image, and the verdict from the
+  // totals. Reading and decoding happen on this thread, between runs, so
+  // the device waits for them; compiling happens once per new image size.
+  std::vector<double> decode, convert, run_ms;
+  double input_total = 0, compile_total = 0, model_total = 0;
+  int64_t new_sizes = 0;
+  for (const ImageTimes& t : times) {
+    decode.push_back(t.read_decode);
+    convert.push_back(t.to_tensor);
+    run_ms.push_back(t.model);
+    input_total += t.read_decode + t.to_tensor;
+    compile_total += t.compile;
+    model_total += t.model;
+    if (t.plans_compiled > 0) ++new_sizes;
+  }
+  const double d = Median(decode), c = Median(convert), m = Median(run_ms);
+  const double total = input_total + compile_total + model_total;
+  auto percent = [&](double part) { return std::lround(total > 0 ? 100 * part / total : 0); };
+  std::printf("\nimages: %zu run (%lld new sizes), %zu skipped; median per image: "
+              "read+decode %.1f ms, to tensor %.1f ms, model %.1f ms; compiling for new "
+              "sizes %.0f ms in all\n",
+              times.size(), static_cast<long long>(new_sizes), bad_json.size(), d, c, m,
+              compile_total);
+  std::string verdict;
+  if (input_total >= compile_total && input_total >= 0.3 * total) {
+    verdict = absl::StrCat("input-bound: ", percent(input_total), "% of the time is "
+                           "reading, decoding and converting images while ",
+                           device.ToString(), " waits; decode ahead of the model (the image "
+                           "pipeline's loader threads do that for batched models)");
+  } else if (compile_total >= 0.3 * total) {
+    verdict = absl::StrCat("compile-bound: ", percent(compile_total), "% of the time is "
+                           "compiling plans for image sizes not seen before (", new_sizes,
+                           " of ", times.size(), " images); images of a few sizes reuse "
+                           "their plans (up to ", OnnxModel::kMaxCachedSegments,
+                           " segments are kept)");
+  } else {
+    verdict = absl::StrCat("the model takes ", percent(model_total), "% of the time on ",
+                           device.ToString(),
+                           (profiling != nullptr ? "; the profile below names its slowest ops"
+                                                 : "; --profile-summary names its slowest ops"));
+  }
+  std::printf("verdict: %s\n", verdict.c_str());
+  if (profiling != nullptr) {
+    SY_RETURN_IF_ERROR(profiling->Finish(
+        {{"model", model.path()}, {"device", device.ToString()}, {"images", options.images}},
+        files));
+  }
+  if (!options.report_path.empty()) {
+    nlohmann::json report = {{"model", model.path()},
+                             {"device", device.ToString()},
+                             {"images", images_json},
+                             {"bad_files", bad_json},
+                             {"median_ms", {{"read_decode", d}, {"to_tensor", c}, {"model", m}}},
+                             {"compile_ms", compile_total},
+                             {"verdict", verdict}};
+    for (const auto& [key, value] : facts.items()) report[key] = value;
+    SY_RETURN_IF_ERROR(files.Stage(options.report_path, report.dump(2) + "\n"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cli
+}  // namespace switchyard
