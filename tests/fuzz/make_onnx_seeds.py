@@ -4,7 +4,8 @@ Trilu, Max, GatherElements, OneHot in one chain that runs, and a
 ScatterElements whose index is out of range: an InvalidArgument, never a
 write out of bounds), RoiAlign (a batch index out of range, and one that
 samples), ConvTranspose with output_shape into a comparison and a loss, and
-an opset-9 model that ONNX's version converter lifts, into
+an opset-9 model that ONNX's version converter lifts, an LSTM (with
+per-row lengths), GRU and Einsum chain and a window sized by data, into
 tests/fuzz/corpus/onnx_import/.
 
     /usr/bin/python3 tests/fuzz/make_onnx_seeds.py   # Debian's python3-onnx
@@ -66,3 +67,25 @@ save('conv_transpose_loss',[helper.make_node('ConvTranspose',['feat','w'],['up']
 save('opset9_upsample',[helper.make_node('Upsample',['x','scales'],['y9'],mode='nearest')],
      [x],[helper.make_tensor_value_info('y9', TensorProto.FLOAT, [2,8])],
      [numpy_helper.from_array(np.array([1,2],dtype=np.float32),'scales')],opset=9)
+# The composed converters: an LSTM with per-row lengths (masks), a GRU and an
+# Einsum in one chain that runs, and a window whose size comes from data.
+seq=helper.make_tensor_value_info('seq', TensorProto.FLOAT, [3,2,2])
+rng=np.random.default_rng(0)
+def weights(name, shape):
+    return numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name)
+lens=numpy_helper.from_array(np.array([3,1],dtype=np.int32),'lens')
+head=weights('head', (3,2))
+save('recurrent_einsum',[
+ helper.make_node('LSTM',['seq','lw','lr','','lens'],['ly','lh'],hidden_size=3,direction='bidirectional'),
+ helper.make_node('Reshape',['ly','flat'],['ly3']),
+ helper.make_node('GRU',['ly3','gw','gr'],['gy','gh'],hidden_size=3,linear_before_reset=1),
+ helper.make_node('Einsum',['gh','head'],['out'],equation='dbh,hk->bk')],
+ [seq],[helper.make_tensor_value_info('out', TensorProto.FLOAT, [2,2])],
+ [weights('lw',(2,12,2)),weights('lr',(2,12,3)),lens,
+  numpy_helper.from_array(np.array([3,2,6],dtype=np.int64),'flat'),
+  weights('gw',(1,9,6)),weights('gr',(1,9,3)),head],opset=14)
+size=helper.make_tensor_value_info('size', TensorProto.INT64, [])
+save('window_from_data',[helper.make_node('ArgMax',['x'],['am'],axis=1,keepdims=0),
+ helper.make_node('ReduceMax',['am'],['size'],keepdims=0),
+ helper.make_node('HannWindow',['size'],['w'])],
+ [x],[helper.make_tensor_value_info('w', TensorProto.FLOAT, [None])],opset=17)

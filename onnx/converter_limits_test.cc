@@ -1,0 +1,192 @@
+// Hostile and unsupported values for the converters written as compositions
+// (onnx/convert_einsum.cc, convert_recurrent.cc, convert_generated.cc,
+// convert_composite.cc's LRN, convert_shape.cc's Dropout), on single nodes
+// through ConvertNode: each is an error naming what and why, before
+// anything is allocated, never a crash or a graph the size of the value.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "core/backend_registry.h"
+#include "core/graph.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "models/host_array.h"
+#include "onnx/graph_conversion.h"
+#include "onnx/node_context.h"
+#include "onnx/onnx_pb.h"
+
+namespace switchyard {
+namespace onnx_import {
+namespace {
+
+using ::testing::HasSubstr;
+
+onnx::NodeProto MakeNode(const std::string& op, const std::vector<std::string>& inputs,
+                         int outputs = 1) {
+  onnx::NodeProto n;
+  n.set_name(op);
+  n.set_op_type(op);
+  for (const std::string& s : inputs) n.add_input(s);
+  for (int i = 0; i < outputs; ++i) n.add_output("y" + std::to_string(i));
+  return n;
+}
+
+onnx::AttributeProto* Attr(onnx::NodeProto& n, const std::string& name,
+                           onnx::AttributeProto::AttributeType type) {
+  onnx::AttributeProto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(type);
+  return a;
+}
+
+// Converts `node` whose inputs are graph values of the given shapes
+// (float32) or host constants.
+absl::Status Convert(const onnx::NodeProto& node, int opset,
+                     const std::map<std::string, Shape>& graph_inputs,
+                     const std::map<std::string, HostArray>& constants = {}) {
+  Graph graph;
+  ConversionState state(graph, BackendRegistry::Global(), Device::Cpu(), "",
+                        [](const std::string& p) -> absl::StatusOr<ValueId> {
+                          return absl::NotFoundError(p);
+                        });
+  state.run_time_data_allowed = true;
+  for (const auto& [name, shape] : graph_inputs) {
+    ValueEntry e;
+    e.type = {shape, DType::kFloat32};
+    e.id = graph.AddInput(name, shape, Device::Cpu());
+    state.env[name] = state.Add(e);
+  }
+  for (const auto& [name, array] : constants) {
+    ValueEntry e;
+    e.type = {array.shape, array.dtype};
+    e.host = std::make_shared<HostArray>(array);
+    state.env[name] = state.Add(e);
+  }
+  // Every output counts as read, so optional ones are computed too.
+  for (const std::string& out : node.output()) state.consumed.insert(out);
+  return ConvertNode(node, opset, state);
+}
+
+HostArray Zeros(const std::vector<int64_t>& dims) {
+  return HostArray(Shape(dims), std::vector<float>(Shape(dims).num_elements(), 0.0f));
+}
+
+TEST(ConverterLimitsTest, EinsumDiagonalIsRefusedByName) {
+  onnx::NodeProto n = MakeNode("Einsum", {"x"});
+  Attr(n, "equation", onnx::AttributeProto::STRING)->set_s("ii->i");
+  const absl::Status s = Convert(n, 12, {{"x", Shape({3, 3})}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(s.message(), HasSubstr("repeats label 'i' (a diagonal)"));
+}
+
+TEST(ConverterLimitsTest, EinsumLabelsMustAgreeAndTermsFit) {
+  onnx::NodeProto n = MakeNode("Einsum", {"x", "w"});
+  Attr(n, "equation", onnx::AttributeProto::STRING)->set_s("ij,jk->ik");
+  absl::Status s = Convert(n, 12, {{"x", Shape({2, 3})}, {"w", Shape({4, 5})}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("label 'j' is 3 in one operand and 4 in input 1"));
+
+  onnx::NodeProto m = MakeNode("Einsum", {"x"});
+  Attr(m, "equation", onnx::AttributeProto::STRING)->set_s("ijk->i");
+  s = Convert(m, 12, {{"x", Shape({2, 3})}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("does not fit input 0 of shape [2, 3]"));
+
+  onnx::NodeProto o = MakeNode("Einsum", {"x"});
+  Attr(o, "equation", onnx::AttributeProto::STRING)->set_s("i.j->i");
+  s = Convert(o, 12, {{"x", Shape({2, 3})}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("'.' only as one '...' per term"));
+}
+
+// LSTM: X [seq 2, batch 2, input 1], hidden 1.
+std::map<std::string, HostArray> LstmWeights() {
+  return {{"w", Zeros({1, 4, 1})}, {"r", Zeros({1, 4, 1})}};
+}
+
+TEST(ConverterLimitsTest, SequenceLengthsBeyondTheSequenceAreRefused) {
+  onnx::NodeProto n = MakeNode("LSTM", {"x", "w", "r", "", "lens"}, 2);
+  Attr(n, "hidden_size", onnx::AttributeProto::INT)->set_i(1);
+  std::map<std::string, HostArray> c = LstmWeights();
+  c.emplace("lens", HostArray::Of<int32_t>(Shape({2}), {5, 1}));
+  const absl::Status s = Convert(n, 14, {{"x", Shape({2, 2, 1})}}, c);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("sequence_lens holds 5, outside [0, 2]"));
+}
+
+TEST(ConverterLimitsTest, WeightsOfTheWrongShapeAreRefused) {
+  onnx::NodeProto n = MakeNode("LSTM", {"x", "w", "r"}, 2);
+  Attr(n, "hidden_size", onnx::AttributeProto::INT)->set_i(2);
+  const absl::Status s = Convert(n, 14, {{"x", Shape({2, 2, 1})}}, LstmWeights());
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("W must be [1, 8, 1] and R [1, 8, 2]"));
+}
+
+TEST(ConverterLimitsTest, AnUnknownActivationIsNamed) {
+  onnx::NodeProto n = MakeNode("RNN", {"x", "w", "r"}, 2);
+  Attr(n, "hidden_size", onnx::AttributeProto::INT)->set_i(1);
+  Attr(n, "activations", onnx::AttributeProto::STRINGS)->add_strings("Gelu");
+  const absl::Status s = Convert(n, 14, {{"x", Shape({2, 2, 1})}},
+                                 {{"w", Zeros({1, 1, 1})}, {"r", Zeros({1, 1, 1})}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(s.message(), HasSubstr("activation 'Gelu' is not supported"));
+}
+
+TEST(ConverterLimitsTest, AVeryLongSequenceIsNotUnrolled) {
+  onnx::NodeProto n = MakeNode("RNN", {"x", "w", "r"}, 2);
+  Attr(n, "hidden_size", onnx::AttributeProto::INT)->set_i(1);
+  const absl::Status s = Convert(n, 14, {{"x", Shape({1000000, 1, 1})}},
+                                 {{"w", Zeros({1, 1, 1})}, {"r", Zeros({1, 1, 1})}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(s.message(), HasSubstr("Switchyard unrolls at most 16384"));
+}
+
+TEST(ConverterLimitsTest, WindowSizesFromDataAreChecked) {
+  onnx::NodeProto n = MakeNode("HannWindow", {"size"});
+  absl::Status s = Convert(n, 17, {}, {{"size", HostArray::Of<int64_t>(Shape(), {int64_t{1} << 40})}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(s.message(), HasSubstr("allows at most 16777216"));
+  s = Convert(n, 17, {}, {{"size", HostArray::Of<int64_t>(Shape(), {-3})}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("size must be a whole number >= 0, got -3"));
+  // Computed at run time: its contents are asked for (a staged run reads
+  // them first), not guessed.
+  s = Convert(n, 17, {{"size", Shape()}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable);
+}
+
+TEST(ConverterLimitsTest, AHugeEyeLikeIsRefusedBeforeAllocating) {
+  onnx::NodeProto n = MakeNode("EyeLike", {"x"});
+  const absl::Status s = Convert(n, 11, {{"x", Shape({100000, 100000})}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(s.message(), HasSubstr("EyeLike's output would have 10000000000 elements"));
+}
+
+TEST(ConverterLimitsTest, LrnNeedsAWindow) {
+  onnx::NodeProto n = MakeNode("LRN", {"x"});
+  Attr(n, "size", onnx::AttributeProto::INT)->set_i(0);
+  const absl::Status s = Convert(n, 13, {{"x", Shape({1, 3, 4, 4})}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("needs size >= 1"));
+}
+
+TEST(ConverterLimitsTest, DropoutTrainsOnlyWithRatioZero) {
+  onnx::NodeProto n = MakeNode("Dropout", {"x", "ratio", "training"});
+  const HostArray on = HostArray(Shape(), DType::kBool, std::vector<char>{1});
+  absl::Status s = Convert(n, 13, {{"x", Shape({4})}},
+                           {{"ratio", HostArray(Shape(), {0.5f})}, {"training", on}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(s.message(), HasSubstr("training_mode is true with ratio 0.5"));
+  s = Convert(n, 13, {{"x", Shape({4})}},
+              {{"ratio", HostArray(Shape(), {0.0f})}, {"training", on}});
+  EXPECT_TRUE(s.ok()) << s;
+}
+
+}  // namespace
+}  // namespace onnx_import
+}  // namespace switchyard
