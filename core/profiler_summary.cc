@@ -41,6 +41,18 @@ std::vector<ProfileSummaryRow> Group(
 
 std::string OpKey(const ProfileEvent& e) { return e.op.empty() ? e.name : e.op; }
 std::string NameKey(const ProfileEvent& e) { return e.name; }
+// Layer "/backbone/body/Conv" -> "backbone"; a layer without a path
+// ("features.3"), or a copy, is "(other)".
+std::string StageKey(const ProfileEvent& e) {
+  const std::string& path = e.layer;
+  const size_t begin = path.find_first_not_of('/');
+  const size_t end = begin == std::string::npos ? std::string::npos : path.find('/', begin);
+  if (e.kind != ProfileEvent::Kind::kNode || end == std::string::npos) return "(other)";
+  return path.substr(begin, end - begin);
+}
+
+// The share of the time at or above which one layer is named slow.
+constexpr double kSlowLayerShare = 0.25;
 
 void AppendTable(std::string* out, const char* title,
                  const std::vector<ProfileSummaryRow>& rows, int max_rows) {
@@ -81,6 +93,10 @@ ProfileSummary SummarizeProfile(absl::Span<const ProfileEvent> events) {
   summary.iterations = static_cast<int>(iterations.size());
   summary.by_op = Group(events, summary.total_ms, &OpKey);
   summary.by_layer = Group(events, summary.total_ms, &NameKey);
+  summary.by_stage = Group(events, summary.total_ms, &StageKey);
+  int stages = 0;
+  for (const ProfileSummaryRow& r : summary.by_stage) stages += r.key != "(other)";
+  if (stages < 2) summary.by_stage.clear();
   return summary;
 }
 
@@ -89,9 +105,25 @@ std::string FormatProfileSummary(const ProfileSummary& summary, int max_rows) {
       "profile: %.3f ms of device time in nodes and copies over %d "
       "iteration%s (device clocks)\n",
       summary.total_ms, summary.iterations, summary.iterations == 1 ? "" : "s");
+  for (const ProfileSummaryRow& r : summary.by_op) {
+    if (r.device == "host") {
+      out += "(nodes on the 'host' lane ran on the host, on this run's data: the "
+             "device waits for them)\n";
+      break;
+    }
+  }
   AppendTable(&out, "by op", summary.by_op, max_rows);
   out += "\n";
   AppendTable(&out, "by layer", summary.by_layer, max_rows);
+  if (!summary.by_stage.empty()) {
+    out += "\n";
+    AppendTable(&out, "by stage", summary.by_stage, max_rows);
+  }
+  if (!summary.by_layer.empty() && summary.by_layer[0].share >= kSlowLayerShare) {
+    const ProfileSummaryRow& slow = summary.by_layer[0];
+    absl::StrAppendFormat(&out, "verdict: one op (%s) takes %.0f%% of the profiled time (%s)\n",
+                          slow.key, 100 * slow.share, slow.device);
+  }
   return out;
 }
 

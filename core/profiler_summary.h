@@ -30,6 +30,11 @@ struct ProfileSummaryRow {
 struct ProfileSummary {
   std::vector<ProfileSummaryRow> by_op;
   std::vector<ProfileSummaryRow> by_layer;
+  // By the first part of each layer's path: "/backbone/body/..." and
+  // "rpn/head/..." are stages "backbone" and "rpn" (an exported detector's
+  // backbone, RPN, RoI heads and transform). Empty unless the layers name
+  // two stages or more.
+  std::vector<ProfileSummaryRow> by_stage;
   double total_ms = 0;  // every node and copy event
   int iterations = 0;   // distinct iteration numbers among them
 };
@@ -39,6 +44,9 @@ ProfileSummary SummarizeProfile(absl::Span<const ProfileEvent> events);
 // Two tables as text, `max_rows` rows each (0: all), e.g.
 //   by op                calls   total ms   mean ms   share   GFLOP/s
 //   conv2d  cpu:0           16    1185.00     74.06   83.1%    102.74
+// The stages table follows when there is one, and a verdict line when one
+// layer takes a quarter of the time or more:
+//   verdict: one op (rpn/NonMaxSuppression) takes 61% of the profiled time (host)
 std::string FormatProfileSummary(const ProfileSummary& summary, int max_rows = 0);
 
 }  // namespace switchyard

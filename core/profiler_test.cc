@@ -26,6 +26,7 @@ namespace switchyard {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // A clock whose marks are `step_ms` apart, whatever the host clock says:
 // proves that event times come from the device clock.
@@ -346,6 +347,55 @@ TEST(ProfileSummaryTest, ArithmeticByOpAndByLayer) {
   EXPECT_THAT(text, HasSubstr("features.3/conv2d"));
   EXPECT_THAT(text, HasSubstr("72.7%"));  // conv2d: 8 of 11 ms
   EXPECT_THAT(FormatProfileSummary(s, 1), HasSubstr("... 2 more"));
+}
+
+// An exported detector's layers name its stages; a host step (NMS run on
+// the host on this run's data) is a node on the host's lane, and when one
+// layer takes a quarter of the time the verdict names it.
+TEST(ProfileSummaryTest, StagesFromLayerPathsAndTheSlowLayer) {
+  using K = ProfileEvent::Kind;
+  auto node = [](const std::string& layer, const std::string& op, double ms,
+                 const std::string& lane) {
+    ProfileEvent e = Event(K::kNode, layer + "/" + op, op, ms, 0, 0);
+    e.layer = layer;
+    e.lane = lane;
+    return e;
+  };
+  const std::vector<ProfileEvent> events = {
+      node("/backbone/body/layer1/Conv", "conv2d", 2, "cpu:0"),
+      node("/backbone/fpn/Conv", "conv2d", 1, "cpu:0"),
+      node("/rpn/head/Conv", "conv2d", 1, "cpu:0"),
+      node("/rpn/NonMaxSuppression", "NonMaxSuppression", 6, "host"),
+      Event(K::kCopy, "input h2d", "h2d", 0.5, 0, 0),
+  };
+  const ProfileSummary s = SummarizeProfile(events);
+  // Rows per stage and lane: the RPN's host step apart from its convs.
+  ASSERT_EQ(s.by_stage.size(), 4u);
+  EXPECT_EQ(s.by_stage[0].key, "rpn");
+  EXPECT_EQ(s.by_stage[0].device, "host");
+  EXPECT_DOUBLE_EQ(s.by_stage[0].total_ms, 6);
+  EXPECT_EQ(s.by_stage[1].key, "backbone");
+  EXPECT_DOUBLE_EQ(s.by_stage[1].total_ms, 3);
+  EXPECT_EQ(s.by_stage[2].key, "rpn");
+  EXPECT_EQ(s.by_stage[2].device, "cpu:0");
+  EXPECT_EQ(s.by_stage[3].key, "(other)");
+  const std::string text = FormatProfileSummary(s);
+  EXPECT_THAT(text, HasSubstr("by stage"));
+  EXPECT_THAT(text, HasSubstr("verdict: one op (/rpn/NonMaxSuppression/NonMaxSuppression) "
+                              "takes 57% of the profiled time (host)"));
+
+  // One stage only (a classifier's flat layer names): no stage table, and
+  // no layer slow enough to name.
+  const std::vector<ProfileEvent> flat = {
+      Event(K::kNode, "features.0/conv2d", "conv2d", 1, 0, 0),
+      Event(K::kNode, "features.3/conv2d", "conv2d", 1, 0, 0),
+      Event(K::kNode, "features.6/conv2d", "conv2d", 1, 0, 0),
+      Event(K::kNode, "features.8/conv2d", "conv2d", 1, 0, 0),
+      Event(K::kNode, "features.11/conv2d", "conv2d", 1, 0, 0),
+  };
+  const ProfileSummary f = SummarizeProfile(flat);
+  EXPECT_TRUE(f.by_stage.empty());
+  EXPECT_THAT(FormatProfileSummary(f), Not(HasSubstr("verdict")));
 }
 
 TEST_F(ProfilerTest, DeviceListShowsMissingDevicesWithTheReason) {

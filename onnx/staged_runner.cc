@@ -1,5 +1,6 @@
 #include "onnx/staged_runner.h"
 
+#include <chrono>
 #include <optional>
 #include <utility>
 
@@ -228,7 +229,22 @@ absl::Status StagedRunner::HostStep(const StagedModel& model, int p,
     e.host = on_host.host;
     state.env[name] = state.Add(std::move(e));
   }
+  const auto host_begin = std::chrono::steady_clock::now();
   SY_RETURN_IF_ERROR(ConvertNode(node, model.opset, state));
+  if (options.profiler != nullptr) {
+    // The node ran on the host on this run's data (NMS's rows, NonZero):
+    // work the device waits for, so a node on the host's lane.
+    ProfileEvent e;
+    e.kind = ProfileEvent::Kind::kNode;
+    e.op = node.op_type();
+    e.layer = layer;
+    e.name = absl::StrCat(layer, "/", node.op_type());
+    e.lane = "host";
+    e.iteration = options.profiler->iteration();
+    e.start_us = options.profiler->ToUs(host_begin);
+    e.duration_us = options.profiler->ToUs(std::chrono::steady_clock::now()) - e.start_us;
+    options.profiler->AddEvent(std::move(e));
+  }
   SY_ASSIGN_OR_RETURN(BackendDevice * device, model.registry->GetDevice(model.device));
   for (const std::string& name : node.output()) {
     if (name.empty() || !Live(model, name, p + 1)) continue;
