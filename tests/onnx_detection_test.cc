@@ -19,7 +19,6 @@
 #include <cstdio>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -30,15 +29,11 @@
 #include "models/host_array.h"
 #include "models/npy.h"
 #include "onnx/onnx_model.h"
+#include "tests/exported_model_runs.h"
 
 namespace switchyard {
 namespace {
 
-struct Param {
-  std::string model;               // its folder in tests/onnx_models
-  std::vector<std::string> sizes;  // HxW, the export's first
-  std::string device;
-};
 
 bool Close(double got, double want) { return std::abs(got - want) <= 1e-5 + 1e-3 * std::abs(want); }
 
@@ -74,11 +69,8 @@ absl::StatusOr<Detections> ReadExpected(const std::string& dir, const std::strin
 }
 
 absl::StatusOr<Detections> Detect(OnnxModel& model, BackendDevice& device,
-                                  const std::string& dir, const std::string& size) {
-  SY_ASSIGN_OR_RETURN(HostArray image, ReadNpy(absl::StrCat(dir, "/input_", size, ".npy")));
-  SY_ASSIGN_OR_RETURN(Tensor x, Tensor::FromBytes(image.shape, image.dtype, image.bytes.data(),
-                                                  image.bytes.size(), device));
-  const std::vector<Tensor> inputs = {x};
+                                  const ExportedModelRun& run, const std::string& size) {
+  SY_ASSIGN_OR_RETURN(std::vector<Tensor> inputs, ReadInputs(run, size, device));
   SY_ASSIGN_OR_RETURN(std::vector<Tensor> y, model.Run(inputs));
   const std::vector<std::string> names = model.OutputNames();
   if (y.size() != names.size()) {
@@ -139,25 +131,20 @@ std::string Unmatched(const Detections& got, const Detections& want) {
   return "";
 }
 
-class OnnxDetectionTest : public testing::TestWithParam<Param> {};
+class OnnxDetectionTest : public testing::TestWithParam<ExportedModelRun> {};
 
 TEST_P(OnnxDetectionTest, OneModelDetectsAtEverySize) {
-  const Param& p = GetParam();
-  BackendRegistry& registry = BackendRegistry::Global();
-  const Device device = *Device::Parse(p.device);
-  absl::StatusOr<BackendDevice*> backend = registry.GetDevice(device);
-  if (!backend.ok()) GTEST_SKIP() << backend.status().message();
-  const std::string dir = absl::StrCat("tests/onnx_models/", p.model);
-  absl::StatusOr<std::unique_ptr<OnnxModel>> model =
-      OnnxModel::Load(absl::StrCat(dir, "/model.onnx"), registry);
+  const ExportedModelRun& p = GetParam();
+  BackendDevice* device = nullptr;
+  absl::StatusOr<std::unique_ptr<OnnxModel>> model = LoadOnDevice(p, &device);
+  if (absl::IsUnavailable(model.status())) GTEST_SKIP() << model.status().message();
   ASSERT_TRUE(model.ok()) << model.status();
-  ASSERT_TRUE((*model)->To(device).ok());
   const std::vector<std::string> names = (*model)->OutputNames();
   const bool masks = std::find(names.begin(), names.end(), "masks") != names.end();
   for (const std::string& size : p.sizes) {
-    absl::StatusOr<Detections> want = ReadExpected(dir, size, masks);
+    absl::StatusOr<Detections> want = ReadExpected(ModelDir(p), size, masks);
     ASSERT_TRUE(want.ok()) << want.status();
-    absl::StatusOr<Detections> got = Detect(**model, **backend, dir, size);
+    absl::StatusOr<Detections> got = Detect(**model, *device, p, size);
     ASSERT_TRUE(got.ok()) << size << ": " << got.status();
     EXPECT_EQ(Unmatched(*got, *want), "") << size;
     std::printf("%s on %s, %s: %zu detections%s, all matched PyTorch's\n", p.model.c_str(),
@@ -173,29 +160,17 @@ TEST_P(OnnxDetectionTest, OneModelDetectsAtEverySize) {
               static_cast<long long>(stats.run_time_copies));
 }
 
-std::vector<Param> Params() {
-  const std::vector<std::pair<std::string, std::vector<std::string>>> models = {
-      {"fasterrcnn_narrow", {"200x240", "240x200", "180x300"}},
-      {"retinanet_resnet50_fpn_narrow", {"96x128", "128x96"}},
-      {"ssdlite320_mobilenet_v3_large_narrow", {"96x128", "128x96"}},
-      {"maskrcnn_resnet50_fpn_narrow", {"96x128", "128x96"}},
-  };
-  std::vector<Param> params;
-  for (const char* device : {"cpu:0", "ref:0", "cuda:0"}) {
-    for (const auto& [model, sizes] : models) params.push_back({model, sizes, device});
-  }
-  return params;
-}
-
-INSTANTIATE_TEST_SUITE_P(Models, OnnxDetectionTest, testing::ValuesIn(Params()),
-                         [](const testing::TestParamInfo<Param>& info) {
-                           std::string name =
-                               absl::StrCat(info.param.model, "_", info.param.device);
-                           for (char& c : name) {
-                             if (c == ':') c = '_';
-                           }
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Models, OnnxDetectionTest,
+    testing::ValuesIn(OnDevices(
+        {
+            {"fasterrcnn_narrow", {"200x240", "240x200", "180x300"}},
+            {"retinanet_resnet50_fpn_narrow", {"96x128", "128x96"}},
+            {"ssdlite320_mobilenet_v3_large_narrow", {"96x128", "128x96"}},
+            {"maskrcnn_resnet50_fpn_narrow", {"96x128", "128x96"}},
+        },
+        {"cpu:0", "ref:0", "cuda:0"})),
+    ExportedModelRunName);
 
 }  // namespace
 }  // namespace switchyard
