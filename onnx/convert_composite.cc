@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
+#include "onnx/activation_formulas.h"
 #include "onnx/convert_util.h"
 #include "onnx/converter_registry.h"
 
@@ -21,23 +22,6 @@ DType InDType(NodeContext& ctx) { return ctx.Type(ctx.In(0)).dtype; }
 absl::StatusOr<Val> Op(NodeContext& ctx, const char* op, std::vector<Val> operands,
                        const AttrMap& attrs = AttrMap()) {
   return ctx.EmitOne(op, operands, attrs);
-}
-
-// min(x, 0) and max(x, 0) through clip.
-absl::StatusOr<Val> NegativePart(NodeContext& ctx, Val x) {
-  return Op(ctx, "clip", {x}, Attrs({{"min", -INFINITY}, {"max", 0.0}}));
-}
-
-// alpha * (exp(min(x, 0) / beta) - 1) for the ELU family (beta 1 but CELU).
-absl::StatusOr<Val> ExpMinusOne(NodeContext& ctx, Val x, double alpha, double beta) {
-  const DType t = InDType(ctx);
-  SY_ASSIGN_OR_RETURN(Val neg, NegativePart(ctx, x));
-  if (beta != 1.0) {
-    SY_ASSIGN_OR_RETURN(neg, Op(ctx, "div", {neg, Scalar(ctx, beta, t)}));
-  }
-  SY_ASSIGN_OR_RETURN(Val e, Op(ctx, "exp", {neg}));
-  SY_ASSIGN_OR_RETURN(Val em1, Op(ctx, "sub", {e, Scalar(ctx, 1.0, t)}));
-  return Op(ctx, "mul", {em1, Scalar(ctx, alpha, t)});
 }
 
 // PRelu: relu(x) - slope * relu(-x).
@@ -66,9 +50,7 @@ absl::Status ConvertPRelu(NodeContext& ctx) {
 // Elu: relu(x) + alpha * (exp(min(x, 0)) - 1).
 absl::Status ConvertElu(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(float alpha, ctx.Float("alpha", 1.0f));
-  SY_ASSIGN_OR_RETURN(Val pos, Op(ctx, "relu", {ctx.In(0)}));
-  SY_ASSIGN_OR_RETURN(Val neg, ExpMinusOne(ctx, ctx.In(0), alpha, 1.0));
-  SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "add", {pos, neg}));
+  SY_ASSIGN_OR_RETURN(Val y, EluOf(ctx, ctx.In(0), alpha));
   return ctx.SetOutput(0, y);
 }
 
@@ -95,9 +77,7 @@ absl::Status ConvertSelu(NodeContext& ctx) {
 
 // Softsign: x / (1 + |x|).
 absl::Status ConvertSoftsign(NodeContext& ctx) {
-  SY_ASSIGN_OR_RETURN(Val a, Op(ctx, "abs", {ctx.In(0)}));
-  SY_ASSIGN_OR_RETURN(Val d, Op(ctx, "add", {a, Scalar(ctx, 1.0, InDType(ctx))}));
-  SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "div", {ctx.In(0), d}));
+  SY_ASSIGN_OR_RETURN(Val y, SoftsignOf(ctx, ctx.In(0)));
   return ctx.SetOutput(0, y);
 }
 
@@ -291,26 +271,16 @@ absl::Status ConvertSpaceToDepth(NodeContext& ctx) {
   return ctx.SetOutput(0, y);
 }
 
-// Softplus: log(1 + exp(x)), written relu(x) + log(1 + exp(-|x|)) so that a
-// large x does not overflow exp.
+// Softplus: log(1 + exp(x)).
 absl::Status ConvertSoftplus(NodeContext& ctx) {
-  const DType t = InDType(ctx);
-  SY_ASSIGN_OR_RETURN(Val pos, Op(ctx, "relu", {ctx.In(0)}));
-  SY_ASSIGN_OR_RETURN(Val a, Op(ctx, "abs", {ctx.In(0)}));
-  SY_ASSIGN_OR_RETURN(Val na, Op(ctx, "neg", {a}));
-  SY_ASSIGN_OR_RETURN(Val e, Op(ctx, "exp", {na}));
-  SY_ASSIGN_OR_RETURN(Val e1, Op(ctx, "add", {e, Scalar(ctx, 1.0, t)}));
-  SY_ASSIGN_OR_RETURN(Val l, Op(ctx, "log", {e1}));
-  SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "add", {pos, l}));
+  SY_ASSIGN_OR_RETURN(Val y, SoftplusOf(ctx, ctx.In(0)));
   return ctx.SetOutput(0, y);
 }
 
 // ThresholdedRelu: x where x > alpha, else 0.
 absl::Status ConvertThresholdedRelu(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(float alpha, ctx.Float("alpha", 1.0f));
-  const DType t = InDType(ctx);
-  SY_ASSIGN_OR_RETURN(Val above, Op(ctx, "greater", {ctx.In(0), Scalar(ctx, alpha, t)}));
-  SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "where", {above, ctx.In(0), Scalar(ctx, 0.0, t)}));
+  SY_ASSIGN_OR_RETURN(Val y, ThresholdedReluOf(ctx, ctx.In(0), alpha));
   return ctx.SetOutput(0, y);
 }
 

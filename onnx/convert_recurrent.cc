@@ -9,7 +9,6 @@
 // directions start each row at its own last element the same way.
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,6 +17,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
+#include "onnx/activation_formulas.h"
 #include "onnx/convert_util.h"
 #include "onnx/converter_registry.h"
 
@@ -129,31 +129,10 @@ absl::StatusOr<Val> Activate(NodeContext& ctx, const Activation& f, Val x) {
     SY_ASSIGN_OR_RETURN(Val th, Op(ctx, "tanh", {s}));
     return Op(ctx, "mul", {th, scalar(f.alpha)});
   }
-  if (f.name == "thresholdedrelu") {
-    SY_ASSIGN_OR_RETURN(Val above, Op(ctx, "greater", {x, scalar(f.alpha)}));
-    return Op(ctx, "where", {above, x, scalar(0)});
-  }
-  if (f.name == "elu") {
-    SY_ASSIGN_OR_RETURN(Val pos, Op(ctx, "relu", {x}));
-    SY_ASSIGN_OR_RETURN(Val neg, Op(ctx, "clip", {x}, Attrs({{"min", -INFINITY}, {"max", 0.0}})));
-    SY_ASSIGN_OR_RETURN(Val e, Op(ctx, "exp", {neg}));
-    SY_ASSIGN_OR_RETURN(Val em1, Op(ctx, "sub", {e, scalar(1)}));
-    SY_ASSIGN_OR_RETURN(Val s, Op(ctx, "mul", {em1, scalar(f.alpha)}));
-    return Op(ctx, "add", {pos, s});
-  }
-  if (f.name == "softsign") {
-    SY_ASSIGN_OR_RETURN(Val a, Op(ctx, "abs", {x}));
-    SY_ASSIGN_OR_RETURN(Val d, Op(ctx, "add", {a, scalar(1)}));
-    return Op(ctx, "div", {x, d});
-  }
-  // softplus: relu(x) + log(1 + exp(-|x|)).
-  SY_ASSIGN_OR_RETURN(Val pos, Op(ctx, "relu", {x}));
-  SY_ASSIGN_OR_RETURN(Val a, Op(ctx, "abs", {x}));
-  SY_ASSIGN_OR_RETURN(Val na, Op(ctx, "neg", {a}));
-  SY_ASSIGN_OR_RETURN(Val e, Op(ctx, "exp", {na}));
-  SY_ASSIGN_OR_RETURN(Val e1, Op(ctx, "add", {e, scalar(1)}));
-  SY_ASSIGN_OR_RETURN(Val l, Op(ctx, "log", {e1}));
-  return Op(ctx, "add", {pos, l});
+  if (f.name == "thresholdedrelu") return ThresholdedReluOf(ctx, x, f.alpha);
+  if (f.name == "elu") return EluOf(ctx, x, f.alpha);
+  if (f.name == "softsign") return SoftsignOf(ctx, x);
+  return SoftplusOf(ctx, x);
 }
 
 // x[start:end] along `axis`.
