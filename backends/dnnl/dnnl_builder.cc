@@ -88,7 +88,7 @@ PartitionBuilder::PartitionBuilder(const Graph& graph,
                                    const std::vector<ValueId>& outputs,
                                    const dnnl::engine& engine,
                                    const BackendDevice& device,
-                                   PreparedWeights* prepared_weights)
+                                   PreparedWeights& prepared_weights)
     : graph_(graph),
       nodes_(nodes),
       inputs_(inputs),
@@ -303,12 +303,8 @@ absl::StatusOr<MemRef> PartitionBuilder::Owned(ValueId id,
   };
   // The layout a primitive picks for its weights depends on the shapes it
   // was made for only through `md`, so the two layouts are the key.
-  std::shared_ptr<const memory> owned =
-      prepared_weights_ == nullptr
-          ? std::make_shared<const memory>(reorder())
-          : prepared_weights_->Get<memory>(
-                *t, absl::StrCat("dnnl reorder ", MdString(plain), " to ", MdString(md)),
-                reorder);
+  std::shared_ptr<const memory> owned = prepared_weights_.Get<memory>(
+      *t, absl::StrCat("dnnl reorder ", MdString(plain), " to ", MdString(md)), reorder);
   return MemRef{MemRef::Kind::kOwned, kernel_->AddOwned(std::move(owned)), md};
 }
 

@@ -79,7 +79,7 @@ class PartitionBuilder {
                    const std::vector<ValueId>& inputs,
                    const std::vector<ValueId>& outputs,
                    const dnnl::engine& engine, const BackendDevice& device,
-                   PreparedWeights* prepared_weights);
+                   PreparedWeights& prepared_weights);
 
   // Lowers every group and makes the kernel.
   absl::StatusOr<std::unique_ptr<Kernel>> Build(int threads);
@@ -187,7 +187,7 @@ class PartitionBuilder {
   dnnl::engine engine_;
   dnnl::stream stream_;
   const BackendDevice& device_;
-  PreparedWeights* prepared_weights_;  // may be null
+  PreparedWeights& prepared_weights_;
   std::unique_ptr<PartitionKernel> kernel_;
 
   std::map<ValueId, Val> vals_;

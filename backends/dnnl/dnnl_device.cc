@@ -112,9 +112,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> DnnlDevice::CreateKernel(
   if (absl::Status s = CheckNode(node, graph); !s.ok()) return s;
   PartitionOptions options;
   options.threads = threads_.load();
-  options.prepared_weights = &prepared_weights_;
   return BuildPartitionKernel(graph, {node.id}, node.inputs, node.outputs,
-                              engine_, *this, options);
+                              engine_, *this, prepared_weights_, options);
 }
 
 std::vector<Partition> DnnlDevice::ClaimPartitions(const Graph& graph) const {
@@ -146,11 +145,10 @@ absl::StatusOr<std::unique_ptr<Kernel>> DnnlDevice::CreatePartitionKernel(
   }
   PartitionOptions options;
   options.threads = threads_.load();
-  options.prepared_weights = &prepared_weights_;
   return BuildPartitionKernel(graph, partition.nodes,
                               PartitionInputs(graph, partition),
                               PartitionOutputs(graph, partition), engine_,
-                              *this, options);
+                              *this, prepared_weights_, options);
 }
 
 absl::Status DnnlDevice::CheckBuffer(const Buffer& buffer, size_t bytes,

@@ -19,14 +19,14 @@ absl::StatusOr<std::unique_ptr<Kernel>> BuildPartitionKernel(
     const Graph& graph, const std::vector<NodeId>& nodes,
     const std::vector<ValueId>& inputs, const std::vector<ValueId>& outputs,
     const dnnl::engine& engine, const BackendDevice& device,
-    const PartitionOptions& options) {
+    PreparedWeights& prepared_weights, const PartitionOptions& options) {
   if (nodes.empty()) {
     return absl::InvalidArgumentError("a dnnl partition needs at least one node");
   }
   // Some primitives size their work split by the thread count at creation.
   omp_set_num_threads(options.threads);
   PartitionBuilder builder(graph, nodes, inputs, outputs, engine, device,
-                          options.prepared_weights);
+                          prepared_weights);
   return builder.Build(options.threads);
 }
 

@@ -43,23 +43,20 @@ namespace onednn {
 
 struct PartitionOptions {
   int threads = 1;  // OpenMP threads for creation and runs
-  // Where parameters reordered into a primitive's layout are kept, so that
-  // the plans of many input shapes reorder each weight once (the device's
-  // own; null: the kernel keeps a private copy).
-  PreparedWeights* prepared_weights = nullptr;
 };
 
 // The kernel of `nodes` (consecutive, each passing CheckNode), whose Run
 // takes `inputs` and writes `outputs` (value ids, in that order: the
 // partition's PartitionInputs/PartitionOutputs, or one node's own operand
 // lists). Constants among the nodes' parameters are read now, from
-// `device`'s buffers, and never again; their reorders are shared through
-// `options.prepared_weights`.
+// `device`'s buffers, and never again; their reorders into a primitive's
+// layout are kept in `prepared_weights` (the device's), so the plans of many
+// input shapes reorder each weight once.
 absl::StatusOr<std::unique_ptr<Kernel>> BuildPartitionKernel(
     const Graph& graph, const std::vector<NodeId>& nodes,
     const std::vector<ValueId>& inputs, const std::vector<ValueId>& outputs,
     const dnnl::engine& engine, const BackendDevice& device,
-    const PartitionOptions& options);
+    PreparedWeights& prepared_weights, const PartitionOptions& options);
 
 // What a kernel BuildPartitionKernel made runs, one line per primitive:
 // "features.0/conv2d: jit:avx2", "reorder to plain: ...", "output: ...".

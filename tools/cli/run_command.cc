@@ -396,6 +396,9 @@ absl::Status RunCommand(BackendRegistry& registry) {
           absl::StrCat("--max-loop-iterations: ", limit.message()));
     }
   }
+  // The build and machine, for every report.
+  const nlohmann::json facts = {{"build", BuildInfoJson(registry)},
+                                {"machine", MachineJson()}};
   // Model files declare their inputs (any number, any dtype); the built-in
   // models take one float32 image batch.
   const OnnxModel* file_model = dynamic_cast<const OnnxModel*>(model.get());
@@ -436,8 +439,6 @@ absl::Status RunCommand(BackendRegistry& registry) {
     options.report_path = report_path;
     options.labels = labels;
     options.detections_shown = absl::GetFlag(FLAGS_detections_shown);
-    const nlohmann::json facts = {{"build", BuildInfoJson(registry)},
-                                  {"machine", MachineJson()}};
     SY_RETURN_IF_ERROR(RunOnImagesAtTheirOwnSize(*dynamic_cast<OnnxModel*>(model.get()),
                                                  device, registry, options, facts, files));
     SY_RETURN_IF_ERROR(files.Commit());
@@ -565,8 +566,6 @@ absl::Status RunCommand(BackendRegistry& registry) {
     }
   }
 
-  nlohmann::json facts = {{"build", BuildInfoJson(registry)},
-                          {"machine", MachineJson()}};
   if (PipelineRequested()) {
     // --batches: a stream through an input pipeline (tools/cli/utilization.h).
     SY_RETURN_IF_ERROR(RunPipelineCommand(*plan, inputs[0], registry, files, facts));
