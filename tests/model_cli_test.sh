@@ -342,6 +342,10 @@ fi
 run_cli det_images_file run --model="$DET" --images="$TMP/det_images" --output="$TMP/one.npy"
 expect_exit det_images_file 1
 expect_in det_images_file err "with --images each image has its own outputs; give a folder"
+run_cli det_images_dir run --model="$DET" --images="$TMP/det_images" --output="$DET/"
+expect_exit det_images_dir 1
+expect_in det_images_dir err "with --images the outputs go to a folder, and '$DET' is not one"
+expect_not_in det_images_dir out "image 1/3"
 run_cli det_images_size run --model="$DET" --images="$TMP/det_images" --image-size=64
 expect_exit det_images_size 1
 expect_in det_images_size err "--image-size sets the image pipeline's transform"

@@ -1,5 +1,7 @@
 #include "tools/cli/own_size_images.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -78,6 +80,18 @@ absl::Status RunOnImagesAtTheirOwnSize(OnnxModel& model, const Device& device,
                                        const OwnSizeImagesOptions& options,
                                        const nlohmann::json& facts, FileTransaction& files) {
   SY_ASSIGN_OR_RETURN(BackendDevice * backend, registry.GetDevice(device));
+  std::string output_dir = options.output_dir;
+  while (output_dir.size() > 1 && output_dir.back() == '/') output_dir.pop_back();
+  if (!output_dir.empty()) {
+    // Before any image is read: each file's name is known only once it
+    // decodes, but the folder they go to can be checked now.
+    struct stat info;
+    if (stat(output_dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "--output=", options.output_dir, ": with --images the outputs go to a folder, "
+          "and '", output_dir, "' is not one; create it first"));
+    }
+  }
   const std::vector<std::string>& paths = options.files;
   const std::vector<std::string> names = model.OutputNames();
   std::printf("%zu image%s from %s, each at its own size as [3, H, W] in [0, 1] (the "
@@ -177,10 +191,8 @@ absl::Status RunOnImagesAtTheirOwnSize(OnnxModel& model, const Device& device,
       for (size_t o = 0; o < host_outputs.size(); ++o) {
         const std::string name =
             o < names.size() && !names[o].empty() ? names[o] : absl::StrCat("output_", o);
-        std::string dir = options.output_dir;
-        while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
         const std::string file =
-            absl::StrCat(dir, "/", i + 1, "_", Stem(path), "_", name, ".npy");
+            absl::StrCat(output_dir, "/", i + 1, "_", Stem(path), "_", name, ".npy");
         SY_RETURN_IF_ERROR(files.AddOutput(file, "--output"));
         SY_RETURN_IF_ERROR(files.Stage(file, SerializeNpy(host_outputs[o])));
       }
