@@ -7,14 +7,6 @@
 
 namespace switchyard {
 namespace onnx_import {
-namespace {
-
-absl::StatusOr<Val> Op(NodeContext& ctx, const char* op, std::vector<Val> operands,
-                       const AttrMap& attrs = AttrMap()) {
-  return ctx.EmitOne(op, operands, attrs);
-}
-
-}  // namespace
 
 absl::StatusOr<Val> ExpMinusOne(NodeContext& ctx, Val x, double alpha, double beta) {
   const DType t = ctx.Type(x).dtype;

@@ -19,11 +19,6 @@ namespace {
 
 DType InDType(NodeContext& ctx) { return ctx.Type(ctx.In(0)).dtype; }
 
-absl::StatusOr<Val> Op(NodeContext& ctx, const char* op, std::vector<Val> operands,
-                       const AttrMap& attrs = AttrMap()) {
-  return ctx.EmitOne(op, operands, attrs);
-}
-
 // PRelu: relu(x) - slope * relu(-x).
 absl::Status ConvertPRelu(NodeContext& ctx) {
   const Shape x = ctx.InShape(0);

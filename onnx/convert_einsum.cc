@@ -76,11 +76,6 @@ std::string LabelName(Label l) {
                        : absl::StrCat("...[", l - kEllipsis, "]");
 }
 
-absl::StatusOr<Val> Op(NodeContext& ctx, const char* op, std::vector<Val> operands,
-                       const AttrMap& attrs = AttrMap()) {
-  return ctx.EmitOne(op, operands, attrs);
-}
-
 // An operand with its labels, one per axis.
 struct Operand {
   Val value;

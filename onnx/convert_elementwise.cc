@@ -18,6 +18,17 @@ namespace {
 absl::Status ConvertRelu(NodeContext& ctx) { return EmitUnary(ctx, "relu"); }
 absl::Status ConvertSigmoid(NodeContext& ctx) { return EmitUnary(ctx, "sigmoid"); }
 absl::Status ConvertTanh(NodeContext& ctx) { return EmitUnary(ctx, "tanh"); }
+absl::Status ConvertSin(NodeContext& ctx) { return EmitUnary(ctx, "sin"); }
+absl::Status ConvertCos(NodeContext& ctx) { return EmitUnary(ctx, "cos"); }
+absl::Status ConvertTan(NodeContext& ctx) { return EmitUnary(ctx, "tan"); }
+absl::Status ConvertAsin(NodeContext& ctx) { return EmitUnary(ctx, "asin"); }
+absl::Status ConvertAcos(NodeContext& ctx) { return EmitUnary(ctx, "acos"); }
+absl::Status ConvertAtan(NodeContext& ctx) { return EmitUnary(ctx, "atan"); }
+absl::Status ConvertSinh(NodeContext& ctx) { return EmitUnary(ctx, "sinh"); }
+absl::Status ConvertCosh(NodeContext& ctx) { return EmitUnary(ctx, "cosh"); }
+absl::Status ConvertAsinh(NodeContext& ctx) { return EmitUnary(ctx, "asinh"); }
+absl::Status ConvertAcosh(NodeContext& ctx) { return EmitUnary(ctx, "acosh"); }
+absl::Status ConvertAtanh(NodeContext& ctx) { return EmitUnary(ctx, "atanh"); }
 absl::Status ConvertExp(NodeContext& ctx) { return EmitUnary(ctx, "exp"); }
 absl::Status ConvertErf(NodeContext& ctx) { return EmitUnary(ctx, "erf"); }
 absl::Status ConvertLog(NodeContext& ctx) { return EmitUnary(ctx, "log"); }
@@ -127,6 +138,17 @@ SY_REGISTER_ONNX_CONVERTER("GreaterOrEqual", ConvertGreaterOrEqual, 2);
 SY_REGISTER_ONNX_CONVERTER("Relu", ConvertRelu);
 SY_REGISTER_ONNX_CONVERTER("Sigmoid", ConvertSigmoid);
 SY_REGISTER_ONNX_CONVERTER("Tanh", ConvertTanh);
+SY_REGISTER_ONNX_CONVERTER("Sin", ConvertSin);
+SY_REGISTER_ONNX_CONVERTER("Cos", ConvertCos);
+SY_REGISTER_ONNX_CONVERTER("Tan", ConvertTan);
+SY_REGISTER_ONNX_CONVERTER("Asin", ConvertAsin);
+SY_REGISTER_ONNX_CONVERTER("Acos", ConvertAcos);
+SY_REGISTER_ONNX_CONVERTER("Atan", ConvertAtan);
+SY_REGISTER_ONNX_CONVERTER("Sinh", ConvertSinh);
+SY_REGISTER_ONNX_CONVERTER("Cosh", ConvertCosh);
+SY_REGISTER_ONNX_CONVERTER("Asinh", ConvertAsinh);
+SY_REGISTER_ONNX_CONVERTER("Acosh", ConvertAcosh);
+SY_REGISTER_ONNX_CONVERTER("Atanh", ConvertAtanh);
 SY_REGISTER_ONNX_CONVERTER("Exp", ConvertExp);
 SY_REGISTER_ONNX_CONVERTER("Erf", ConvertErf);
 SY_REGISTER_ONNX_CONVERTER("Log", ConvertLog);

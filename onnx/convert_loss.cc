@@ -21,11 +21,6 @@ namespace switchyard {
 namespace onnx_import {
 namespace {
 
-absl::StatusOr<Val> Op(NodeContext& ctx, const char* op, std::vector<Val> operands,
-                       const AttrMap& attrs = AttrMap()) {
-  return ctx.EmitOne(op, operands, attrs);
-}
-
 struct LossInputs {
   Val input;    // [N, C, d...] of log-probabilities
   Val target;   // [N, d...] class indices

@@ -3,12 +3,15 @@
 
 #include <algorithm>
 #include <limits>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/status_macros.h"
 #include "onnx/convert_util.h"
+#include "onnx/convert_volumetric.h"
 #include "onnx/converter_registry.h"
+#include "onnx/window_ops.h"
 #include "ops/conv_transpose_attrs.h"
 #include "ops/cumsum_attrs.h"
 #include "ops/gemm_attrs.h"
@@ -21,77 +24,26 @@ namespace switchyard {
 namespace onnx_import {
 namespace {
 
-// The spatial geometry of a 2-D window op (Conv, MaxPool, AveragePool):
-// begin/end pads per spatial axis after auto_pad.
-struct Window2d {
-  std::vector<int64_t> kernel, strides, dilations;
-  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
-  bool symmetric() const { return pad_top == pad_bottom && pad_left == pad_right; }
-};
-
 // A 1-D window (input [N, C, L]) runs as a 2-D one over [N, C, 1, L]: its
 // kernel, strides, dilations and pads get a leading 1 (or 0 pads).
-absl::StatusOr<Window2d> ReadWindow(NodeContext& ctx, const Shape& input,
-                                    std::vector<int64_t> kernel,
+absl::StatusOr<Window> Read2dWindow(NodeContext& ctx, const Shape& input,
+                                    const std::vector<int64_t>& kernel,
                                     bool has_dilations) {
-  Window2d w;
   const bool one_d = input.rank() == 3 && kernel.size() == 1;
   if (!one_d && (input.rank() != 4 || kernel.size() != 2)) {
     return absl::UnimplementedError(absl::StrCat(
-        "only 1-D and 2-D ", ctx.op_type(),
-        " (input [N, C, L] or [N, C, H, W]) are supported; got input ",
-        input.ToString()));
+        "only 1-D, 2-D and 3-D ", ctx.op_type(),
+        " (input [N, C, L], [N, C, H, W] or [N, C, D, H, W]) are supported; got input ",
+        input.ToString(), " and a kernel of ", kernel.size(), " dims"));
   }
-  const size_t n = kernel.size();
-  SY_ASSIGN_OR_RETURN(w.strides, ctx.Ints("strides", std::vector<int64_t>(n, 1)));
-  if (has_dilations) {
-    SY_ASSIGN_OR_RETURN(w.dilations, ctx.Ints("dilations", std::vector<int64_t>(n, 1)));
-  } else {
-    w.dilations.assign(n, 1);
-  }
-  SY_ASSIGN_OR_RETURN(std::vector<int64_t> pads,
-                      ctx.Ints("pads", std::vector<int64_t>(2 * n, 0)));
-  SY_ASSIGN_OR_RETURN(std::string auto_pad, ctx.String("auto_pad", "NOTSET"));
-  if (w.strides.size() != n || w.dilations.size() != n || pads.size() != 2 * n) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "strides and dilations need ", n, " values and pads ", 2 * n,
-        " for a ", n, "-D window"));
-  }
-  std::vector<int64_t> spatial = {input.dim(2), input.dim(input.rank() - 1)};
+  const std::vector<int64_t> spatial(input.dims().begin() + 2, input.dims().end());
+  SY_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, spatial, kernel, has_dilations));
   if (one_d) {
-    kernel.insert(kernel.begin(), 1);
-    w.strides.insert(w.strides.begin(), 1);
-    w.dilations.insert(w.dilations.begin(), 1);
-    pads = {0, pads[0], 0, pads[1]};
-    spatial[0] = 1;
-  }
-  w.kernel = kernel;
-  if (auto_pad == "NOTSET") {
-    w.pad_top = pads[0];
-    w.pad_left = pads[1];
-    w.pad_bottom = pads[2];
-    w.pad_right = pads[3];
-  } else if (auto_pad == "VALID") {
-  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    int64_t begin[2], end[2];
-    for (int d = 0; d < 2; ++d) {
-      const int64_t in = spatial[d], s = w.strides[d];
-      const int64_t out = (in + s - 1) / s;
-      const int64_t span = (w.kernel[d] - 1) * w.dilations[d] + 1;
-      const int64_t total = std::max<int64_t>(0, (out - 1) * s + span - in);
-      const int64_t small = total / 2;
-      begin[d] = auto_pad == "SAME_UPPER" ? small : total - small;
-      end[d] = total - begin[d];
+    for (std::vector<int64_t>* v : {&w.kernel, &w.strides, &w.dilations}) {
+      v->insert(v->begin(), 1);
     }
-    w.pad_top = begin[0];
-    w.pad_left = begin[1];
-    w.pad_bottom = end[0];
-    w.pad_right = end[1];
-  } else {
-    return absl::InvalidArgumentError(absl::StrCat("unknown auto_pad '", auto_pad, "'"));
-  }
-  for (int64_t p : {w.pad_top, w.pad_left, w.pad_bottom, w.pad_right}) {
-    if (p < 0) return absl::InvalidArgumentError("pads must be >= 0");
+    w.pad_begin.insert(w.pad_begin.begin(), 0);
+    w.pad_end.insert(w.pad_end.begin(), 0);
   }
   return w;
 }
@@ -108,32 +60,22 @@ absl::StatusOr<Val> BackToRank(NodeContext& ctx, Val y, int rank) {
   return Reshape(ctx, y, {s.dim(0), s.dim(1), s.dim(3)});
 }
 
-// The input padded explicitly (for pads the op cannot take itself).
-absl::StatusOr<Val> PadSpatial(NodeContext& ctx, Val x, const Window2d& w,
-                               double value) {
-  return ctx.EmitOne(
-      "pad", {x},
-      Attrs({{"pads", std::vector<int64_t>{0, 0, w.pad_top, w.pad_left, 0, 0,
-                                           w.pad_bottom, w.pad_right}},
-             {"mode", std::string("constant")},
-             {"value", value}}));
-}
-
 absl::Status ConvertConv(NodeContext& ctx) {
   const Shape x = ctx.InShape(0);
   const Shape weight = ctx.InShape(1);
+  if (weight.rank() == 5) return ConvertConv3d(ctx);
   // 1-D runs as 2-D over [N, C, 1, L] with a [O, C/g, 1, k] weight.
   const bool one_d = weight.rank() == 3;
   if (weight.rank() != 4 && !one_d) {
     return absl::UnimplementedError(absl::StrCat(
-        "only 1-D and 2-D Conv are supported; the weight is ", weight.ToString()));
+        "only 1-D, 2-D and 3-D Conv are supported; the weight is ", weight.ToString()));
   }
   std::vector<int64_t> spatial(weight.dims().begin() + 2, weight.dims().end());
   SY_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, ctx.Ints("kernel_shape", spatial));
   if (kernel != spatial) {
     return absl::InvalidArgumentError("kernel_shape does not match the weight");
   }
-  SY_ASSIGN_OR_RETURN(Window2d w, ReadWindow(ctx, x, kernel, true));
+  SY_ASSIGN_OR_RETURN(Window w, Read2dWindow(ctx, x, kernel, true));
   SY_ASSIGN_OR_RETURN(int64_t group, ctx.Int("group", 1));
   SY_ASSIGN_OR_RETURN(Val input, As4d(ctx, ctx.In(0)));
   Val filters = ctx.In(1);
@@ -141,17 +83,17 @@ absl::Status ConvertConv(NodeContext& ctx) {
     SY_ASSIGN_OR_RETURN(filters,
                         Reshape(ctx, filters, {weight.dim(0), weight.dim(1), 1, weight.dim(2)}));
   }
-  int64_t pad_h = w.pad_top, pad_w = w.pad_left;
+  std::vector<int64_t> padding = w.pad_begin;
   if (!w.symmetric()) {
     SY_ASSIGN_OR_RETURN(input, PadSpatial(ctx, input, w, 0.0));
-    pad_h = pad_w = 0;
+    padding = {0, 0};
   }
   std::vector<Val> operands = {input, filters};
   if (ctx.HasInput(2)) operands.push_back(ctx.In(2));
   SY_ASSIGN_OR_RETURN(
       Val y, ctx.EmitOne("conv2d", operands,
                          Attrs({{"stride", w.strides},
-                                {"padding", std::vector<int64_t>{pad_h, pad_w}},
+                                {"padding", padding},
                                 {"dilation", w.dilations},
                                 {"groups", group}})));
   SY_ASSIGN_OR_RETURN(y, BackToRank(ctx, y, x.rank()));
@@ -159,8 +101,9 @@ absl::Status ConvertConv(NodeContext& ctx) {
 }
 
 absl::Status ConvertMaxPool(NodeContext& ctx) {
+  if (ctx.InShape(0).rank() == 5) return ConvertPool3d(ctx, /*is_max=*/true);
   SY_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, ctx.Ints("kernel_shape"));
-  SY_ASSIGN_OR_RETURN(Window2d w, ReadWindow(ctx, ctx.InShape(0), kernel, true));
+  SY_ASSIGN_OR_RETURN(Window w, Read2dWindow(ctx, ctx.InShape(0), kernel, true));
   SY_ASSIGN_OR_RETURN(int64_t ceil_mode, ctx.Int("ceil_mode", 0));
   SY_ASSIGN_OR_RETURN(int64_t storage_order, ctx.Int("storage_order", 0));
   if (storage_order != 0) {
@@ -175,22 +118,7 @@ absl::Status ConvertMaxPool(NodeContext& ctx) {
   if (via_float) {
     SY_ASSIGN_OR_RETURN(input, ctx.EmitOne("cast", {input}, Attrs({{"to", std::string("float32")}})));
   }
-  int64_t pad_h = w.pad_top, pad_w = w.pad_left;
-  // max_pool2d takes symmetric pads of at most half the window (PyTorch's
-  // rule); others become an explicit -inf pad, which max ignores.
-  const bool fits = w.symmetric() && 2 * pad_h <= w.kernel[0] && 2 * pad_w <= w.kernel[1];
-  if (!fits) {
-    SY_ASSIGN_OR_RETURN(input, PadSpatial(ctx, input, w,
-                                          -std::numeric_limits<double>::infinity()));
-    pad_h = pad_w = 0;
-  }
-  SY_ASSIGN_OR_RETURN(
-      Val y, ctx.EmitOne("max_pool2d", {input},
-                         Attrs({{"kernel_size", w.kernel},
-                                {"stride", w.strides},
-                                {"padding", std::vector<int64_t>{pad_h, pad_w}},
-                                {"dilation", w.dilations},
-                                {"ceil_mode", ceil_mode != 0}})));
+  SY_ASSIGN_OR_RETURN(Val y, EmitMaxPool2d(ctx, input, w, ceil_mode != 0));
   if (via_float) {
     SY_ASSIGN_OR_RETURN(y, ctx.EmitOne("cast", {y}, Attrs({{"to", DTypeName(dtype)}})));
   }
@@ -199,20 +127,14 @@ absl::Status ConvertMaxPool(NodeContext& ctx) {
 }
 
 absl::Status ConvertAveragePool(NodeContext& ctx) {
+  if (ctx.InShape(0).rank() == 5) return ConvertPool3d(ctx, /*is_max=*/false);
   SY_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, ctx.Ints("kernel_shape"));
-  SY_ASSIGN_OR_RETURN(Window2d w, ReadWindow(ctx, ctx.InShape(0), kernel, false));
+  SY_ASSIGN_OR_RETURN(Window w, Read2dWindow(ctx, ctx.InShape(0), kernel, false));
   SY_ASSIGN_OR_RETURN(int64_t ceil_mode, ctx.Int("ceil_mode", 0));
   SY_ASSIGN_OR_RETURN(int64_t count_include_pad, ctx.Int("count_include_pad", 0));
   SY_ASSIGN_OR_RETURN(Val input, As4d(ctx, ctx.In(0)));
-  SY_ASSIGN_OR_RETURN(
-      Val y,
-      ctx.EmitOne("avg_pool2d", {input},
-                  Attrs({{"kernel_size", w.kernel},
-                         {"stride", w.strides},
-                         {"padding", std::vector<int64_t>{w.pad_top, w.pad_left,
-                                                          w.pad_bottom, w.pad_right}},
-                         {"ceil_mode", ceil_mode != 0},
-                         {"count_include_pad", count_include_pad != 0}})));
+  SY_ASSIGN_OR_RETURN(Val y, EmitAvgPool2d(ctx, input, w, ceil_mode != 0,
+                                           count_include_pad != 0));
   SY_ASSIGN_OR_RETURN(y, BackToRank(ctx, y, ctx.InShape(0).rank()));
   return ctx.SetOutput(0, y);
 }
@@ -290,15 +212,52 @@ absl::Status ConvertCumSum(NodeContext& ctx) {
 }
 absl::Status ConvertArgMin(NodeContext& ctx) { return ArgReduce(ctx, "argmin"); }
 
+// Training mode normalises by the batch's own statistics (the mean and the
+// population variance over every axis but the channels, as ONNX's
+// reference) and blends them into the running ones it outputs:
+// running = given * momentum + batch * (1 - momentum).
+absl::Status BatchNormTraining(NodeContext& ctx, const BatchNormAttrs& bn) {
+  const Shape x = ctx.InShape(0);
+  const DType dtype = ctx.Type(ctx.In(0)).dtype;
+  SY_ASSIGN_OR_RETURN(float momentum, ctx.Float("momentum", 0.9f));
+  if (x.rank() < 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the input must be [N, C, ...] (rank >= 2), got ", x.ToString()));
+  }
+  std::vector<int64_t> axes = {0};
+  for (int d = 2; d < x.rank(); ++d) axes.push_back(d);
+  const AttrMap reduce = Attrs({{"axes", axes}, {"keepdims", true}});
+  SY_ASSIGN_OR_RETURN(Val mean, ctx.EmitOne("reduce_mean", {ctx.In(0)}, reduce));
+  SY_ASSIGN_OR_RETURN(Val centered, Op(ctx, "sub", {ctx.In(0), mean}));
+  SY_ASSIGN_OR_RETURN(Val squares, Op(ctx, "mul", {centered, centered}));
+  SY_ASSIGN_OR_RETURN(Val var, ctx.EmitOne("reduce_mean", {squares}, reduce));
+  SY_ASSIGN_OR_RETURN(mean, Reshape(ctx, mean, {x.dim(1)}));
+  SY_ASSIGN_OR_RETURN(var, Reshape(ctx, var, {x.dim(1)}));
+  SY_ASSIGN_OR_RETURN(Val y, ctx.EmitOne("batch_norm",
+                                         {ctx.In(0), ctx.In(1), ctx.In(2), mean, var},
+                                         bn.ToAttrMap()));
+  SY_RETURN_IF_ERROR(ctx.SetOutput(0, y));
+  const Val keep = Scalar(ctx, momentum, dtype), blend = Scalar(ctx, 1.0 - momentum, dtype);
+  for (auto [output, given, batch] : {std::tuple<int, int, Val>{1, 3, mean}, {2, 4, var}}) {
+    if (output >= ctx.num_outputs()) break;
+    if (!ctx.OutputUsed(output)) {
+      SY_RETURN_IF_ERROR(SkipUnusedOutput(ctx, output));
+      continue;
+    }
+    SY_ASSIGN_OR_RETURN(Val kept, Op(ctx, "mul", {ctx.In(given), keep}));
+    SY_ASSIGN_OR_RETURN(Val added, Op(ctx, "mul", {batch, blend}));
+    SY_ASSIGN_OR_RETURN(Val running, Op(ctx, "add", {kept, added}));
+    SY_RETURN_IF_ERROR(ctx.SetOutput(output, running));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ConvertBatchNormalization(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(BatchNormAttrs bn,
                       OnnxAttrs<BatchNormAttrs>(ctx, {{"epsilon", "epsilon"}}));
-  ctx.Ignore("momentum");  // only training updates the statistics
   SY_ASSIGN_OR_RETURN(int64_t training, ctx.Int("training_mode", 0));
-  if (training != 0) {
-    return absl::UnimplementedError(
-        "training_mode 1 is not supported; Switchyard runs inference");
-  }
+  if (training != 0) return BatchNormTraining(ctx, bn);
+  ctx.Ignore("momentum");  // only training updates the statistics
   SY_RETURN_IF_ERROR(RequireUnusedOutput(ctx, 1, "running_mean"));
   SY_RETURN_IF_ERROR(RequireUnusedOutput(ctx, 2, "running_var"));
   SY_ASSIGN_OR_RETURN(

@@ -47,11 +47,6 @@ struct Activation {
   float alpha = 0, beta = 0;
 };
 
-absl::StatusOr<Val> Op(NodeContext& ctx, const char* op, std::vector<Val> operands,
-                       const AttrMap& attrs = AttrMap()) {
-  return ctx.EmitOne(op, operands, attrs);
-}
-
 // The activations as ONNX lists them, with their alpha and beta: each
 // function that takes a parameter consumes the next value of
 // activation_alpha / activation_beta, else its default.

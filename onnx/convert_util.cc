@@ -98,6 +98,11 @@ Val Scalar(NodeContext& ctx, double value, DType dtype) {
   return ctx.Constant(HostArray(Shape(), dtype, std::move(bytes)));
 }
 
+absl::StatusOr<Val> Op(NodeContext& ctx, const char* op, std::vector<Val> operands,
+                       const AttrMap& attrs) {
+  return ctx.EmitOne(op, operands, attrs);
+}
+
 absl::StatusOr<Val> Reshape(NodeContext& ctx, Val value,
                             const std::vector<int64_t>& dims) {
   if (ctx.Type(value).shape == Shape(dims)) return value;

@@ -49,6 +49,11 @@ absl::StatusOr<A> OnnxAttrs(NodeContext& ctx, const OnnxAttrNames& names,
 // `axis` in [-rank, rank) as a non-negative axis, or InvalidArgument.
 absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int rank, const char* what);
 
+// `op` emitted on `operands` (ctx.EmitOne with no attributes by default):
+// the one step of the composed converters.
+absl::StatusOr<Val> Op(NodeContext& ctx, const char* op, std::vector<Val> operands,
+                       const AttrMap& attrs = AttrMap());
+
 // The single output is `op` applied to input 0 with `attrs`.
 absl::Status EmitUnary(NodeContext& ctx, const std::string& op,
                        const AttrMap& attrs = AttrMap());

@@ -1,6 +1,8 @@
 // Hostile and unsupported values for the converters written as compositions
 // (onnx/convert_einsum.cc, convert_recurrent.cc, convert_generated.cc,
-// convert_composite.cc's LRN, convert_shape.cc's Dropout), on single nodes
+// convert_composite.cc's LRN, convert_shape.cc's Dropout, the 3-D Conv and
+// pools of convert_volumetric.cc, convert_grid_sample.cc and
+// convert_reverse_sequence.cc), on single nodes
 // through ConvertNode: each is an error naming what and why, before
 // anything is allocated, never a crash or a graph the size of the value.
 
@@ -42,6 +44,11 @@ onnx::AttributeProto* Attr(onnx::NodeProto& n, const std::string& name,
   a->set_name(name);
   a->set_type(type);
   return a;
+}
+
+void SetInts(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& values) {
+  onnx::AttributeProto* a = Attr(n, name, onnx::AttributeProto::INTS);
+  for (int64_t v : values) a->add_ints(v);
 }
 
 // Converts `node` whose inputs are graph values of the given shapes
@@ -185,6 +192,78 @@ TEST(ConverterLimitsTest, DropoutTrainsOnlyWithRatioZero) {
   s = Convert(n, 13, {{"x", Shape({4})}},
               {{"ratio", HostArray(Shape(), {0.0f})}, {"training", on}});
   EXPECT_TRUE(s.ok()) << s;
+}
+
+TEST(ConverterLimitsTest, ThreeDWindowsAreCheckedBeforeAnyArithmetic) {
+  onnx::NodeProto conv = MakeNode("Conv", {"x", "w"});
+  SetInts(conv, "strides", {0, 1, 1});
+  absl::Status s = Convert(conv, 11, {{"x", Shape({1, 2, 4, 4, 4})}},
+                           {{"w", Zeros({3, 2, 2, 2, 2})}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("spatial axis 0 has stride 0"));
+
+  onnx::NodeProto pads = MakeNode("Conv", {"x", "w"});
+  SetInts(pads, "pads", {int64_t{1} << 40, 0, 0, 0, 0, 0});
+  s = Convert(pads, 11, {{"x", Shape({1, 2, 4, 4, 4})}}, {{"w", Zeros({3, 2, 2, 2, 2})}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("pads 1099511627776 and 0"));
+
+  // A kernel deeper than the (padded) clip: no output frame.
+  s = Convert(MakeNode("Conv", {"x", "w"}), 11, {{"x", Shape({1, 2, 2, 4, 4})}},
+              {{"w", Zeros({3, 2, 3, 2, 2})}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("depth 2 is smaller than the kernel's span 3"));
+
+  // Groups that do not divide the channels.
+  onnx::NodeProto grouped = MakeNode("Conv", {"x", "w"});
+  Attr(grouped, "group", onnx::AttributeProto::INT)->set_i(3);
+  s = Convert(grouped, 11, {{"x", Shape({1, 4, 4, 4, 4})}}, {{"w", Zeros({3, 1, 2, 2, 2})}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("group 3 does not fit"));
+
+  onnx::NodeProto pool = MakeNode("MaxPool", {"x"});
+  SetInts(pool, "kernel_shape", {2, 2, 2});
+  SetInts(pool, "dilations", {1, -1, 1});
+  s = Convert(pool, 12, {{"x", Shape({1, 2, 4, 4, 4})}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("spatial axis 1 has stride 1, dilation -1"));
+
+  // Four spatial dims are still refused by name.
+  onnx::NodeProto four = MakeNode("AveragePool", {"x"});
+  SetInts(four, "kernel_shape", {2, 2, 2, 2});
+  s = Convert(four, 11, {{"x", Shape({1, 2, 4, 4, 4, 4})}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(s.message(), HasSubstr("only 1-D, 2-D and 3-D AveragePool"));
+}
+
+TEST(ConverterLimitsTest, GridSampleChecksItsGridAndModes) {
+  absl::Status s = Convert(MakeNode("GridSample", {"x", "g"}), 16,
+                           {{"x", Shape({2, 3, 4, 4})}, {"g", Shape({1, 5, 5, 2})}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("the grid must be [N, H_out, W_out, 2]"));
+  onnx::NodeProto n = MakeNode("GridSample", {"x", "g"});
+  Attr(n, "mode", onnx::AttributeProto::STRING)->set_s("cubic");
+  s = Convert(n, 16, {{"x", Shape({1, 3, 4, 4})}, {"g", Shape({1, 5, 5, 2})}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("unknown mode 'cubic'"));
+  s = Convert(MakeNode("GridSample", {"x", "g"}), 16,
+              {{"x", Shape({1, 3, 2, 4, 4})}, {"g", Shape({1, 2, 5, 5, 3})}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(s.message(), HasSubstr("only 4-D GridSample"));
+}
+
+TEST(ConverterLimitsTest, ReverseSequenceNeedsALengthPerBatchEntry) {
+  absl::Status s = Convert(MakeNode("ReverseSequence", {"x", "lens"}), 11,
+                           {{"x", Shape({5, 3, 2})}},
+                           {{"lens", HostArray::Of<int64_t>(Shape({2}), {1, 2})}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("sequence_lens must be [3]"));
+  onnx::NodeProto n = MakeNode("ReverseSequence", {"x", "lens"});
+  Attr(n, "time_axis", onnx::AttributeProto::INT)->set_i(2);
+  s = Convert(n, 11, {{"x", Shape({5, 3, 2})}},
+              {{"lens", HostArray::Of<int64_t>(Shape({3}), {1, 2, 3})}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("must be 0 and 1 in either order"));
 }
 
 }  // namespace

@@ -190,7 +190,9 @@ TEST(BinaryElementwiseTest, OperandsShareOneDtypeWhichTheOutputKeeps) {
 TEST(UnaryElementwiseTest, KeepShapeAndDtype) {
   for (const char* op :
        {"sigmoid", "erf", "sqrt", "exp", "tanh", "neg", "abs", "reciprocal",
-        "hard_sigmoid", "hard_swish", "clip", "leaky_relu"}) {
+        "hard_sigmoid", "hard_swish", "clip", "leaky_relu", "sin", "cos",
+        "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
+        "atanh"}) {
     SCOPED_TRACE(op);
     EXPECT_THAT(Infer(op, {}, {Shape({2, 3, 4})}), IsOkAndHolds(Shape({2, 3, 4})));
     EXPECT_THAT(Infer(op, {}, {Shape()}), IsOkAndHolds(Shape()));

@@ -44,6 +44,17 @@
   X("ceil", Ceil, FloatingTypes, 1, NoAttrs)                          \
   X("round", Round, FloatingTypes, 1, NoAttrs)                        \
   X("tanh", Tanh, FloatingTypes, 8, NoAttrs)                          \
+  X("sin", Sin, FloatingTypes, 8, NoAttrs)                            \
+  X("cos", Cos, FloatingTypes, 8, NoAttrs)                            \
+  X("tan", Tan, FloatingTypes, 8, NoAttrs)                            \
+  X("asin", Asin, FloatingTypes, 8, NoAttrs)                          \
+  X("acos", Acos, FloatingTypes, 8, NoAttrs)                          \
+  X("atan", Atan, FloatingTypes, 8, NoAttrs)                          \
+  X("sinh", Sinh, FloatingTypes, 8, NoAttrs)                          \
+  X("cosh", Cosh, FloatingTypes, 8, NoAttrs)                          \
+  X("asinh", Asinh, FloatingTypes, 8, NoAttrs)                        \
+  X("acosh", Acosh, FloatingTypes, 8, NoAttrs)                        \
+  X("atanh", Atanh, FloatingTypes, 8, NoAttrs)                        \
   X("neg", Neg, SignedTypes, 1, NoAttrs)                              \
   X("abs", Abs, NumericTypes, 1, NoAttrs)                             \
   X("reciprocal", Reciprocal, FloatingTypes, 1, NoAttrs)              \
@@ -100,6 +111,52 @@ struct Round {
 template <typename T>
 struct Tanh {
   SY_HOST_DEVICE T operator()(T x) const { return std::tanh(x); }
+};
+// The trigonometric and hyperbolic functions and their inverses, as C's
+// <cmath> (NaN outside the domain: asin(2), acosh(0.5)).
+template <typename T>
+struct Sin {
+  SY_HOST_DEVICE T operator()(T x) const { return std::sin(x); }
+};
+template <typename T>
+struct Cos {
+  SY_HOST_DEVICE T operator()(T x) const { return std::cos(x); }
+};
+template <typename T>
+struct Tan {
+  SY_HOST_DEVICE T operator()(T x) const { return std::tan(x); }
+};
+template <typename T>
+struct Asin {
+  SY_HOST_DEVICE T operator()(T x) const { return std::asin(x); }
+};
+template <typename T>
+struct Acos {
+  SY_HOST_DEVICE T operator()(T x) const { return std::acos(x); }
+};
+template <typename T>
+struct Atan {
+  SY_HOST_DEVICE T operator()(T x) const { return std::atan(x); }
+};
+template <typename T>
+struct Sinh {
+  SY_HOST_DEVICE T operator()(T x) const { return std::sinh(x); }
+};
+template <typename T>
+struct Cosh {
+  SY_HOST_DEVICE T operator()(T x) const { return std::cosh(x); }
+};
+template <typename T>
+struct Asinh {
+  SY_HOST_DEVICE T operator()(T x) const { return std::asinh(x); }
+};
+template <typename T>
+struct Acosh {
+  SY_HOST_DEVICE T operator()(T x) const { return std::acosh(x); }
+};
+template <typename T>
+struct Atanh {
+  SY_HOST_DEVICE T operator()(T x) const { return std::atanh(x); }
 };
 // Integers wrap: -INT_MIN is INT_MIN.
 template <typename T>

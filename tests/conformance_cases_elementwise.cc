@@ -161,6 +161,14 @@ void AddUnaryCases(std::vector<ConformanceCase>& cases) {
       {"hard_sigmoid", kUlps, 5.0f, false},
       {"hard_swish", kUlps, 5.0f, false},
       {"clip", kExact, 2.0f, false},    {"leaky_relu", kExact, 2.0f, false},
+      // The inverse functions' domains: asin, acos and atanh take [-1, 1],
+      // acosh [1, inf) (values below 1 give NaN on every backend alike).
+      {"sin", kUlps, 6.0f, false},      {"cos", kUlps, 6.0f, false},
+      {"tan", kUlps, 1.5f, false},      {"asin", kUlps, 1.0f, false},
+      {"acos", kUlps, 1.0f, false},     {"atan", kUlps, 5.0f, false},
+      {"sinh", kUlps, 5.0f, false},     {"cosh", kUlps, 5.0f, false},
+      {"asinh", kUlps, 5.0f, false},    {"acosh", kUlps, 10.0f, true},
+      {"atanh", kUlps, 0.99f, false},
   };
   for (const UnaryCase& u : unary) {
     for (const auto& [suffix, s] :

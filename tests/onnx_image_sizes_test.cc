@@ -8,6 +8,8 @@
 //   fcn_resnet50_narrow, deeplabv3_mobilenet_v3_large_narrow, swin_t_narrow
 //     (tools/export_family_models.py): torchvision's FCN and DeepLabV3
 //     segmenters and a Swin classifier, at 96x128 and 128x96.
+//   r3d_18_narrow (tools/export_family_models.py): torchvision's r3d_18
+//     video classifier (3-D convolutions) on clips of 8x32x32 and 6x40x48.
 
 #include <cstdint>
 #include <cstdio>
@@ -63,6 +65,7 @@ INSTANTIATE_TEST_SUITE_P(
             {"fcn_resnet50_narrow", {"96x128", "128x96"}},
             {"deeplabv3_mobilenet_v3_large_narrow", {"96x128", "128x96"}},
             {"swin_t_narrow", {"96x128", "128x96"}},
+            {"r3d_18_narrow", {"8x32x32", "6x40x48"}},
         },
         {"cpu:0", "ref:0", "cuda:0"})),
     ExportedModelRunName);

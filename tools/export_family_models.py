@@ -25,6 +25,9 @@ Families (each the family's own torchvision classes, at small widths):
                                   16 channels, as tools/export_detection_model.py
                                   builds its Faster R-CNN, plus a 16-wide mask
                                   head
+    r3d_18                        VideoResNet with r3d_18's blocks (3x3x3
+                                  Conv3d, two BasicBlocks a stage) at widths
+                                  8..64 (torchvision: 64..512), 10 classes
 
 Weights are seeded random (tools/export_onnx_models.py's randomize; the
 detectors' heads are re-drawn too), BatchNorm statistics are then set from
@@ -34,7 +37,9 @@ near-equal. Each model is exported once at 96x128 (swin_t and the
 segmenters take [N, 3, H, W] with dynamic batch, height and width; the
 detectors take one [3, H, W] image with dynamic height and width, as
 tools/export_detection_model.py does) and run by PyTorch at 96x128 and
-128x96 (the detectors' transform resizes them to 160 pixels and more).
+128x96 (the detectors' transform resizes them to 160 pixels and more);
+r3d_18 takes a clip [N, 3, T, H, W] with dynamic batch, length, height and
+width, exported at 8x32x32 and run at 8x32x32 and 6x40x48.
 DIR/<family>_narrow/ gets:
     model.onnx                 checked with onnx.checker (full_check)
     input_<H>x<W>.npy          a seeded input: standard normal [1, 3, H, W]
@@ -60,6 +65,7 @@ from torch import nn
 from torchvision.models import mobilenetv3 as tv_mobilenetv3
 from torchvision.models import resnet as tv_resnet
 from torchvision.models import swin_transformer as tv_swin
+from torchvision.models.video import resnet as tv_video
 from torchvision.models._utils import IntermediateLayerGetter
 from torchvision.models.detection import MaskRCNN, RetinaNet
 from torchvision.models.detection.ssd import SSD
@@ -78,6 +84,7 @@ import export_onnx_models  # noqa: E402  (randomize, torchscript_exporter)
 
 EXPORT_SIZE = (96, 128)
 SIZES = [(96, 128), (128, 96)]
+VIDEO_SIZES = [(8, 32, 32), (6, 40, 48)]  # T, H, W
 CLASSES = 4          # detectors (background included)
 SEG_CLASSES = 3      # segmenters
 SWIN_CLASSES = 10
@@ -281,6 +288,25 @@ def build_maskrcnn_resnet50_fpn():
     return model, "detect"
 
 
+def build_r3d_18():
+    # torchvision's r3d_18 is VideoResNet(BasicBlock, [Conv3DSimple] * 4,
+    # [2, 2, 2, 2], BasicStem): a (3, 7, 7) stem of stride (1, 2, 2), then
+    # stages of 64..512 channels, the last three of stride 2 in time and
+    # space. Here its own _make_layer builds the stages at 8..64 channels.
+    model = tv_video.VideoResNet(tv_video.BasicBlock, [tv_video.Conv3DSimple] * 4,
+                                 [1, 1, 1, 1], tv_video.BasicStem, num_classes=SWIN_CLASSES)
+    model.inplanes = 8
+    model.stem = nn.Sequential(
+        nn.Conv3d(3, 8, kernel_size=(3, 7, 7), stride=(1, 2, 2), padding=(1, 3, 3), bias=False),
+        nn.BatchNorm3d(8), nn.ReLU(inplace=True))
+    model.layer1 = model._make_layer(tv_video.BasicBlock, tv_video.Conv3DSimple, 8, 2, stride=1)
+    model.layer2 = model._make_layer(tv_video.BasicBlock, tv_video.Conv3DSimple, 16, 2, stride=2)
+    model.layer3 = model._make_layer(tv_video.BasicBlock, tv_video.Conv3DSimple, 32, 2, stride=2)
+    model.layer4 = model._make_layer(tv_video.BasicBlock, tv_video.Conv3DSimple, 64, 2, stride=2)
+    model.fc = nn.Linear(64, SWIN_CLASSES)
+    return model, "video"
+
+
 FAMILIES = collections.OrderedDict([
     ("fcn_resnet50", build_fcn_resnet50),
     ("deeplabv3_mobilenet_v3_large", build_deeplabv3_mobilenet_v3_large),
@@ -288,6 +314,7 @@ FAMILIES = collections.OrderedDict([
     ("retinanet_resnet50_fpn", build_retinanet_resnet50_fpn),
     ("ssdlite320_mobilenet_v3_large", build_ssdlite320_mobilenet_v3_large),
     ("maskrcnn_resnet50_fpn", build_maskrcnn_resnet50_fpn),
+    ("r3d_18", build_r3d_18),
 ])
 
 
@@ -323,9 +350,10 @@ def set_roialign_mode(proto):
 
 
 def export(name, model, kind, path, opset, example):
-    if kind == "dense":
-        axes = {0: "batch", 2: "height", 3: "width"}
-        out_axes = axes if name != "swin_t" else {0: "batch"}
+    if kind in ("dense", "video"):
+        axes = ({0: "batch", 2: "height", 3: "width"} if kind == "dense" else
+                {0: "batch", 2: "time", 3: "height", 4: "width"})
+        out_axes = axes if name not in ("swin_t", "r3d_18") else {0: "batch"}
         args = (example,)
         names = ["output"]
         dynamic = {"input": axes, "output": out_axes}
@@ -360,8 +388,9 @@ def export_family(name, out_root, seed, opset):
     model, kind = FAMILIES[name]()
     export_onnx_models.randomize(model, torch.Generator().manual_seed(seed))
     calib = torch.Generator().manual_seed(seed + 1)
-    if kind == "dense":
-        calibrate_batchnorm(model, torch.randn((4, 3) + EXPORT_SIZE, generator=calib))
+    sizes = VIDEO_SIZES if kind == "video" else SIZES
+    if kind in ("dense", "video"):
+        calibrate_batchnorm(model, torch.randn((4, 3) + sizes[0], generator=calib))
     else:
         # The backbone sees the transform's output: SSD's fixed 320x320, the
         # others the image at its own size here (160..256 pixels).
@@ -379,18 +408,18 @@ def export_family(name, out_root, seed, opset):
     path = os.path.join(out, "model.onnx")
 
     rng = np.random.default_rng(seed)
-    if kind == "dense":
-        inputs = {s: rng.standard_normal((1, 3) + s).astype(np.float32) for s in SIZES}
+    if kind in ("dense", "video"):
+        inputs = {s: rng.standard_normal((1, 3) + s).astype(np.float32) for s in sizes}
     else:
-        inputs = {s: rng.random((3,) + s, dtype=np.float32) for s in SIZES}
-    proto = export(name, model, kind, path, opset, torch.from_numpy(inputs[EXPORT_SIZE]))
+        inputs = {s: rng.random((3,) + s, dtype=np.float32) for s in sizes}
+    proto = export(name, model, kind, path, opset, torch.from_numpy(inputs[sizes[0]]))
 
     outputs = {}
-    for (h, w), x in inputs.items():
-        tag = "%dx%d" % (h, w)
+    for size, x in inputs.items():
+        tag = "x".join(str(d) for d in size)
         np.save(os.path.join(out, "input_%s.npy" % tag), x)
         with torch.no_grad():
-            if kind == "dense":
+            if kind in ("dense", "video"):
                 y = model(torch.from_numpy(x)).numpy().astype(np.float32)
                 if not np.all(np.isfinite(y)) or float(y.std()) == 0:
                     raise RuntimeError("%s %s: PyTorch output is degenerate" % (name, tag))
@@ -408,7 +437,7 @@ def export_family(name, out_root, seed, opset):
     info = {
         "name": name + "_narrow",
         "family": name,
-        "export_size": list(EXPORT_SIZE),
+        "export_size": list(sizes[0]),
         "outputs": outputs,
         "parameters": int(sum(p.numel() for p in model.parameters())),
         "onnx_bytes": os.path.getsize(path),

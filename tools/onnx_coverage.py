@@ -16,8 +16,11 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RUNNER = os.path.join(ROOT, "bazel-bin/tests/onnx_node_test")
-MODELS_TEST = os.path.join(ROOT, "bazel-bin/tests/onnx_models_test")
+# The default (-c opt) build's outputs: bazel-bin follows the last
+# configuration built, which after CI's ASan pass is the sanitized one.
+BIN = os.path.join(ROOT, "bazel-out/k8-opt/bin")
+RUNNER = os.path.join(BIN, "tests/onnx_node_test")
+MODELS_TEST = os.path.join(BIN, "tests/onnx_models_test")
 MODELS_DIR = os.path.join(ROOT, "tests/onnx_models")
 DATA = "/usr/share/libonnx-testdata/data"
 SUITES = ["node", "pytorch-converted", "pytorch-operator", "simple"]
@@ -175,6 +178,9 @@ DYNAMIC_MODELS = [
     ("fcn_resnet50_narrow, deeplabv3_mobilenet_v3_large_narrow, swin_t_narrow",
      "torchvision's FCN and DeepLabV3 segmenters and a Swin classifier (96x128, 128x96)",
      "`//tests:onnx_image_sizes_test`", "`tools/export_family_models.py`"),
+    ("r3d_18_narrow", "torchvision's r3d_18 video classifier: 3-D convolutions over "
+     "clips [N, 3, T, H, W] (8x32x32 and 6x40x48)", "`//tests:onnx_image_sizes_test`",
+     "`tools/export_family_models.py`"),
     ("retinanet_resnet50_fpn_narrow, ssdlite320_mobilenet_v3_large_narrow, "
      "maskrcnn_resnet50_fpn_narrow", "torchvision's RetinaNet, SSDLite and Mask R-CNN "
      "(detections and masks; 96x128, 128x96)", "`//tests:onnx_detection_test`",

@@ -5,8 +5,9 @@ ScatterElements whose index is out of range: an InvalidArgument, never a
 write out of bounds), RoiAlign (a batch index out of range, and one that
 samples), ConvTranspose with output_shape into a comparison and a loss, and
 an opset-9 model that ONNX's version converter lifts, an LSTM (with
-per-row lengths), GRU and Einsum chain and a window sized by data, into
-tests/fuzz/corpus/onnx_import/.
+per-row lengths), GRU and Einsum chain, a window sized by data, a video
+chain (3-D Conv and pools, Sin, Acosh) and a ReverseSequence whose lengths
+overrun the time axis, into tests/fuzz/corpus/onnx_import/.
 
     /usr/bin/python3 tests/fuzz/make_onnx_seeds.py   # Debian's python3-onnx
 
@@ -89,3 +90,21 @@ save('window_from_data',[helper.make_node('ArgMax',['x'],['am'],axis=1,keepdims=
  helper.make_node('ReduceMax',['am'],['size'],keepdims=0),
  helper.make_node('HannWindow',['size'],['w'])],
  [x],[helper.make_tensor_value_info('w', TensorProto.FLOAT, [None])],opset=17)
+# Video: a 3-D Conv (grouped, strided, dilated in depth), 3-D max and average
+# pools, the trigonometric ops, and ReverseSequence with lengths from data
+# (a length past the time axis is an InvalidArgument from its gather).
+clip=helper.make_tensor_value_info('clip', TensorProto.FLOAT, [1,2,5,6,6])
+save('video_conv3d_pools',[
+ helper.make_node('Conv',['clip','w3','b3'],['c3'],group=2,strides=[2,1,2],pads=[1,1,0,1,0,1],
+                  dilations=[2,1,1]),
+ helper.make_node('MaxPool',['c3'],['mp'],kernel_shape=[2,2,2],pads=[0,1,1,1,0,0],ceil_mode=1),
+ helper.make_node('AveragePool',['mp'],['ap'],kernel_shape=[1,2,2],count_include_pad=1),
+ helper.make_node('Sin',['ap'],['s']),
+ helper.make_node('Acosh',['s'],['out3'])],
+ [clip],[helper.make_tensor_value_info('out3', TensorProto.FLOAT, [None,None,None,None,None])],
+ [weights('w3',(4,1,3,3,2)),weights('b3',(4,))],opset=16)
+steps=helper.make_tensor_value_info('steps', TensorProto.FLOAT, [4,3,2])
+save('reverse_sequence_lengths',[
+ helper.make_node('ReverseSequence',['steps','rlens'],['rev'],batch_axis=1,time_axis=0)],
+ [steps],[helper.make_tensor_value_info('rev', TensorProto.FLOAT, [4,3,2])],
+ [numpy_helper.from_array(np.array([4,1,9],dtype=np.int64),'rlens')],opset=16)

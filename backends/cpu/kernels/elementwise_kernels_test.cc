@@ -179,6 +179,25 @@ TEST(ElementwiseFamilyTest, UnaryValuesAndNaN) {
   EXPECT_FLOAT_EQ(values("erf")[3], std::erf(2.0f));
   EXPECT_FLOAT_EQ(values("tanh")[1], std::tanh(-1.0f));
   EXPECT_EQ(values("reciprocal")[2], kInf);
+  // The trigonometric family on the same inputs (-4, -1, 0, 2, NaN): C's
+  // values, NaN outside a function's domain.
+  EXPECT_FLOAT_EQ(values("sin")[0], std::sin(-4.0f));
+  EXPECT_FLOAT_EQ(values("cos")[3], std::cos(2.0f));
+  EXPECT_FLOAT_EQ(values("tan")[1], std::tan(-1.0f));
+  EXPECT_FLOAT_EQ(values("asin")[1], std::asin(-1.0f));
+  EXPECT_TRUE(std::isnan(values("asin")[3]));
+  EXPECT_FLOAT_EQ(values("acos")[2], std::acos(0.0f));
+  EXPECT_FLOAT_EQ(values("atan")[0], std::atan(-4.0f));
+  EXPECT_FLOAT_EQ(values("sinh")[3], std::sinh(2.0f));
+  EXPECT_FLOAT_EQ(values("cosh")[0], std::cosh(-4.0f));
+  EXPECT_FLOAT_EQ(values("asinh")[1], std::asinh(-1.0f));
+  EXPECT_FLOAT_EQ(values("acosh")[3], std::acosh(2.0f));
+  EXPECT_TRUE(std::isnan(values("acosh")[2]));
+  EXPECT_EQ(values("atanh")[1], -kInf);
+  for (const char* op : {"sin", "cos", "tan", "asin", "acos", "atan", "sinh",
+                         "cosh", "asinh", "acosh", "atanh"}) {
+    EXPECT_TRUE(std::isnan(values(op)[4])) << op;
+  }
 
   AttrMap bounds;  // integer bounds round inward: [-2.5, 3.5] -> [-2, 3]
   bounds.Set("min", -2.5);

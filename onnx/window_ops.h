@@ -1,0 +1,52 @@
+#ifndef SWITCHYARD_ONNX_WINDOW_OPS_H_
+#define SWITCHYARD_ONNX_WINDOW_OPS_H_
+
+// The window of ONNX's Conv, MaxPool and AveragePool (kernel, strides,
+// dilations, begin and end pads per spatial axis, auto_pad resolved), and
+// the 2-D pooling ops emitted over one. Shared by the 1-D/2-D converters
+// (convert_nn.cc) and the 3-D ones (convert_volumetric.cc).
+//
+//   SY_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, {h, w}, kernel, true));
+//   SY_ASSIGN_OR_RETURN(Val y, EmitMaxPool2d(ctx, x, w, ceil_mode));
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "onnx/node_context.h"
+
+namespace switchyard {
+namespace onnx_import {
+
+struct Window {
+  std::vector<int64_t> kernel, strides, dilations, pad_begin, pad_end;
+  bool symmetric() const { return pad_begin == pad_end; }
+};
+
+// The node's strides, dilations (when the op has them; else 1), pads and
+// auto_pad for a window of `kernel` over an input whose spatial dims are
+// `spatial` (as many as the kernel). Every value is checked before any
+// arithmetic: strides and dilations in [1, 2^30], pads and the kernel in
+// [0, 2^30] (the kernel at least 1).
+absl::StatusOr<Window> ReadWindow(NodeContext& ctx,
+                                  const std::vector<int64_t>& spatial,
+                                  const std::vector<int64_t>& kernel,
+                                  bool has_dilations);
+
+// `x` padded explicitly on its trailing spatial axes (w's begin and end
+// pads) with `value`, for pads an op cannot take itself.
+absl::StatusOr<Val> PadSpatial(NodeContext& ctx, Val x, const Window& w,
+                               double value);
+
+// max_pool2d and avg_pool2d of a [N, C, H, W] value over a 2-D window.
+// Pads max_pool2d cannot take (asymmetric, or more than half the window,
+// PyTorch's rule) become an explicit -inf pad, which max ignores.
+absl::StatusOr<Val> EmitMaxPool2d(NodeContext& ctx, Val x, const Window& w,
+                                  bool ceil_mode);
+absl::StatusOr<Val> EmitAvgPool2d(NodeContext& ctx, Val x, const Window& w,
+                                  bool ceil_mode, bool count_include_pad);
+
+}  // namespace onnx_import
+}  // namespace switchyard
+
+#endif  // SWITCHYARD_ONNX_WINDOW_OPS_H_
