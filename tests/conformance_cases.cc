@@ -142,6 +142,17 @@ std::vector<ConformanceCase> ConformanceCases() {
       Case("conv2d_depthwise", "conv2d", {Shape({1, 3, 6, 6})},
            {Shape({3, 1, 3, 3})},
            {{"groups", int64_t{3}}, {"padding", Ints{1, 1}}}),
+      // Depthwise with stride, dilation, a depth multiplier of 2, wide
+      // padding (taps wholly in padding) and rows long enough to vectorise.
+      Case("conv2d_depthwise_stride2_batch2", "conv2d", {Shape({2, 4, 9, 21})},
+           {Shape({4, 1, 3, 3}), Shape({4})},
+           {{"groups", int64_t{4}}, {"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}}),
+      Case("conv2d_depthwise_5x5_dilation2_multiplier2", "conv2d", {Shape({1, 3, 11, 19})},
+           {Shape({6, 1, 5, 5}), Shape({6})},
+           {{"groups", int64_t{3}}, {"dilation", Ints{2, 2}}, {"padding", Ints{4, 4}}}),
+      Case("conv2d_depthwise_wide_pad_stride3", "conv2d", {Shape({1, 2, 5, 6})},
+           {Shape({2, 1, 3, 2})},
+           {{"groups", int64_t{2}}, {"stride", Ints{3, 3}}, {"padding", Ints{3, 4}}}),
       Case("conv2d_pointwise", "conv2d", {Shape({2, 8, 4, 4})},
            {Shape({5, 8, 1, 1}), Shape({5})}),
       Case("conv2d_rectangular", "conv2d", {Shape({1, 2, 6, 7})},
@@ -259,6 +270,10 @@ std::vector<ConformanceCase> ConformanceCases() {
       ThenRelu(Case("conv2d_groups2", "conv2d", {Shape({1, 4, 5, 5})},
                     {Shape({6, 2, 3, 3}), Shape({6})},
                     {{"groups", int64_t{2}}, {"padding", Ints{1, 1}}})));
+  cases.push_back(
+      ThenRelu(Case("conv2d_depthwise", "conv2d", {Shape({1, 6, 10, 12})},
+                    {Shape({6, 1, 3, 3}), Shape({6})},
+                    {{"groups", int64_t{6}}, {"padding", Ints{1, 1}}})));
   cases.push_back(ThenRelu(Case("linear_bias", "linear", {Shape({3, 20})},
                                 {Shape({7, 20}), Shape({7})})));
   cases.push_back(ThenRelu(

@@ -1,6 +1,13 @@
 // The cpu's float32 conv2d: the algorithm chosen per node at kernel
 // creation (conv2d_algorithm.h: Winograd for 3x3 stride-1 convolutions,
-// winograd.h), else the direct path below.
+// winograd.h), else the depthwise or the direct path below.
+//
+// Depthwise (one input channel per group: MobileNet's and EfficientNet's
+// 3x3 and 5x5 layers), under the auto choice: each output plane is the sum
+// of kh * kw shifted rows of its input plane times one weight each,
+// accumulated a whole output row at a time as vectors, with no im2col
+// (whose 9-row column matrix and 1-row GEMM per group cost more than the
+// arithmetic). cpu.conv_algorithm=direct still runs these through im2col.
 //
 // Direct: im2col + GEMM (Eigen), NCHW. The weights are copied once, at
 // kernel creation, when they are a graph constant (row-major O x K per
@@ -187,6 +194,88 @@ class Conv2dKernel : public Kernel {
   std::vector<std::vector<float>> scratch_;  // one per thread
 };
 
+// Depthwise: groups == input channels (og output channels per group, the
+// depth multiplier). One task per output plane (image, output channel).
+class DepthwiseConv2dKernel : public Kernel {
+ public:
+  DepthwiseConv2dKernel(Geometry geo, Tensor weight, bool has_bias, Activation activation,
+                        std::shared_ptr<const CpuContext> context)
+      : attrs_(geo.attrs),
+        geo_(geo),
+        has_bias_(has_bias),
+        activation_(activation),
+        context_(std::move(context)),
+        weight_(std::move(weight)) {}
+
+  absl::Status Run(absl::Span<const Tensor* const> inputs,
+                   absl::Span<Tensor* const> outputs) override {
+    const float* input = inputs[0]->data<float>();
+    const float* weight =
+        weight_.defined() ? weight_.data<float>() : inputs[1]->data<float>();
+    const float* bias = has_bias_ ? inputs[2]->data<float>() : nullptr;
+    float* output = outputs[0]->data<float>();
+    context_->ParallelRange(geo_.n * geo_.o, [&](int64_t begin, int64_t end) {
+      for (int64_t plane = begin; plane < end; ++plane) {
+        const int64_t n = plane / geo_.o, o = plane % geo_.o;
+        const int64_t c = o / geo_.og;  // the group's one input channel
+        RunPlane(input + (n * geo_.c + c) * geo_.h * geo_.w,
+                 weight + o * geo_.kh * geo_.kw, output + plane * geo_.p);
+        FinishRow(output + plane * geo_.p, geo_.p, bias != nullptr ? bias + o : nullptr,
+                  activation_);
+      }
+    });
+    return absl::OkStatus();
+  }
+
+  std::string Describe() const override {
+    std::string what = absl::StrCat("depthwise: ", geo_.kh, "x", geo_.kw,
+                                    " taps accumulated per output row (no im2col)");
+    if (weight_.defined()) absl::StrAppend(&what, "; weights read in place (a constant)");
+    return what;
+  }
+
+ private:
+  // out (ho x wo) = sum over taps (i, j) of w[i, j] times the input at
+  // (oh * sh - ph + i * dh, ow * sw - pw + j * dw); padding reads 0, so
+  // each tap only touches the output columns whose input column exists.
+  void RunPlane(const float* in, const float* w, float* out) const {
+    const int64_t sh = attrs_.stride_h, sw = attrs_.stride_w;
+    std::fill(out, out + geo_.p, 0.0f);
+    for (int64_t oh = 0; oh < geo_.ho; ++oh) {
+      Eigen::Map<Eigen::ArrayXf> row(out + oh * geo_.wo, geo_.wo);
+      for (int64_t i = 0; i < geo_.kh; ++i) {
+        const int64_t ih = oh * sh - attrs_.pad_h + i * attrs_.dilation_h;
+        if (ih < 0 || ih >= geo_.h) continue;
+        const float* src = in + ih * geo_.w;
+        for (int64_t j = 0; j < geo_.kw; ++j) {
+          // Input column of output column ow: ow * sw + shift.
+          const int64_t shift = j * attrs_.dilation_w - attrs_.pad_w;
+          const int64_t first = shift >= 0 ? 0 : (-shift + sw - 1) / sw;
+          const int64_t last = std::min(geo_.wo - 1, (geo_.w - 1 - shift) / sw);
+          if (geo_.w - 1 - shift < 0 || last < first) continue;
+          const int64_t count = last - first + 1;
+          const float tap = w[i * geo_.kw + j];
+          if (sw == 1) {
+            row.segment(first, count) +=
+                tap * Eigen::Map<const Eigen::ArrayXf>(src + first + shift, count);
+          } else {
+            row.segment(first, count) +=
+                tap * Eigen::Map<const Eigen::ArrayXf, 0, Eigen::InnerStride<>>(
+                          src + first * sw + shift, count, Eigen::InnerStride<>(sw));
+          }
+        }
+      }
+    }
+  }
+
+  Conv2dAttrs attrs_;
+  Geometry geo_;
+  bool has_bias_;
+  Activation activation_;
+  std::shared_ptr<const CpuContext> context_;
+  Tensor weight_;  // the constant weight, or undefined: the run's operand
+};
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Kernel>> MakeConv2dKernel(
@@ -214,6 +303,10 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeConv2dKernel(
                                       std::move(context), prepared);
     default:
       break;
+  }
+  if (requested == ConvAlgorithm::kAuto && geo->cg == 1 && geo->groups > 1 && geo->p > 0) {
+    return std::make_unique<DepthwiseConv2dKernel>(*geo, weight, has_bias, activation,
+                                                   std::move(context));
   }
   const bool forced_winograd = requested == ConvAlgorithm::kWinograd2 ||
                                requested == ConvAlgorithm::kWinograd4;
