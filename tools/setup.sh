@@ -26,6 +26,7 @@ packages=(
   libonnx-testdata       # ONNX's backend node tests (tests/onnx_node_test)
   python3-onnx           # tools/export_onnx_models.py and docs/onnx.md
   python3                # test scripts
+  pybind11-dev python3-dev python3-numpy python3-pytest  # the Python module (python/, docs/python.md)
   libjpeg62-turbo-dev libpng-dev  # the image input pipeline (data/)
   clang libclang-rt-14-dev pkg-config  # libFuzzer + sanitizer runtimes: tools/fuzz.sh
 )

@@ -1,0 +1,390 @@
+// switchyard.Session: a model (an .onnx file, or a built-in one by name) on
+// a device, run on numpy arrays.
+//
+// Threads: run() releases the GIL while the model runs. Several threads may
+// call run() on one session at once: OnnxModel::Run and Module's plans are
+// safe for that (compiling is done under a lock, so every signature is
+// compiled once; runs of one compiled plan are serialized because they share
+// its intermediate buffers; runs of different plans, e.g. of different
+// input shapes, overlap). to() and set_placement() change the model and take
+// the session's lock exclusively, so they wait for runs in flight and runs
+// wait for them.
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/backend_registry.h"
+#include "core/compile.h"
+#include "core/device.h"
+#include "core/executable_plan.h"
+#include "core/profiler.h"
+#include "core/status_macros.h"
+#include "core/tensor.h"
+#include "models/model_zoo.h"
+#include "models/module.h"
+#include "onnx/onnx_model.h"
+#include "pybind11/numpy.h"
+#include "pybind11/pybind11.h"
+#include "pybind11/stl.h"
+#include "python/numpy_tensor.h"
+#include "python/profile.h"
+#include "python/registration.h"
+#include "python/status.h"
+
+namespace switchyard {
+namespace python {
+
+namespace py = pybind11;
+
+namespace {
+
+// A model input or output as Python sees it (onnxruntime's NodeArg): name,
+// dtype (a numpy dtype name) and shape (ints, dimension names for symbolic
+// dimensions, None for an unnamed one; None for an undeclared shape).
+struct ValueInfo {
+  std::string name;
+  DType dtype = DType::kFloat32;
+  py::object shape;
+
+  std::string Repr() const {
+    return absl::StrCat("ValueInfo(name='", name, "', dtype='", DTypeString(dtype),
+                        "', shape=", py::repr(shape).cast<std::string>(), ")");
+  }
+};
+
+ValueInfo FromOnnx(const OnnxValueInfo& info) {
+  ValueInfo v{info.name, info.dtype, py::none()};
+  if (info.has_shape) {
+    py::list shape;
+    for (size_t d = 0; d < info.dims.size(); ++d) {
+      if (info.dims[d].has_value()) {
+        shape.append(*info.dims[d]);
+      } else if (!info.dim_names[d].empty()) {
+        shape.append(info.dim_names[d]);
+      } else {
+        shape.append(py::none());
+      }
+    }
+    v.shape = shape;
+  }
+  return v;
+}
+
+std::string ModelKind(const std::string& model) {
+  return absl::EndsWith(model, ".onnx") ? "file" : "builtin";
+}
+
+class Session {
+ public:
+  Session(const std::string& model, const std::string& device, const py::dict& options,
+          const std::string& placement, const std::string& weights, uint64_t seed)
+      : name_(model) {
+    for (const auto& [key, value] : options) {
+      SetOption(py::str(key).cast<std::string>(), value);
+    }
+    const Device parsed = ValueOrThrow(Device::Parse(device));
+    const PlacementPolicy policy = ValueOrThrow(ParsePlacementPolicy(placement));
+    BackendRegistry& registry = BackendRegistry::Global();
+    // The device first: an unavailable one is refused before the model is read.
+    ValueOrThrow(registry.GetDevice(parsed));
+    if (ModelKind(model) == "file") {
+      if (!weights.empty()) {
+        throw StatusError(absl::InvalidArgumentError(absl::StrCat(
+            "weights='", weights, "' is for the built-in models (",
+            absl::StrJoin(ModelNames(), ", "), "); ", model,
+            " brings its own weights: drop weights=")));
+      }
+      absl::StatusOr<std::unique_ptr<OnnxModel>> onnx;
+      {
+        py::gil_scoped_release nogil;  // reading and converting takes a while
+        onnx = OnnxModel::Load(model, registry);
+      }
+      onnx_ = ValueOrThrow(std::move(onnx)).release();
+      module_.reset(onnx_);
+      for (const OnnxValueInfo& in : onnx_->inputs()) inputs_.push_back(FromOnnx(in));
+      for (const OnnxValueInfo& out : onnx_->outputs()) outputs_.push_back(FromOnnx(out));
+    } else {
+      module_ = ValueOrThrow(CreateModel(model, registry));
+      // The built-in models (VGG) take one float32 image batch and give
+      // class scores.
+      inputs_.push_back({"input", DType::kFloat32,
+                         py::cast(std::vector<py::object>{py::str("batch"), py::int_(3),
+                                                          py::str("height"),
+                                                          py::str("width")})});
+      outputs_.push_back(
+          {"output", DType::kFloat32,
+           py::cast(std::vector<py::object>{py::str("batch"), py::none()})});
+    }
+    absl::Status status;
+    {
+      py::gil_scoped_release nogil;
+      status = module_->To(parsed);
+      if (status.ok() && onnx_ == nullptr) {
+        status = weights.empty() ? InitializeModel(*module_, seed)
+                                 : module_->LoadSafetensors(weights);
+      }
+    }
+    ThrowIfError(status);
+    module_->set_placement(policy);
+    device_ = parsed;
+  }
+
+  const std::vector<ValueInfo>& inputs() const { return inputs_; }
+  const std::vector<ValueInfo>& outputs() const { return outputs_; }
+  std::string device() const { return device_.ToString(); }
+  const std::string& model() const { return name_; }
+
+  // Moves the model to `device`; Unavailable (with the backend's reason)
+  // when the device is not there.
+  void To(const std::string& device) {
+    const Device parsed = ValueOrThrow(Device::Parse(device));
+    ValueOrThrow(BackendRegistry::Global().GetDevice(parsed));
+    py::gil_scoped_release nogil;
+    std::unique_lock<std::shared_mutex> lock(mu_);
+    ThrowIfError(module_->To(parsed));
+    device_ = parsed;
+  }
+
+  void SetPlacement(const std::string& placement) {
+    const PlacementPolicy policy = ValueOrThrow(ParsePlacementPolicy(placement));
+    py::gil_scoped_release nogil;
+    std::unique_lock<std::shared_mutex> lock(mu_);
+    module_->set_placement(policy);
+  }
+  std::string placement() const {
+    return module_->placement() == PlacementPolicy::kAuto ? "auto" : "strict";
+  }
+
+  // feeds: {name: array} or [array, ...] in input order. output_names: None
+  // (all, in order) or a list. Returns (outputs, Profile or None).
+  py::tuple Run(const py::object& feeds, const py::object& output_names, bool profile) {
+    const std::vector<int> selected = SelectOutputs(output_names);
+    BackendRegistry& registry = BackendRegistry::Global();
+    Device device = Device::Cpu();
+    {
+      // The device the inputs go to: read under the lock a to() takes.
+      std::shared_lock<std::shared_mutex> lock(mu_);
+      device = device_;
+    }
+    BackendDevice* target = ValueOrThrow(registry.GetDevice(device));
+    std::vector<Tensor> inputs = Inputs(feeds, *target);
+    std::unique_ptr<Profiler> profiler;
+    if (profile) profiler = std::make_unique<Profiler>();
+    absl::StatusOr<std::vector<Tensor>> result;
+    {
+      py::gil_scoped_release nogil;
+      std::shared_lock<std::shared_mutex> lock(mu_);
+      result = RunLocked(device, inputs, profiler.get());
+    }
+    std::vector<Tensor> outputs = ValueOrThrow(std::move(result));
+    if (outputs.size() != outputs_.size()) {
+      throw StatusError(absl::InternalError(absl::StrCat(
+          name_, " returned ", outputs.size(), " outputs but declares ", outputs_.size())));
+    }
+    std::map<int, py::array> converted;
+    for (int i : selected) {
+      if (converted.count(i)) continue;
+      Tensor t = std::move(outputs[i]);
+      // No copy when this run's output is the buffer's only owner; a copy
+      // when it is shared (an input or a weight returned as it is, or one
+      // value returned twice), so writing to the array changes nothing else.
+      const bool shared = t.defined() && t.buffer().use_count() > 1;
+      converted[i] = TensorToArray(t, shared);
+    }
+    py::list arrays;
+    for (int i : selected) arrays.append(converted[i]);
+    inputs.clear();  // borrowed arrays are released here, under the GIL
+    py::object profile_object = py::none();
+    if (profiler != nullptr) {
+      RunProfile run_profile;
+      run_profile.events = profiler->events();
+      run_profile.metadata = {{"model", name_}, {"device", device.ToString()}};
+      profile_object = py::cast(std::move(run_profile));
+    }
+    return py::make_tuple(arrays, profile_object);
+  }
+
+  py::dict RunStats() const {
+    py::dict d;
+    if (onnx_ == nullptr) return d;
+    const onnx_import::StagedRunStats s = onnx_->run_stats();
+    d["runs"] = s.runs;
+    d["segments_run"] = s.segments_run;
+    d["plans_compiled"] = s.plans_compiled;
+    d["plan_cache_hits"] = s.plan_cache_hits;
+    d["plans_evicted"] = s.plans_evicted;
+    d["plans_cached"] = s.plans_cached;
+    d["host_steps"] = s.host_steps;
+    d["run_time_copies"] = s.run_time_copies;
+    d["loop_iterations"] = s.loop_iterations;
+    return d;
+  }
+
+  void SetMaxLoopIterations(int64_t n) {
+    if (onnx_ == nullptr) {
+      throw StatusError(absl::FailedPreconditionError(absl::StrCat(
+          name_, " is a built-in model without Loop nodes; max_loop_iterations is "
+          "for ONNX models")));
+    }
+    ThrowIfError(onnx_->set_max_loop_iterations(n));
+  }
+
+ private:
+  // The run itself, under the shared lock and without the GIL.
+  absl::StatusOr<std::vector<Tensor>> RunLocked(const Device& device,
+                                                const std::vector<Tensor>& inputs,
+                                                Profiler* profiler) {
+    if (device_ != device) {
+      return absl::AbortedError(absl::StrCat(
+          "the session moved from ", device.ToString(), " to ", device_.ToString(),
+          " while this run prepared its inputs; run again"));
+    }
+    RunOptions options;
+    if (profiler == nullptr) return RunModel(inputs, options);
+    options.profiler = profiler;
+    SY_RETURN_IF_ERROR(profiler->BeginIteration(0));
+    SY_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, RunModel(inputs, options));
+    SY_RETURN_IF_ERROR(profiler->EndIteration());
+    return outputs;
+  }
+
+  std::string InputNames() const {
+    std::vector<std::string> names;
+    for (const ValueInfo& v : inputs_) names.push_back(absl::StrCat("'", v.name, "'"));
+    return absl::StrJoin(names, ", ");
+  }
+
+  std::vector<int> SelectOutputs(const py::object& output_names) const {
+    std::vector<int> selected;
+    if (output_names.is_none()) {
+      for (size_t i = 0; i < outputs_.size(); ++i) selected.push_back(static_cast<int>(i));
+      return selected;
+    }
+    if (py::isinstance<py::str>(output_names)) {
+      throw StatusError(absl::InvalidArgumentError(
+          "output_names is a string; give a list of output names, or None for all"));
+    }
+    for (const py::handle& item : output_names) {
+      const std::string want = py::str(item).cast<std::string>();
+      int found = -1;
+      for (size_t i = 0; i < outputs_.size(); ++i) {
+        if (outputs_[i].name == want) found = static_cast<int>(i);
+      }
+      if (found < 0) {
+        std::vector<std::string> names;
+        for (const ValueInfo& v : outputs_) names.push_back(absl::StrCat("'", v.name, "'"));
+        throw StatusError(absl::NotFoundError(absl::StrCat(
+            name_, " has no output '", want, "'; its outputs: ", absl::StrJoin(names, ", "))));
+      }
+      selected.push_back(found);
+    }
+    return selected;
+  }
+
+  // The feeds as tensors on `device`, in the model's input order.
+  std::vector<Tensor> Inputs(const py::object& feeds, BackendDevice& device) const {
+    std::vector<Tensor> tensors;
+    if (py::isinstance<py::dict>(feeds)) {
+      const py::dict dict = feeds.cast<py::dict>();
+      for (const auto& [key, value] : dict) {
+        const std::string name = py::str(key).cast<std::string>();
+        bool known = false;
+        for (const ValueInfo& v : inputs_) known = known || v.name == name;
+        if (!known) {
+          throw StatusError(absl::InvalidArgumentError(absl::StrCat(
+              name_, " has no input '", name, "'; its inputs: ", InputNames())));
+        }
+      }
+      std::vector<std::string> missing;
+      for (const ValueInfo& v : inputs_) {
+        if (!dict.contains(v.name)) missing.push_back(absl::StrCat("'", v.name, "'"));
+      }
+      if (!missing.empty()) {
+        throw StatusError(absl::InvalidArgumentError(absl::StrCat(
+            name_, ": no value for input", missing.size() == 1 ? " " : "s ",
+            absl::StrJoin(missing, ", "), "; the model takes ", InputNames(),
+            " (run({name: array, ...}))")));
+      }
+      for (const ValueInfo& v : inputs_) {
+        tensors.push_back(ArrayToTensor(dict[py::str(v.name)], v.name, v.dtype, device));
+      }
+      return tensors;
+    }
+    if (py::isinstance<py::list>(feeds) || py::isinstance<py::tuple>(feeds)) {
+      const py::sequence seq = feeds.cast<py::sequence>();
+      if (seq.size() != inputs_.size()) {
+        throw StatusError(absl::InvalidArgumentError(absl::StrCat(
+            name_, " takes ", inputs_.size(), " input", inputs_.size() == 1 ? "" : "s",
+            " (", InputNames(), ") but ", seq.size(), " were given")));
+      }
+      for (size_t i = 0; i < inputs_.size(); ++i) {
+        tensors.push_back(ArrayToTensor(seq[i], inputs_[i].name, inputs_[i].dtype, device));
+      }
+      return tensors;
+    }
+    if (py::isinstance<py::array>(feeds) && inputs_.size() == 1) {
+      tensors.push_back(ArrayToTensor(feeds, inputs_[0].name, inputs_[0].dtype, device));
+      return tensors;
+    }
+    throw StatusError(absl::InvalidArgumentError(absl::StrCat(
+        "feeds is a ", py::str(py::type::of(feeds).attr("__name__")).cast<std::string>(),
+        "; give a dict {input name: numpy array} (", name_, " takes ", InputNames(),
+        "), or a list of arrays in that order")));
+  }
+
+  absl::StatusOr<std::vector<Tensor>> RunModel(const std::vector<Tensor>& inputs,
+                                               const RunOptions& options) {
+    if (onnx_ != nullptr) return onnx_->Run(inputs, options);
+    std::vector<InputSpec> specs;
+    for (const Tensor& t : inputs) specs.push_back({t.shape(), t.dtype(), t.device()});
+    absl::StatusOr<ExecutablePlan*> plan = module_->Compiled(specs);
+    if (!plan.ok()) return plan.status();
+    return (*plan)->Run(inputs, options);
+  }
+
+  std::string name_;
+  std::unique_ptr<Module> module_;
+  OnnxModel* onnx_ = nullptr;  // module_, when it is a model file
+  std::vector<ValueInfo> inputs_, outputs_;
+  Device device_ = Device::Cpu();
+  // Shared by runs, exclusive for to() and set_placement().
+  mutable std::shared_mutex mu_;
+};
+
+}  // namespace
+
+void RegisterSession(py::module_& m) {
+  py::class_<ValueInfo>(m, "ValueInfo", "A model input or output: name, dtype, shape.")
+      .def_readonly("name", &ValueInfo::name)
+      .def_property_readonly("dtype", [](const ValueInfo& v) { return DTypeString(v.dtype); })
+      .def_readonly("shape", &ValueInfo::shape)
+      .def("__repr__", &ValueInfo::Repr);
+
+  py::class_<Session>(m, "_Session")
+      .def(py::init<const std::string&, const std::string&, const py::dict&,
+                    const std::string&, const std::string&, uint64_t>(),
+           py::arg("model"), py::arg("device") = "cpu", py::arg("options") = py::dict(),
+           py::arg("placement") = "strict", py::arg("weights") = "", py::arg("seed") = 0)
+      .def_property_readonly("inputs", &Session::inputs)
+      .def_property_readonly("outputs", &Session::outputs)
+      .def_property_readonly("device", &Session::device)
+      .def_property_readonly("model", &Session::model)
+      .def_property_readonly("placement", &Session::placement)
+      .def("set_placement", &Session::SetPlacement, py::arg("placement"))
+      .def("to", &Session::To, py::arg("device"))
+      .def("run", &Session::Run, py::arg("feeds"), py::arg("output_names") = py::none(),
+           py::arg("profile") = false)
+      .def("run_stats", &Session::RunStats)
+      .def("set_max_loop_iterations", &Session::SetMaxLoopIterations, py::arg("n"));
+}
+
+}  // namespace python
+}  // namespace switchyard

@@ -1,0 +1,145 @@
+"""Switchyard from Python: run ONNX models and the built-in models on any
+device Switchyard has, on numpy arrays.
+
+    import switchyard
+    session = switchyard.Session("resnet18.onnx", device="cpu")
+    logits, = session.run({"input": x})
+
+See docs/python.md for the whole API.
+"""
+
+import os as _os
+
+from ._errors import *  # noqa: F401,F403  (Error and one subclass per status code)
+from ._errors import Error  # noqa: F401
+from ._switchyard import (  # noqa: F401
+    Profile,
+    ValueInfo,
+    backend_options,
+    backends,
+    device_count,
+    devices,
+    get_device_name,
+    get_device_properties,
+    get_option,
+    is_available,
+    mem_get_info,
+    set_option,
+    unavailable_reason,
+)
+from . import _switchyard
+
+__all__ = [
+    "Session", "Profile", "ValueInfo", "Error", "devices", "backends", "device_count",
+    "is_available", "unavailable_reason", "get_device_name", "get_device_properties",
+    "mem_get_info", "get_option", "set_option", "backend_options",
+] + list(_errors.__all__)  # noqa: F405
+
+
+class Session:
+    """A model on a device, run on numpy arrays.
+
+    ``model`` is a path to an .onnx file, or the name of a built-in model
+    ("vgg11", "vgg13", "vgg16", "vgg19": seeded weights, or ``weights=`` a
+    .safetensors file with torchvision's names). ``device`` is "cpu", "cuda:0",
+    or any device ``switchyard.devices()`` lists. ``options`` sets backend
+    options first ({"cpu.threads": 2}); they apply process-wide, to every
+    session. ``placement`` is "strict" (every operand of a node on one device,
+    else an error naming it) or "auto" (copies inserted, unsupported nodes
+    fall back to the CPU).
+    """
+
+    def __init__(self, model, device="cpu", options=None, placement="strict",
+                 weights=None, seed=0):
+        model = _os.fspath(model)
+        self._session = _switchyard._Session(
+            model, device, dict(options or {}), placement,
+            _os.fspath(weights) if weights is not None else "", seed)
+
+    @property
+    def inputs(self):
+        """The model's inputs: ValueInfo(name, dtype, shape), in order. A
+        shape lists ints, dimension names (str) for symbolic dimensions, None
+        for unnamed ones; it is None when the model declares no shape."""
+        return self._session.inputs
+
+    @property
+    def outputs(self):
+        """The model's outputs, as ``inputs``."""
+        return self._session.outputs
+
+    # onnxruntime's spelling.
+    def get_inputs(self):
+        return self.inputs
+
+    def get_outputs(self):
+        return self.outputs
+
+    @property
+    def device(self):
+        """The device the model runs on ("cpu:0")."""
+        return self._session.device
+
+    @property
+    def model(self):
+        return self._session.model
+
+    @property
+    def placement(self):
+        return self._session.placement
+
+    @placement.setter
+    def placement(self, policy):
+        self._session.set_placement(policy)
+
+    def to(self, device):
+        """Moves the model to ``device`` and returns the session. Raises
+        UnavailableError, with the backend's reason, when the device is not
+        there."""
+        self._session.to(device)
+        return self
+
+    def run(self, *args, output_names=None, profile=False, as_dict=False):
+        """Runs the model.
+
+        ``run(feeds)`` or onnxruntime's ``run(output_names, feeds)``. ``feeds``
+        is {input name: array} or a list of arrays in input order (one array
+        for a single-input model). Returns the outputs as numpy arrays, in
+        output order (or those named by ``output_names``), as a list, or as
+        {name: array} with ``as_dict=True``. With ``profile=True`` it returns
+        ``(outputs, Profile)``: every node timed on its device's own clock.
+
+        The GIL is released while the model runs; threads may share a session.
+        """
+        if len(args) == 1:
+            feeds = args[0]
+        elif len(args) == 2:
+            if output_names is not None:
+                raise TypeError("output_names given twice (positionally and by keyword)")
+            output_names, feeds = args
+        else:
+            raise TypeError("run(feeds) or run(output_names, feeds); got "
+                            f"{len(args)} positional arguments")
+        outputs, prof = self._session.run(feeds, output_names, profile)
+        if as_dict:
+            names = (list(output_names) if output_names is not None
+                     else [o.name for o in self.outputs])
+            outputs = dict(zip(names, outputs))
+        return (outputs, prof) if profile else outputs
+
+    def __call__(self, *args, **kwargs):
+        return self.run(*args, **kwargs)
+
+    def run_stats(self):
+        """What an ONNX model's runs compiled and reused (plans_compiled,
+        plan_cache_hits, host_steps, run_time_copies, ...)."""
+        return self._session.run_stats()
+
+    def set_max_loop_iterations(self, n):
+        """Iterations one ONNX Loop node may run per run (default 100000)."""
+        self._session.set_max_loop_iterations(n)
+
+    def __repr__(self):
+        return (f"switchyard.Session({self.model!r}, device={self.device!r}, "
+                f"inputs={[i.name for i in self.inputs]}, "
+                f"outputs={[o.name for o in self.outputs]})")

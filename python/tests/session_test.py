@@ -1,0 +1,156 @@
+"""switchyard.Session on a torchvision model exported to ONNX: declarations,
+every way to call run, no copies where none are needed, built-in models."""
+
+import numpy as np
+import pytest
+
+import switchyard
+from conftest import relative_diff
+
+
+def test_resnet18_matches_pytorch(session, resnet18):
+    _, x, want = resnet18
+    logits, = session.run({"input": x})
+    assert logits.shape == (2, 10) and logits.dtype == np.float32
+    assert relative_diff(logits, want) <= 1e-4
+
+
+def test_symbolic_batch_runs_each_size(session, resnet18):
+    _, x, want = resnet18
+    one, = session.run({"input": x[1:2]})
+    assert one.shape == (1, 10)
+    assert relative_diff(one, want[1:2]) <= 1e-4
+    four, = session.run({"input": np.concatenate([x, x])})
+    assert relative_diff(four, np.concatenate([want, want])) <= 1e-4
+
+
+def test_declared_inputs_and_outputs(session):
+    (inp,), (out,) = session.inputs, session.outputs
+    assert (inp.name, inp.dtype, inp.shape) == ("input", "float32", ["batch", 3, 64, 64])
+    assert (out.name, out.dtype) == ("output", "float32")
+    assert out.shape[1] == 10
+    assert session.get_inputs()[0].name == "input"  # onnxruntime's spelling
+    assert "input" in repr(inp) and "float32" in repr(inp)
+    assert session.device == "cpu:0"
+
+
+def test_every_way_to_call_run(session, resnet18):
+    _, x, _ = resnet18
+    want, = session.run({"input": x})
+    for got in (session.run([x])[0],
+                session.run((x,))[0],
+                session.run(x)[0],
+                session.run(None, {"input": x})[0],        # onnxruntime's run(None, feeds)
+                session.run(["output"], {"input": x})[0],
+                session.run({"input": x}, output_names=["output"])[0],
+                session.run({"input": x}, as_dict=True)["output"],
+                session({"input": x})[0]):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_inputs_are_not_copied_or_changed(session, resnet18):
+    _, x, _ = resnet18
+    before = x.copy()
+    session.run({"input": x})
+    np.testing.assert_array_equal(x, before)
+    # A read-only array is borrowed as it is.
+    frozen = x.copy()
+    frozen.setflags(write=False)
+    y, = session.run({"input": frozen})
+    np.testing.assert_array_equal(y, session.run({"input": x})[0])
+
+
+def test_outputs_are_views_of_the_runs_own_buffer(session, resnet18):
+    _, x, _ = resnet18
+    a, = session.run({"input": x})
+    b, = session.run({"input": x})
+    assert not a.flags.owndata and a.base is not None  # no copy out of the runtime
+    assert a.flags.writeable and a.flags.c_contiguous
+    a[:] = 0  # each run's outputs are its own
+    assert np.all(b != 0)
+
+
+def test_output_that_is_an_input_is_copied(tmp_path):
+    import onnx
+    from onnx import helper, TensorProto
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["y"])], "identity",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])])
+    path = tmp_path / "identity.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    session = switchyard.Session(path)
+    x = np.array([1, 2, 3], np.float32)
+    y, = session.run({"x": x})
+    np.testing.assert_array_equal(y, x)
+    y[0] = 100  # must not write into the caller's input
+    assert x[0] == 1
+
+
+def test_integer_and_bool_inputs(tmp_path):
+    import onnx
+    from onnx import helper, TensorProto
+    graph = helper.make_graph(
+        [helper.make_node("Where", ["c", "a", "b"], ["y"])], "where",
+        [helper.make_tensor_value_info("c", TensorProto.BOOL, [4]),
+         helper.make_tensor_value_info("a", TensorProto.INT64, [4]),
+         helper.make_tensor_value_info("b", TensorProto.INT64, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, [4])])
+    path = tmp_path / "where.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    session = switchyard.Session(str(path))
+    assert [i.dtype for i in session.inputs] == ["bool", "int64", "int64"]
+    c = np.array([True, False, True, False])
+    a = np.arange(4, dtype=np.int64)
+    b = -np.arange(4, dtype=np.int64)
+    y, = session.run({"c": c, "a": a, "b": b})
+    assert y.dtype == np.int64
+    np.testing.assert_array_equal(y, np.where(c, a, b))
+    # Lists take the declared dtype; int32 widens to int64 without loss.
+    y2, = session.run({"c": [1, 0, 1, 0], "a": [0, 1, 2, 3], "b": b.astype(np.int32)})
+    np.testing.assert_array_equal(y2, y)
+
+
+def test_options_apply_to_the_backend(resnet18):
+    path, x, want = resnet18
+    before = switchyard.get_option("cpu.threads")
+    try:
+        session = switchyard.Session(path, device="cpu", options={"cpu.threads": 1})
+        assert switchyard.get_option("cpu.threads") == "1"
+        logits, = session.run({"input": x})
+        assert relative_diff(logits, want) <= 1e-4
+    finally:
+        switchyard.set_option("cpu.threads", before)
+
+
+def test_placement_policy(resnet18):
+    session = switchyard.Session(resnet18[0], placement="auto")
+    assert session.placement == "auto"
+    session.placement = "strict"
+    assert session.placement == "strict"
+    with pytest.raises(switchyard.InvalidArgumentError):
+        session.placement = "anywhere"
+
+
+def test_run_stats(session, resnet18):
+    session.run({"input": resnet18[1]})
+    stats = session.run_stats()
+    assert stats["runs"] >= 1 and stats["plans_compiled"] >= 1
+
+
+def test_builtin_model_by_name():
+    # VGG11 with its seeded initialisation, as `switchyard run --model=vgg11`;
+    # VGG pools adaptively, so a small image keeps the test quick.
+    x = np.random.default_rng(0).standard_normal((1, 3, 32, 32)).astype(np.float32)
+    a = switchyard.Session("vgg11", seed=1)
+    assert [i.name for i in a.inputs] == ["input"]
+    logits, = a.run({"input": x})
+    assert logits.shape == (1, 1000) and np.all(np.isfinite(logits))
+    # The same seed, the same weights.
+    again, = switchyard.Session("vgg11", seed=1).run([x])
+    np.testing.assert_array_equal(logits, again)
+
+
+def test_an_output_named_twice(session, resnet18):
+    a, b = session.run(["output", "output"], {"input": resnet18[1]})
+    np.testing.assert_array_equal(a, b)
