@@ -2,8 +2,11 @@
 // pytorch-converted, pytorch-operator and simple; one folder per case with
 // model.onnx and test_data_set_*/{input,output}_*.pb) imported and run on
 // every device. Each (case, device) is passed, failed, or skipped with the
-// reason (an op, attribute or dtype the importer does not support, or a
-// device that is not there). A failure is a bug: the test fails.
+// reason (an op, attribute or dtype the importer does not support, a
+// device that is not there, or a case whose stored data is wrong by ONNX's
+// own later rules: WrongDataCases lists them). A failure is a bug: the test
+// fails. bfloat16 data, stored by ONNX 1.12 as UINT16 bit patterns, is read
+// as the bfloat16 the model declares.
 //
 //   bazel test //tests:onnx_node_test --test_output=all
 //   onnx_node_test --suites=simple --filter=conv --summary_json=/tmp/onnx.json
@@ -140,13 +143,27 @@ std::string Compare(const HostArray& got, const HostArray& want) {
                       want.ElementAsDouble(worst));
 }
 
+// The data set's tensors `prefix`0.pb, `prefix`1.pb, ... `declared` has the
+// model's dtypes for them: ONNX (1.12) stores bfloat16 test data as UINT16
+// bit patterns, read here as the bfloat16 the model declares.
 absl::StatusOr<std::vector<HostArray>> ReadSet(const std::string& dir,
-                                               const std::string& prefix) {
+                                               const std::string& prefix,
+                                               const std::vector<DType>& declared) {
   std::vector<HostArray> arrays;
   for (int i = 0;; ++i) {
     const std::string path = absl::StrCat(dir, "/", prefix, i, ".pb");
     if (!Exists(path)) break;
-    SY_ASSIGN_OR_RETURN(HostArray a, onnx_import::ReadTensorProtoFile(path));
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    onnx::TensorProto proto;
+    if (!proto.ParseFromString(bytes)) {
+      return absl::InvalidArgumentError(absl::StrCat(path, " is not a TensorProto"));
+    }
+    if (proto.data_type() == onnx::TensorProto::UINT16 && i < static_cast<int>(declared.size()) &&
+        declared[i] == DType::kBFloat16) {
+      proto.set_data_type(onnx::TensorProto::BFLOAT16);
+    }
+    SY_ASSIGN_OR_RETURN(HostArray a, onnx_import::ReadTensorProto(proto, dir));
     arrays.push_back(std::move(a));
   }
   return arrays;
@@ -199,6 +216,29 @@ std::vector<std::string> OpTypes(const std::string& model_path) {
   return ops;
 }
 
+// Cases whose stored data is wrong by ONNX's own later rules: listed, each
+// with the reason, and skipped rather than counted as Switchyard's failures.
+const std::map<std::string, std::string>& WrongDataCases() {
+  static const auto* cases = new std::map<std::string, std::string>{
+      {"test_cast_FLOAT_to_BFLOAT16",
+       "expected data is wrong: ONNX 1.12 truncated float32 to bfloat16; the Cast spec "
+       "(and ONNX from 1.13) rounds to nearest even, as Switchyard does"},
+      {"test_castlike_BFLOAT16_to_FLOAT",
+       "expected data is wrong: the data set feeds 'like' as shape [1], the model declares "
+       "[3, 4] (ONNX 1.12's generator)"},
+      {"test_castlike_BFLOAT16_to_FLOAT_expanded",
+       "expected data is wrong: the data set feeds 'like' as shape [1], the model declares "
+       "[3, 4] (ONNX 1.12's generator)"},
+      {"test_castlike_FLOAT_to_BFLOAT16",
+       "expected data is wrong: 'like' fed as shape [1] against a declared [3, 4], and "
+       "truncated rather than rounded bfloat16 (ONNX 1.12's generator)"},
+      {"test_castlike_FLOAT_to_BFLOAT16_expanded",
+       "expected data is wrong: 'like' fed as shape [1] against a declared [3, 4], and "
+       "truncated rather than rounded bfloat16 (ONNX 1.12's generator)"},
+  };
+  return *cases;
+}
+
 std::vector<Result> RunCase(const std::string& dir, const std::string& suite,
                             const std::string& name, const std::vector<Device>& devices,
                             BackendRegistry& registry) {
@@ -210,6 +250,9 @@ std::vector<Result> RunCase(const std::string& dir, const std::string& suite,
     }
     return results;
   };
+  if (auto wrong = WrongDataCases().find(name); wrong != WrongDataCases().end()) {
+    return all(Outcome::kSkipped, wrong->second);
+  }
   // Inputs that decide shapes (a Reshape's shape fed as an input) are fed
   // like any other: OnnxModel::Run reads their contents when it needs them.
   absl::StatusOr<std::unique_ptr<OnnxModel>> model =
@@ -220,14 +263,20 @@ std::vector<Result> RunCase(const std::string& dir, const std::string& suite,
                FirstLine(model.status().message()));
   }
   std::vector<std::string> declared;
-  for (const OnnxValueInfo& in : (*model)->inputs()) declared.push_back(in.name);
+  std::vector<DType> input_dtypes, output_dtypes;
+  for (const OnnxValueInfo& in : (*model)->inputs()) {
+    declared.push_back(in.name);
+    input_dtypes.push_back(in.dtype);
+  }
+  for (const OnnxValueInfo& out : (*model)->outputs()) output_dtypes.push_back(out.dtype);
   std::vector<std::string> sets = ListDir(dir, "test_data_set_");
   for (const Device& device : devices) {
     Result r{suite, name, device.ToString(), Outcome::kPassed, "", ops};
     for (const std::string& set : sets) {
       const std::string set_dir = absl::StrCat(dir, "/", set);
-      absl::StatusOr<std::vector<HostArray>> inputs = ReadSet(set_dir, "input_");
-      absl::StatusOr<std::vector<HostArray>> outputs = ReadSet(set_dir, "output_");
+      absl::StatusOr<std::vector<HostArray>> inputs = ReadSet(set_dir, "input_", input_dtypes);
+      absl::StatusOr<std::vector<HostArray>> outputs =
+          ReadSet(set_dir, "output_", output_dtypes);
       absl::StatusOr<std::string> diff =
           !inputs.ok()    ? absl::StatusOr<std::string>(inputs.status())
           : !outputs.ok() ? absl::StatusOr<std::string>(outputs.status())
