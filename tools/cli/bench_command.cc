@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,10 @@
 #include "tools/cli/commands.h"
 #include "tools/cli/flags.h"
 #include "tools/cli/model_inputs.h"
+#include "tools/cli/replicas.h"
+#include "tools/cli/seeded_input.h"
+
+ABSL_DECLARE_FLAG(std::string, replicas);  // run_command.cc
 
 ABSL_FLAG(std::string, devices, "",
           "bench: comma-separated devices (cpu, cuda:0, ...); empty: every "
@@ -91,6 +97,91 @@ absl::StatusOr<BenchModel> FileModel(const std::string& path,
   return model;
 }
 
+// bench --replicas: for each batch size, the batch split over one replica per
+// device (tools/cli/replicas.h), warm-up and timed runs of the whole batch;
+// a per-device table per batch size, and JSON on request.
+absl::Status BenchReplicas(const BenchModel& model, const BenchOptions& options,
+                           const std::string& model_name, const std::string& json_path,
+                           FileTransaction& files, BackendRegistry& registry) {
+  SY_ASSIGN_OR_RETURN(std::vector<Device> devices,
+                      ParseReplicaDevices(absl::GetFlag(FLAGS_replicas), registry));
+  std::vector<std::string> names;
+  for (const Device& d : devices) names.push_back(d.ToString());
+  std::fprintf(stderr, "bench: making %zu replicas of %s (%s)\n", devices.size(),
+               model_name.c_str(), absl::StrJoin(names, ", ").c_str());
+  const ReplicaSet::MakeFn make = [&](const Device& d, int)
+      -> absl::StatusOr<std::shared_ptr<Module>> {
+    SY_ASSIGN_OR_RETURN(std::unique_ptr<Module> m, model.create(d, registry));
+    return std::shared_ptr<Module>(std::move(m));
+  };
+  ReplicaSet::RunFn run;
+  if (model.run_without_plan) run = model.run_without_plan;
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<ReplicaSet> replicas,
+                      ReplicaSet::Create(devices, make, run, registry));
+  const nlohmann::json machine_before = MachineJson();
+  nlohmann::json results = nlohmann::json::array();
+  std::string text = absl::StrFormat(
+      "switchyard bench --replicas=%s: %s, batch %s, %d warm-up + %d timed runs "
+      "of the whole batch per batch size\n",
+      absl::StrJoin(names, ","), model_name, absl::StrJoin(options.batches, ","),
+      options.warmup, options.iterations);
+  for (int64_t batch : options.batches) {
+    // Seeded inputs as bench draws them on one device.
+    std::vector<InputSpec> specs;
+    if (model.inputs) {
+      SY_ASSIGN_OR_RETURN(specs, model.inputs(batch));
+    } else {
+      SY_ASSIGN_OR_RETURN(Shape shape, model.input_shape(batch));
+      specs.push_back({shape, DType::kFloat32, Device::Cpu()});
+    }
+    std::mt19937_64 rng(options.seed + 1 + batch);
+    std::vector<HostArray> inputs;
+    for (const InputSpec& spec : specs) inputs.push_back(SeededArray(spec.shape, spec.dtype, rng));
+    std::fprintf(stderr, "bench: batch %lld over %zu replicas: %d + %d runs\n",
+                 static_cast<long long>(batch), devices.size(), options.warmup,
+                 options.iterations);
+    ReplicaSummary summary(devices);
+    std::vector<double> wall;
+    for (int i = 0; i < options.warmup + options.iterations; ++i) {
+      SY_ASSIGN_OR_RETURN(ReplicaRun r, replicas->Run(inputs));
+      if (i < options.warmup) continue;
+      summary.Add(r);
+      wall.push_back(r.wall_ms);
+    }
+    const BenchStats stats = ComputeBenchStats(wall);
+    absl::StrAppendFormat(&text,
+                          "\nbatch %d: end to end %.1f ms median, %.1f ms p95; "
+                          "%.2f images/s from the median\n%s",
+                          batch, stats.median_ms, stats.p95_ms,
+                          batch * 1e3 / stats.median_ms, summary.Table());
+    nlohmann::json entry = summary.Json();
+    entry["batch"] = batch;
+    entry["end_to_end_ms"] = {{"median", stats.median_ms}, {"p95", stats.p95_ms},
+                              {"min", stats.min_ms}, {"max", stats.max_ms},
+                              {"mean", stats.mean_ms}, {"samples", stats.samples_ms}};
+    results.push_back(std::move(entry));
+  }
+  std::printf("%s", text.c_str());
+  if (!json_path.empty()) {
+    const nlohmann::json json = {
+        {"schema", "switchyard.bench_replicas/1"},
+        {"framework", "switchyard"},
+        {"model", model_name},
+        {"replicas", names},
+        {"warmup", options.warmup},
+        {"iterations", options.iterations},
+        {"batches", options.batches},
+        {"results", results},
+        {"build", BuildInfoJson(registry)},
+        {"machine", MachineJson()},
+        {"machine_before", machine_before}};
+    SY_RETURN_IF_ERROR(files.Stage(json_path, json.dump(2) + "\n"));
+  }
+  SY_RETURN_IF_ERROR(files.Commit());
+  if (!json_path.empty()) std::printf("wrote %s\n", json_path.c_str());
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status BenchCommand(BackendRegistry& registry) {
@@ -109,6 +200,17 @@ absl::Status BenchCommand(BackendRegistry& registry) {
     SY_RETURN_IF_ERROR(CheckRange("--batch", batch, 1, int64_t{1} << 20));
   }
   options.seed = absl::GetFlag(FLAGS_seed);
+  if (FlagGiven("replicas") && FlagGiven("devices")) {
+    return absl::InvalidArgumentError(
+        "--replicas and --devices were both given: --devices benches each device "
+        "on its own, one after another; --replicas splits every batch over one "
+        "replica per device, run together (docs/scaling.md); give one of them");
+  }
+  if (FlagGiven("replicas") && FlagGiven("markdown")) {
+    return absl::UnimplementedError(
+        "--markdown is not written for --replicas yet; use --json=FILE (schema "
+        "switchyard.bench_replicas/1) or the table");
+  }
   // Both files are checked (and published together) before anything is timed.
   FileTransaction files;
   files.AddInput(ModelFlag(), "--model");  // a model file (.onnx), if it is one
@@ -128,6 +230,9 @@ absl::Status BenchCommand(BackendRegistry& registry) {
   } else {
     SY_ASSIGN_OR_RETURN(std::optional<Shape> input_shape, InputShapeFlag());
     model = ZooModel(model_name, absl::GetFlag(FLAGS_seed), input_shape);
+  }
+  if (FlagGiven("replicas")) {
+    return BenchReplicas(model, options, model_name, json_path, files, registry);
   }
   SY_ASSIGN_OR_RETURN(
       BenchReport report,

@@ -339,6 +339,7 @@ const std::vector<FlagUse>& FlagUses() {
       {"max_loop_iterations", kGroups[0], {"run"}},
       {"device", kGroups[1], {"run", "graph"}},
       {"devices", kGroups[1], {"bench"}},
+      {"replicas", kGroups[1], {"run", "bench"}},
       {"placement", kGroups[1], {"run", "graph"}},
       {"input_device", kGroups[1], {"run", "graph"}},
       {"explain_placement", kGroups[1], {"run"}},

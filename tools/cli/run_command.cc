@@ -6,6 +6,9 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
 #include <random>
 
 #include "absl/flags/flag.h"
@@ -36,6 +39,7 @@
 #include "tools/cli/detections.h"
 #include "tools/cli/own_size_images.h"
 #include "tools/cli/profile_run.h"
+#include "tools/cli/replicas.h"
 #include "tools/cli/utilization.h"
 
 ABSL_FLAG(int64_t, max_loop_iterations, switchyard::onnx_import::kDefaultMaxLoopIterations,
@@ -44,6 +48,13 @@ ABSL_FLAG(int64_t, max_loop_iterations, switchyard::onnx_import::kDefaultMaxLoop
 ABSL_FLAG(int, detections_shown, 10,
           "run: a detector's detections printed, best scores first (0: all; the "
           "report has every one)");
+ABSL_FLAG(std::string, replicas, "",
+          "run, bench: one replica of the model per device, e.g. ref:0,ref:1 or "
+          "cuda:0,cuda:1 (each named once); every batch is split along "
+          "dimension 0 across them and the slices run concurrently, one host "
+          "thread per device; outputs come back in input order, with a "
+          "per-device table (busy share, images/s). Instead of --device (run) "
+          "or --devices (bench); see docs/scaling.md");
 ABSL_FLAG(std::string, labels, "",
           "run: text file with one class name per line (line i names class "
           "i), shown next to the top-5");
@@ -270,6 +281,33 @@ double Ms(std::chrono::steady_clock::time_point a,
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
+// --replicas runs a batch split over devices: the flags that choose one
+// device, or that need one plan on one device, do not go with it.
+absl::Status CheckReplicaFlags() {
+  if (FlagGiven("device") || FlagGiven("input_device")) {
+    return absl::InvalidArgumentError(
+        "--replicas and --device (or --input-device) were both given: --replicas "
+        "names every device the model runs on, and each replica's inputs go to "
+        "its own device; drop --device/--input-device");
+  }
+  if (FlagGiven("images") || FlagGiven("batches")) {
+    return absl::UnimplementedError(
+        "--replicas with --images or --batches is not supported yet: replicas "
+        "split an --input or seeded batch (--batch=N); stream images on one "
+        "--device, or give the batch as --input=X.npy");
+  }
+  for (const char* flag : {"profile", "profile_summary", "explain_placement"}) {
+    if (FlagGiven(flag)) {
+      std::string name = flag;
+      std::replace(name.begin(), name.end(), '_', '-');
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--", name, " shows one plan on one device and does not go with "
+          "--replicas; run with --device=D for it (or drop --", name, ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // One line per input: what the model declares and what it is fed.
 std::string DescribeFed(const OnnxModel* file_model, const HostInputs& inputs) {
   std::string text;
@@ -340,7 +378,18 @@ absl::Status RunCommand(BackendRegistry& registry) {
   SY_RETURN_IF_ERROR(CheckRange("--detections_shown", absl::GetFlag(FLAGS_detections_shown), 0,
                                  1 << 20));
   SY_RETURN_IF_ERROR(CheckPipelineFlags());
-  SY_ASSIGN_OR_RETURN(Device device, Device::Parse(absl::GetFlag(FLAGS_device)));
+  // --replicas: one model per device, the batch split across them
+  // (tools/cli/replicas.h); the first device stands for `device` below.
+  std::vector<Device> replica_devices;
+  if (FlagGiven("replicas")) {
+    SY_RETURN_IF_ERROR(CheckReplicaFlags());
+    SY_ASSIGN_OR_RETURN(replica_devices,
+                        ParseReplicaDevices(absl::GetFlag(FLAGS_replicas), registry));
+  }
+  const bool replicated = !replica_devices.empty();
+  SY_ASSIGN_OR_RETURN(Device device,
+                      replicated ? absl::StatusOr<Device>(replica_devices[0])
+                                 : Device::Parse(absl::GetFlag(FLAGS_device)));
   SY_RETURN_IF_ERROR(registry.GetDevice(device).status());
   SY_ASSIGN_OR_RETURN(PlacementPolicy placement,
                       ParsePlacementPolicy(absl::GetFlag(FLAGS_placement)));
@@ -479,8 +528,43 @@ absl::Status RunCommand(BackendRegistry& registry) {
     // Mapped and copied straight to the device (errors start with the path).
     SY_RETURN_IF_ERROR(model->LoadSafetensors(weights));
   }
-  const auto weights_done = std::chrono::steady_clock::now();
   model->set_placement(placement);
+  // --replicas: the other replicas get the first one's weights (a model
+  // file's come with the file, as for the first).
+  std::unique_ptr<ReplicaSet> replica_set;
+  if (replicated) {
+    std::optional<std::map<std::string, HostArray>> state;
+    const ReplicaSet::MakeFn make = [&](const Device& d, int index)
+        -> absl::StatusOr<std::shared_ptr<Module>> {
+      if (index == 0) return std::shared_ptr<Module>(model.get(), [](Module*) {});
+      SY_ASSIGN_OR_RETURN(std::unique_ptr<Module> m, CreateModel(model_name, registry));
+      if (auto* onnx_model = dynamic_cast<OnnxModel*>(m.get())) {
+        SY_RETURN_IF_ERROR(onnx_model->set_max_loop_iterations(
+            absl::GetFlag(FLAGS_max_loop_iterations)));
+      }
+      SY_RETURN_IF_ERROR(m->To(d));
+      if (file_model != nullptr) {
+        SY_RETURN_IF_ERROR(weights.empty()
+                               ? InitializeModel(*m, absl::GetFlag(FLAGS_seed))
+                               : m->LoadSafetensors(weights));
+      } else {
+        if (!state.has_value()) {
+          SY_ASSIGN_OR_RETURN(state, model->StateDict());
+        }
+        SY_RETURN_IF_ERROR(m->LoadStateDict(*state));
+      }
+      m->set_placement(placement);
+      return std::shared_ptr<Module>(std::move(m));
+    };
+    const ReplicaSet::RunFn run = [](Module& m, absl::Span<const Tensor> in)
+        -> absl::StatusOr<std::vector<Tensor>> {
+      if (auto* onnx_model = dynamic_cast<OnnxModel*>(&m)) return onnx_model->Run(in);
+      return m.Forward(in);
+    };
+    SY_ASSIGN_OR_RETURN(replica_set,
+                        ReplicaSet::Create(replica_devices, make, run, registry));
+  }
+  const auto weights_done = std::chrono::steady_clock::now();
   SY_ASSIGN_OR_RETURN(BackendDevice * in_device, registry.GetDevice(input_device));
   std::vector<Tensor> inputs;
   std::vector<InputSpec> specs;
@@ -491,16 +575,23 @@ absl::Status RunCommand(BackendRegistry& registry) {
     specs.push_back({t.shape(), t.dtype(), input_device});
     inputs.push_back(std::move(t));
   }
+  std::string device_text = device.ToString(), input_device_text = input_device.ToString();
+  if (replicated) {
+    std::vector<std::string> names;
+    for (const Device& d : replica_devices) names.push_back(d.ToString());
+    device_text = absl::StrCat(absl::StrJoin(names, ","), " (one replica each)");
+    input_device_text = "their devices, split along dimension 0";
+  }
   if (file_model == nullptr) {
     std::printf("model %s (%lld parameters) on %s, input %s on %s\n",
                 model_name.c_str(), static_cast<long long>(model->NumParameters()),
-                device.ToString().c_str(), inputs[0].shape().ToString().c_str(),
-                input_device.ToString().c_str());
+                device_text.c_str(), inputs[0].shape().ToString().c_str(),
+                input_device_text.c_str());
   } else {
     std::printf("model %s (%lld parameters) on %s, %zu input%s on %s:\n%s",
                 model_name.c_str(), static_cast<long long>(model->NumParameters()),
-                device.ToString().c_str(), inputs.size(), inputs.size() == 1 ? "" : "s",
-                input_device.ToString().c_str(),
+                device_text.c_str(), inputs.size(), inputs.size() == 1 ? "" : "s",
+                input_device_text.c_str(),
                 DescribeFed(file_model, host_inputs).c_str());
   }
   // One static plan when the model has one; a model whose shapes are
@@ -591,7 +682,29 @@ absl::Status RunCommand(BackendRegistry& registry) {
   SY_ASSIGN_OR_RETURN(BackendDevice * run_device, registry.GetDevice(device));
   BackendDevice* const watched[] = {run_device};
   std::vector<DeviceMemoryUse> first_memory = staged_first_memory, last_memory;
-  for (int i = staged_first_ms >= 0 && warmup > 0 ? 1 : 0; i < warmup + iterations; ++i) {
+  std::optional<ReplicaSummary> replica_summary;
+  if (replicated) {
+    // Every iteration runs the whole batch over the replicas; the outputs
+    // of the last one, joined in input order, stand for the model's.
+    replica_summary.emplace(replica_devices);
+    first_ms = -1;
+    ReplicaRun last;
+    for (int i = 0; i < warmup + iterations; ++i) {
+      SY_ASSIGN_OR_RETURN(last, replica_set->Run(host_inputs.arrays));
+      if (first_ms < 0) first_ms = last.wall_ms;
+      if (i < warmup) continue;
+      times.push_back(last.wall_ms);
+      replica_summary->Add(last);
+    }
+    SY_ASSIGN_OR_RETURN(BackendDevice * host, registry.GetDevice(Device::Cpu()));
+    for (const HostArray& out : last.outputs) {
+      SY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromBytes(out.shape, out.dtype, out.bytes.data(),
+                                                      out.bytes.size(), *host));
+      outputs.push_back(std::move(t));
+    }
+  }
+  for (int i = staged_first_ms >= 0 && warmup > 0 ? 1 : 0;
+       !replicated && i < warmup + iterations; ++i) {
     // The previous outputs go back to the allocator first, as a caller that
     // is done with them would do: the same shapes then take nothing new.
     outputs.clear();
@@ -702,6 +815,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
   if (!last_memory.empty()) {
     std::printf("memory: %s\n", MemoryLine(first_memory[0], last_memory[0]).c_str());
   }
+  if (replica_summary.has_value()) std::printf("%s", replica_summary->Table().c_str());
   std::vector<std::string> input_shapes;
   for (const Tensor& t : inputs) input_shapes.push_back(t.shape().ToString());
   if (profiling != nullptr) {
@@ -752,6 +866,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
         {"top5", top5_json},
     };
     if (!detections_json.is_null()) report["detections"] = detections_json;
+    if (replica_summary.has_value()) report["replicas"] = replica_summary->Json();
     for (const auto& [key, value] : facts.items()) report[key] = value;
     // The options of the backend the model ran on (cpu: threads, fusion).
     SY_ASSIGN_OR_RETURN(Backend * backend, registry.GetBackend(device.type()));
