@@ -34,6 +34,7 @@
 #include "pybind11/numpy.h"
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
+#include "python/diagnose.h"
 #include "python/numpy_tensor.h"
 #include "python/profile.h"
 #include "python/registration.h"
@@ -212,6 +213,23 @@ class Session {
     return py::make_tuple(arrays, profile_object);
   }
 
+  // switchyard.diagnose(session, ...): python/diagnose.h. The stream runs
+  // without the GIL, under the shared lock a to() waits for.
+  py::dict Diagnose(DiagnoseOptions options) {
+    if (inputs_.size() != 1 || inputs_[0].dtype != DType::kFloat32) {
+      throw StatusError(absl::InvalidArgumentError(absl::StrCat(
+          "diagnose feeds image batches to a model with one float32 input "
+          "[batch, 3, height, width]; ", name_, " takes ", InputNames())));
+    }
+    absl::StatusOr<Diagnosis> diagnosis;
+    {
+      py::gil_scoped_release nogil;
+      std::shared_lock<std::shared_mutex> lock(mu_);
+      diagnosis = RunDiagnosis(*module_, name_, device_, std::move(options));
+    }
+    return DiagnosisToDict(ValueOrThrow(std::move(diagnosis)), name_);
+  }
+
   py::dict RunStats() const {
     py::dict d;
     if (onnx_ == nullptr) return d;
@@ -383,6 +401,33 @@ void RegisterSession(py::module_& m) {
       .def("run", &Session::Run, py::arg("feeds"), py::arg("output_names") = py::none(),
            py::arg("profile") = false)
       .def("run_stats", &Session::RunStats)
+      .def(
+          "diagnose",
+          [](Session& self, const std::string& images, int batch, int image_size,
+             int resize, const std::string& augment, int batches, int loader_threads,
+             int prefetch, double loader_cost_ms, const std::string& loader_work,
+             bool skip_bad, bool report_bad, int warmup, uint64_t seed) {
+            DiagnoseOptions o;
+            o.images = images;
+            o.batch = batch;
+            o.image_size = image_size;
+            o.resize = resize;
+            o.augment = augment;
+            o.batches = batches;
+            o.loader_threads = loader_threads;
+            o.prefetch = prefetch;
+            o.loader_cost_ms = loader_cost_ms;
+            o.loader_work = loader_work;
+            o.skip_bad = skip_bad;
+            o.report_bad = report_bad;
+            o.warmup = warmup;
+            o.seed = seed;
+            return self.Diagnose(std::move(o));
+          },
+          py::arg("images"), py::arg("batch"), py::arg("image_size"), py::arg("resize"),
+          py::arg("augment"), py::arg("batches"), py::arg("loader_threads"),
+          py::arg("prefetch"), py::arg("loader_cost_ms"), py::arg("loader_work"),
+          py::arg("skip_bad"), py::arg("report_bad"), py::arg("warmup"), py::arg("seed"))
       .def("set_max_loop_iterations", &Session::SetMaxLoopIterations, py::arg("n"));
 }
 

@@ -12,6 +12,7 @@ import os as _os
 
 from ._errors import *  # noqa: F401,F403  (Error and one subclass per status code)
 from ._errors import Error  # noqa: F401
+from ._diagnosis import Diagnosis  # noqa: F401
 from ._switchyard import (  # noqa: F401
     Profile,
     ValueInfo,
@@ -32,7 +33,8 @@ from . import _switchyard
 __all__ = [
     "Session", "Profile", "ValueInfo", "Error", "devices", "backends", "device_count",
     "is_available", "unavailable_reason", "get_device_name", "get_device_properties",
-    "mem_get_info", "get_option", "set_option", "backend_options",
+    "mem_get_info", "get_option", "set_option", "backend_options", "diagnose",
+    "Diagnosis",
 ] + list(_errors.__all__)  # noqa: F405
 
 
@@ -143,3 +145,41 @@ class Session:
         return (f"switchyard.Session({self.model!r}, device={self.device!r}, "
                 f"inputs={[i.name for i in self.inputs]}, "
                 f"outputs={[o.name for o in self.outputs]})")
+
+
+def diagnose(session, images=None, batch=8, image_size=224, batches=0,
+             loader_threads=1, prefetch=2, resize=0, augment="eval",
+             skip_bad=True, loader_cost_ms=0.0, loader_work="busy", warmup=1,
+             seed=0, verbose=False):
+    """Streams image batches through the input pipeline into ``session``'s
+    model on its device and diagnoses the stream, as ``switchyard run
+    --images=DIR --batches=N --report=r.json`` does. Returns a Diagnosis.
+
+    ``images``: a folder (its files), a pattern ("photos/*.jpg") or a file;
+    JPEG and PNG. ``None`` streams synthetic batches (``batches`` required),
+    as ``switchyard run --batches=N``. The model must take one float32 input
+    ``[batch, 3, image_size, image_size]``. ``batches=0`` is one pass over
+    the files. ``loader_threads`` threads prepare batches; ``prefetch``
+    ready batches wait for the device. ``augment``: "eval" (resize to
+    ``resize``, 0 meaning image_size * 256 / 224, then center crop) or
+    "train" (random resized crop and flip, seeded by ``seed``). A file that
+    cannot be read or decoded is skipped and listed in
+    ``images.bad_files`` (``skip_bad=True``, also printed on stderr with
+    ``verbose=True``) or raises its error (``skip_bad=False``).
+    ``loader_cost_ms`` adds that much work to every batch on its loader
+    thread ("busy": CPU time; "sleep": waiting), to see what a slower loader
+    would do. ``warmup`` untimed forwards run first.
+
+    Raises NotFoundError when ``images`` matches no file.
+    """
+    s = session._session if isinstance(session, Session) else session
+    if images is not None:
+        images = _os.fspath(images)
+        if images == "":
+            raise InvalidArgumentError(  # noqa: F405
+                "images='' names no folder; give a folder, a pattern or a file, "
+                "or images=None for synthetic batches")
+    return Diagnosis(s.diagnose(
+        images or "", int(batch), int(image_size), int(resize), str(augment),
+        int(batches), int(loader_threads), int(prefetch), float(loader_cost_ms),
+        str(loader_work), bool(skip_bad), bool(verbose), int(warmup), int(seed)))
