@@ -12,6 +12,7 @@ PYBIND11_MODULE(_switchyard, m) {
             "the `switchyard` package.";
   switchyard::python::RegisterStatus(m);
   switchyard::python::RegisterDevices(m);
+  switchyard::python::RegisterPlugins(m);
   switchyard::python::RegisterProfile(m);
   switchyard::python::RegisterSession(m);
 }

@@ -24,16 +24,20 @@ from ._switchyard import (  # noqa: F401
     get_device_properties,
     get_option,
     is_available,
+    load_plugin,
     mem_get_info,
     set_option,
     unavailable_reason,
 )
 from . import _switchyard
 
+# Plugins named by SWITCHYARD_PLUGIN_PATH, as the command line loads them.
+_switchyard._load_plugins_from_env()
+
 __all__ = [
     "Session", "Profile", "ValueInfo", "Error", "devices", "backends", "device_count",
     "is_available", "unavailable_reason", "get_device_name", "get_device_properties",
-    "mem_get_info", "get_option", "set_option", "backend_options", "diagnose",
+    "mem_get_info", "load_plugin", "get_option", "set_option", "backend_options", "diagnose",
     "Diagnosis",
 ] + list(_errors.__all__)  # noqa: F405
 

@@ -88,3 +88,21 @@ def test_same_facts_as_the_command_line():
         assert ([d["total_memory"] for d in backend["devices"]] ==
                 [d["total_memory_bytes"] for d in cli_entry.get("devices", [])])
         assert set(backend["options"]) == set(cli_entry.get("options", {}))
+
+
+def test_a_plugin_adds_its_devices(tmp_path):
+    # The reference backend is not linked into the module: as a plugin it
+    # registers "ref", and a session runs there.
+    plugin = os.path.join(ROOT, "backends", "reference", "libswitchyard_ref_plugin.so")
+    if "ref" not in [b["type"] for b in switchyard.backends()]:
+        loaded = switchyard.load_plugin(plugin)
+        assert loaded["types"] == ["ref"]
+    assert switchyard.device_count("ref") >= 1
+    with pytest.raises(switchyard.AlreadyExistsError, match="ref"):
+        switchyard.load_plugin(plugin)
+    with pytest.raises(switchyard.NotFoundError, match="no_such_plugin.so"):
+        switchyard.load_plugin(str(tmp_path / "no_such_plugin.so"))
+    not_a_plugin = tmp_path / "not_a_plugin.so"
+    not_a_plugin.write_bytes(b"not an ELF file")
+    with pytest.raises(switchyard.InvalidArgumentError):
+        switchyard.load_plugin(str(not_a_plugin))
