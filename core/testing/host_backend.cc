@@ -70,6 +70,16 @@ class HostDevice : public BackendDevice {
             "the test backend runs ", node.op, " in float32 only, not ",
             DTypeName(graph.value(id).dtype)));
       }
+      // Its kernel walks every operand in step with the output: no
+      // broadcasting (an add of [3] and [1] would read past the [1]).
+      // Shapes not inferred yet (a hand-built graph) are not judged.
+      const Value& operand = graph.value(id);
+      const Value& output = graph.value(node.outputs[0]);
+      if (operand.shape && output.shape && *operand.shape != *output.shape) {
+        return absl::UnimplementedError(absl::StrCat(
+            "the test backend runs ", node.op, " on operands of the output's shape only "
+            "(no broadcasting)"));
+      }
     }
     return absl::OkStatus();
   }
