@@ -29,6 +29,12 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeAvgPool2d(const Node& node,
   const Shape& in = *graph.value(node.inputs[0]).shape;
   const Shape& out = *graph.value(node.outputs[0]).shape;
   std::vector<PoolSpan> rows, cols;
+  // An empty output is never run (the executor skips nodes whose outputs
+  // are all empty), and its other dims may be huge ([0, C, 2^28, W]): no
+  // spans then.
+  if (out.num_elements() == 0) {
+    return std::make_unique<AvgPoolWindowsKernel>(std::move(rows), std::move(cols), device);
+  }
   for (int64_t i = 0; i < out.dim(2); ++i) {
     rows.push_back(AvgPoolSpan(i, in.dim(2), a.kernel_h, a.stride_h, a.pad_top,
                                a.pad_bottom, a.count_include_pad));
