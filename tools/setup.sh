@@ -29,6 +29,7 @@ packages=(
   pybind11-dev python3-dev python3-numpy python3-pytest  # the Python module (python/, docs/python.md)
   libjpeg62-turbo-dev libpng-dev  # the image input pipeline (data/)
   clang libclang-rt-14-dev pkg-config  # libFuzzer + sanitizer runtimes: tools/fuzz.sh
+  libopenmpi-dev openmpi-bin  # OpenMPI 4.1: mpirun -np N switchyard ... (docs/scaling.md)
 )
 with_peers=0
 for arg in "$@"; do

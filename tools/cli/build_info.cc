@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
+#include "tools/cli/mpi_world.h"
 
 #ifndef SWITCHYARD_VERSION
 #define SWITCHYARD_VERSION "0.1.0-dev"
@@ -65,6 +66,8 @@ nlohmann::json BuildInfoJson(BackendRegistry& registry) {
       {"build_mode", "dbg"},
 #endif
       {"cuda", Cuda(registry)},
+      {"mpi", MpiBuilt() ? std::string("yes (mpirun -np N switchyard ...)")
+                         : absl::StrCat("no (", MpiMissingReason(), ")")},
       {"target_cpu", TargetCpu()},
   };
 }
@@ -75,6 +78,7 @@ std::string BuildInfoText(BackendRegistry& registry) {
                       "\ngit commit: ", info["git_commit"].get<std::string>(),
                       "\nbuild mode: ", info["build_mode"].get<std::string>(),
                       "\nCUDA: ", info["cuda"].get<std::string>(),
+                      "\nMPI: ", info["mpi"].get<std::string>(),
                       "\ntarget CPU: ", info["target_cpu"].get<std::string>(), "\n");
 }
 

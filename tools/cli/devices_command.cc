@@ -104,6 +104,8 @@ absl::Status DevicesCommand(BackendRegistry& registry) {
     }
     PrintOptions(**backend);
   }
+  // Several devices or machines: one MPI rank per device.
+  std::printf("mpi: %s\n", BuildInfoJson(registry)["mpi"].get<std::string>().c_str());
   return absl::OkStatus();
 }
 

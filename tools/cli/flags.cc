@@ -17,6 +17,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "tools/cli/mpi_world.h"
 
 ABSL_FLAG(std::string, model, "vgg11",
           "model name (vgg11, vgg13, vgg16, vgg19) or a path to an .onnx file");
@@ -326,7 +327,8 @@ struct FlagUse {
 
 constexpr const char* kGroups[] = {
     "model and input", "device and placement", "timing", "outputs",
-    "profiling", "input pipeline (run --batches)", "backends and plugins"};
+    "profiling", "input pipeline (run --batches)", "backends and plugins",
+    "MPI jobs (mpirun -np N switchyard ...)"};
 
 const std::vector<FlagUse>& FlagUses() {
   static const auto* uses = new std::vector<FlagUse>{
@@ -363,6 +365,7 @@ const std::vector<FlagUse>& FlagUses() {
       {"image_size", kGroups[5], {"run"}},
       {"resize", kGroups[5], {"run"}},
       {"augment", kGroups[5], {"run"}},
+      {"rank_timeout", kGroups[7], {"run", "graph", "bench", "devices"}},
       {"threads", kGroups[6], {"run", "graph", "bench", "devices"}},
       {"backend_option", kGroups[6], {"run", "graph", "bench", "devices"}},
       {"plugin", kGroups[6], {"run", "graph", "bench", "devices"}},
@@ -440,6 +443,11 @@ std::string CommandHelp(const std::string& command) {
         "\nflag names take dashes or underscores (--loader-threads, "
         "--loader_threads).\n`switchyard --version`: version, commit, build "
         "mode, CUDA, target CPU.\nTry: switchyard run --model=vgg11 --batch=1\n";
+    text += MpiBuilt()
+                ? "\nMPI: `mpirun -np N switchyard run|bench ...` runs one rank per device "
+                  "and rank 0 merges their results (docs/scaling.md).\n"
+                : absl::StrCat("\nMPI: not in this build (", MpiMissingReason(),
+                               "); mpirun -np N switchyard ... needs it.\n");
     return text;
   }
   for (const auto& [name, line] : Commands()) {

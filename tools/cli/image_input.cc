@@ -29,6 +29,12 @@ ABSL_FLAG(std::string, augment, "eval",
 namespace switchyard {
 namespace cli {
 
+namespace {
+// This process's share of --images (SetImageShard): all of them by default.
+int shard_index = 0;
+int shard_count = 1;
+}  // namespace
+
 bool ImagesRequested() { return !absl::GetFlag(FLAGS_images).empty(); }
 
 absl::StatusOr<ImageInput> PrepareImageInput() {
@@ -81,7 +87,28 @@ absl::StatusOr<ImageInput> PrepareImageInput() {
                         absl::StrCat("--images: ", files.status().message()));
   }
   input.files = *std::move(files);
+  input.total_files = static_cast<int64_t>(input.files.size());
+  if (shard_count > 1) {
+    // Contiguous blocks of the sorted list, sizes differing by at most one:
+    // the same files for the same rank on every run.
+    const int64_t n = input.total_files;
+    if (n < shard_count) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--images: ", n, " image file(s) in ", input.source, " for ", shard_count,
+          " MPI ranks; give at least one image per rank, or start fewer ranks"));
+    }
+    const int64_t begin = n * shard_index / shard_count;
+    const int64_t end = n * (shard_index + 1) / shard_count;
+    input.files = std::vector<std::string>(input.files.begin() + begin,
+                                           input.files.begin() + end);
+    input.first_index = begin;
+  }
   return input;
+}
+
+void SetImageShard(int index, int count) {
+  shard_index = index;
+  shard_count = count;
 }
 
 Shape ImageBatchShape(const ImageInput& input, int64_t batch) {

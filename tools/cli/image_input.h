@@ -28,8 +28,17 @@ struct ImageInput {
   std::vector<std::string> files;
   data::ImageBatchLoader::Options options;
   std::string description;  // "eval: resize 256, center crop 224"
+  // Under MPI `files` is this rank's share: files[i] is number
+  // first_index + i of the total_files the flag names.
+  int64_t first_index = 0;
+  int64_t total_files = 0;
 };
 absl::StatusOr<ImageInput> PrepareImageInput();
+
+// Makes PrepareImageInput give share `index` of `count`: contiguous blocks
+// of the sorted files, in rank order (tools/cli/rank_command.h). An error
+// there when there are fewer files than shares.
+void SetImageShard(int index, int count);
 
 // The model input one batch fills: [batch, 3, size, size].
 Shape ImageBatchShape(const ImageInput& input, int64_t batch);

@@ -8,6 +8,8 @@
 //   switchyard graph --model=vgg11 [--format=text|dot] [--device=cpu] [--batch=N]
 //   switchyard bench --model=vgg11 [--devices=cpu,cuda:0] [--batch=1,8,32]
 //                    [--warmup=N] [--iterations=N] [--json=F] [--markdown=F]
+//   mpirun -np N switchyard run|bench ...: one rank per device, merged by
+//                    rank 0 (tools/cli/rank_command.h, docs/scaling.md)
 //
 // Flag names may be written with dashes or underscores (--loader-threads or
 // --loader_threads); Abseil knows the underscore spelling.
@@ -23,6 +25,7 @@
 #include <new>
 #include <system_error>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,6 +37,8 @@
 #include "tools/cli/build_info.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/flags.h"
+#include "tools/cli/mpi_world.h"
+#include "tools/cli/rank_command.h"
 
 namespace {
 
@@ -152,20 +157,38 @@ int main(int argc, char** argv) {
                  std::string(status.message()).c_str());
     return 1;
   }
-  // Allocation or thread creation failing anywhere in a command is an error
-  // the user can act on, not an abort.
-  try {
-    // Backend options (plugins' included) before any command compiles a kernel.
-    status = switchyard::cli::ApplyBackendOptionFlags(registry);
-    if (status.ok()) status = found->second(registry);
-  } catch (const std::bad_alloc&) {
-    status = absl::ResourceExhaustedError(
-        "out of memory; try a smaller --batch or fewer --threads");
-  } catch (const std::system_error& error) {
-    status = absl::ResourceExhaustedError(absl::StrCat(
-        "the system refused a resource (", error.what(),
-        "); try fewer --threads or --loader-threads"));
+  const Command run = found->second;
+  const switchyard::cli::CommandFn guarded = [run](switchyard::BackendRegistry& r) {
+    // Allocation or thread creation failing anywhere in a command is an
+    // error the user can act on, not an abort.
+    try {
+      // Backend options (plugins' included) before any command compiles a kernel.
+      absl::Status s = switchyard::cli::ApplyBackendOptionFlags(r);
+      if (s.ok()) s = run(r);
+      return s;
+    } catch (const std::bad_alloc&) {
+      return absl::ResourceExhaustedError(
+          "out of memory; try a smaller --batch or fewer --threads");
+    } catch (const std::system_error& error) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "the system refused a resource (", error.what(),
+          "); try fewer --threads or --loader-threads"));
+    }
+  };
+  // One rank of an MPI job (mpirun -np N switchyard ...): its share of the
+  // work, merged by rank 0 (tools/cli/rank_command.h).
+  absl::StatusOr<std::unique_ptr<switchyard::cli::MpiWorld>> world =
+      switchyard::cli::MpiWorld::JoinIfLaunched();
+  if (!world.ok()) {
+    std::fprintf(stderr, "switchyard %s: %s: %s\n", command.c_str(),
+                 absl::StatusCodeToString(world.status().code()).c_str(),
+                 std::string(world.status().message()).c_str());
+    return 1;
   }
+  if (*world != nullptr) {
+    return switchyard::cli::RunCommandAsRank(**world, command, guarded, registry);
+  }
+  status = guarded(registry);
   if (!status.ok()) {
     std::fprintf(stderr, "switchyard %s: %s: %s\n", command.c_str(),
                  absl::StatusCodeToString(status.code()).c_str(),

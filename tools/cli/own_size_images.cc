@@ -102,6 +102,10 @@ absl::Status RunOnImagesAtTheirOwnSize(OnnxModel& model, const Device& device,
   const RunProfiling::RunFn run = [&](absl::Span<const Tensor> in, const RunOptions& o) {
     return model.Run(in, o);
   };
+  // Numbers and totals count every file of --images, also when this process
+  // (an MPI rank) has a share of them.
+  const int64_t all_files = options.total_files > 0 ? options.total_files
+                                                    : static_cast<int64_t>(paths.size());
   std::vector<ImageTimes> times;
   nlohmann::json images_json = nlohmann::json::array();
   nlohmann::json bad_json = nlohmann::json::array();
@@ -158,7 +162,9 @@ absl::Status RunOnImagesAtTheirOwnSize(OnnxModel& model, const Device& device,
       SY_ASSIGN_OR_RETURN(std::vector<char> bytes, y.ToBytes());
       host_outputs.emplace_back(y.shape(), y.dtype(), std::move(bytes));
     }
-    std::printf("\nimage %zu/%zu %s (%dx%d): model %.1f ms", i + 1, paths.size(),
+    const int64_t number = options.first_index + static_cast<int64_t>(i) + 1;
+    std::printf("\nimage %lld/%lld %s (%dx%d): model %.1f ms",
+                static_cast<long long>(number), static_cast<long long>(all_files),
                 path.c_str(), image->width, image->height, t.model);
     if (t.plans_compiled > 0) {
       std::printf(" (a new size: %lld plans compiled in %.1f ms first)",
@@ -192,7 +198,7 @@ absl::Status RunOnImagesAtTheirOwnSize(OnnxModel& model, const Device& device,
         const std::string name =
             o < names.size() && !names[o].empty() ? names[o] : absl::StrCat("output_", o);
         const std::string file =
-            absl::StrCat(output_dir, "/", i + 1, "_", Stem(path), "_", name, ".npy");
+            absl::StrCat(output_dir, "/", number, "_", Stem(path), "_", name, ".npy");
         SY_RETURN_IF_ERROR(files.AddOutput(file, "--output"));
         SY_RETURN_IF_ERROR(files.Stage(file, SerializeNpy(host_outputs[o])));
       }

@@ -35,7 +35,9 @@ bool TakesOneImageAtItsOwnSize(const std::vector<OnnxValueInfo>& inputs);
 
 struct OwnSizeImagesOptions {
   std::string images;              // --images, resolved
-  std::vector<std::string> files;  // what it names
+  std::vector<std::string> files;  // what it names (this MPI rank's share)
+  int64_t first_index = 0;         // files[0]'s number among all the files
+  int64_t total_files = 0;         // all the files (0: files.size())
   bool skip_bad_images = true;     // --bad-images=skip
   std::string output_dir;      // --output=DIR/: DIR/<n>_<file stem>_<output>.npy
   std::string report_path;     // --report

@@ -292,6 +292,7 @@ absl::StatusOr<PipelineResult> RunPipeline(ExecutablePlan& plan,
     profiler.AddHostEvent("driver", "wait for input", start, stop);
   }
   result.events = profiler.events();
+  result.origin = origin;
   for (const ProfileEvent& e : result.events) {
     if (!e.is_work()) continue;
     timeline.device_spans.push_back({e.lane, e.name, e.op, ToInterval(e)});

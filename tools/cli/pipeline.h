@@ -50,6 +50,8 @@ struct PipelineOptions {
 struct PipelineResult {
   Timeline timeline;
   std::vector<ProfileEvent> events;
+  // The events' time 0 on the host's steady clock.
+  Profiler::Clock::time_point origin;
 };
 
 // Streams `options.batches` batches through an input pipeline into `plan`:

@@ -93,10 +93,20 @@ absl::StatusOr<std::vector<Tensor>> RunProfiling::Iteration(
   return outputs;
 }
 
+std::pair<std::string, std::string> TraceOriginEntry(Profiler::Clock::time_point origin) {
+  return {kTraceOriginKey,
+          absl::StrCat(
+              std::chrono::duration<double, std::micro>(origin.time_since_epoch()).count())};
+}
+
 absl::Status RunProfiling::Finish(
     const std::vector<std::pair<std::string, std::string>>& metadata,
     FileTransaction& files) {
-  return WriteProfileOutputs(flags_, profiler_.events(), metadata, files);
+  // Where the trace's time 0 lies on the host's steady clock: what lines up
+  // the traces of several MPI ranks (tools/cli/rank_command.cc).
+  std::vector<std::pair<std::string, std::string>> with_origin = metadata;
+  with_origin.push_back(TraceOriginEntry(profiler_.origin()));
+  return WriteProfileOutputs(flags_, profiler_.events(), with_origin, files);
 }
 
 }  // namespace cli

@@ -20,6 +20,12 @@
 namespace switchyard {
 namespace cli {
 
+// The key in a trace's "otherData" that holds its time 0 as microseconds
+// of the host's steady clock (Profiler::Clock).
+inline constexpr char kTraceOriginKey[] = "steady_clock_origin_us";
+// The metadata entry {kTraceOriginKey, origin in microseconds}.
+std::pair<std::string, std::string> TraceOriginEntry(Profiler::Clock::time_point origin);
+
 // `switchyard run --profile=trace.json --profile-summary`: what was asked.
 struct ProfileFlags {
   std::string trace_path;  // resolved against where `bazel run` was started

@@ -482,6 +482,8 @@ absl::Status RunCommand(BackendRegistry& registry) {
     OwnSizeImagesOptions options;
     options.images = image_input.source;
     options.files = image_input.files;
+    options.first_index = image_input.first_index;
+    options.total_files = image_input.total_files;
     options.skip_bad_images =
         image_input.options.bad_images == data::BadImagePolicy::kSkip;
     options.output_dir = output_is_folder ? output_targets[0] : "";

@@ -254,7 +254,10 @@ absl::Status RunPipelineCommand(ExecutablePlan& plan, const Tensor& input,
   const ProfileFlags profile = GetProfileFlags();
   SY_RETURN_IF_ERROR(WriteProfileOutputs(
       profile, result.events,
-      {{"mode", "input pipeline"}, {"diagnosis", report.diagnosis}}, files));
+      {{"mode", "input pipeline"},
+       {"diagnosis", report.diagnosis},
+       TraceOriginEntry(result.origin)},
+      files));
   const std::string report_path = ResolveUserPath(absl::GetFlag(FLAGS_report));
   if (!report_path.empty()) {
     nlohmann::json json = ReportJson(report, options, result.timeline);
