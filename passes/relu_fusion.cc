@@ -8,6 +8,14 @@
 namespace switchyard {
 
 std::vector<ReluFusion> FindReluFusions(const Graph& graph, const Device& device) {
+  return FindActivationFusions(graph, device, {op_names::kRelu});
+}
+
+std::vector<ReluFusion> FindActivationFusions(const Graph& graph, const Device& device,
+                                              const std::vector<std::string>& followers) {
+  const auto follows = [&](const std::string& op) {
+    return std::find(followers.begin(), followers.end(), op) != followers.end();
+  };
   // How many node operands read each value, and which are graph outputs.
   std::vector<int> readers(graph.values().size(), 0);
   for (const Node& node : graph.nodes()) {
@@ -20,7 +28,7 @@ std::vector<ReluFusion> FindReluFusions(const Graph& graph, const Device& device
   for (size_t i = 0; i + 1 < nodes.size(); ++i) {
     const Node& producer = nodes[i];
     const Node& relu = nodes[i + 1];
-    if (relu.op != op_names::kRelu || producer.op == op_names::kRelu) continue;
+    if (!follows(relu.op) || follows(producer.op)) continue;
     if (producer.device != device || relu.device != device) continue;
     if (producer.outputs.size() != 1 || relu.inputs.size() != 1 ||
         relu.inputs[0] != producer.outputs[0]) {
@@ -40,8 +48,8 @@ std::vector<ReluFusion> FindReluFusions(const Graph& graph, const Device& device
   return fusions;
 }
 
-std::string ReluFusionName(const std::string& producer_op) {
-  return absl::StrCat(producer_op, "+", op_names::kRelu);
+std::string ReluFusionName(const std::string& producer_op, const std::string& follower_op) {
+  return absl::StrCat(producer_op, "+", follower_op);
 }
 
 }  // namespace switchyard

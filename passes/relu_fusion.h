@@ -30,9 +30,17 @@ struct ReluFusion {
 //   conv2d -> relu, conv2d's output also a graph output: nothing
 std::vector<ReluFusion> FindReluFusions(const Graph& graph, const Device& device);
 
+// The same pairs with any op of `followers` in the relu's place: the
+// activations a device can apply in its producers' epilogues (the cpu
+// device: relu and clip). `relu` in each pair is then that follower.
+std::vector<ReluFusion> FindActivationFusions(const Graph& graph, const Device& device,
+                                              const std::vector<std::string>& followers);
+
 // The name of the partition of `producer_op` and its relu, which is also
-// the key of the fused kernel: "conv2d" -> "conv2d+relu".
-std::string ReluFusionName(const std::string& producer_op);
+// the key of the fused kernel: "conv2d" -> "conv2d+relu"; with a follower
+// ("clip"): "conv2d+clip".
+std::string ReluFusionName(const std::string& producer_op,
+                           const std::string& follower_op = "relu");
 
 }  // namespace switchyard
 

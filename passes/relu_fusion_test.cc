@@ -127,6 +127,31 @@ TEST(ReluFusionTest, EveryPairOfAChainAndNoReluTwice) {
 TEST(ReluFusionTest, NameIsTheProducersPlusRelu) {
   EXPECT_EQ(ReluFusionName("conv2d"), "conv2d+relu");
   EXPECT_EQ(ReluFusionName("linear"), "linear+relu");
+  EXPECT_EQ(ReluFusionName("conv2d", "clip"), "conv2d+clip");
+}
+
+// Other followers (the cpu device's clip): the same rules, only the ops
+// asked for, and never a follower as the producer.
+TEST(ReluFusionTest, ActivationFusionsTakeTheFollowersAsked) {
+  Graph graph;
+  ValueId x = graph.AddInput("x", Shape({1, 2, 4, 4}), kGpu);
+  ValueId w = graph.AddInput("w", Shape({2, 2, 1, 1}), kGpu);
+  ValueId conv = graph.AddNode("conv2d", "conv", {x, w}, AttrMap());
+  ValueId clip = graph.AddNode("clip", "clip", {conv}, AttrMap());
+  ValueId clip2 = graph.AddNode("clip", "clip2", {clip}, AttrMap());
+  ValueId relu = graph.AddNode("relu", "relu", {clip2}, AttrMap());
+  graph.AddOutput(relu);
+  Place(graph, kGpu);
+  // Relu alone: clip2 -> relu is a pair (the device picks the producers it
+  // has kernels for); conv -> clip is not.
+  const std::vector<ReluFusion> relus = FindReluFusions(graph, kGpu);
+  ASSERT_EQ(relus.size(), 1u);
+  EXPECT_EQ(relus[0].producer, 2);
+  const std::vector<ReluFusion> fusions =
+      FindActivationFusions(graph, kGpu, {"relu", "clip"});
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(fusions[0].producer, 0);
+  EXPECT_EQ(fusions[0].relu, 1);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -187,6 +188,87 @@ TEST_F(CpuFusionTest, FusedConvMatchesConvThenRelu) {
   }
 }
 
+// conv2d or linear then clip (ReLU6, and bounds that cut both ways) as one
+// partition on every conv path: pointwise, im2col, depthwise, Winograd
+// (3x3, stride 1) and linear; bit for bit the unfused pair's numbers.
+TEST_F(CpuFusionTest, FusedClipMatchesOpThenClip) {
+  struct Case {
+    const char* name;
+    int64_t c, h, o, k, stride, groups;  // o = 0: linear
+    double low, high;
+    const char* algorithm = "auto";  // the cpu option conv_algorithm
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const Case& cc : {Case{"pointwise", 16, 9, 24, 1, 1, 1, 0, 0.5},
+                         Case{"im2col strided", 8, 20, 12, 3, 2, 2, -0.3, 0.4},
+                         Case{"depthwise", 12, 15, 12, 3, 1, 12, 0, 0.5},
+                         Case{"depthwise strided", 12, 16, 12, 3, 2, 12, -inf, 0.25},
+                         Case{"winograd2", 16, 20, 16, 3, 1, 1, -0.5, inf, "winograd2"},
+                         Case{"winograd4", 16, 20, 16, 3, 1, 1, -0.25, 0.25, "winograd4"},
+                         Case{"linear", 40, 1, 0, 0, 1, 1, -0.2, 0.2}}) {
+    SCOPED_TRACE(cc.name);
+    ASSERT_TRUE(registry_.SetOption("cpu", "conv_algorithm", cc.algorithm).ok());
+    const bool linear = cc.o == 0;
+    const Shape in = linear ? Shape({3, cc.c}) : Shape({2, cc.c, cc.h, cc.h});
+    auto network = [&] {
+      Graph g;
+      ValueId x = g.AddInput("x", in, Device::Cpu());
+      ValueId y;
+      if (linear) {
+        y = g.AddNode("linear", "fc",
+                      {x, Constant(g, "w", Shape({10, cc.c}), 21),
+                       Constant(g, "b", Shape({10}), 22)},
+                      AttrMap());
+      } else {
+        AttrMap attrs;
+        attrs.Set("stride", std::vector<int64_t>{cc.stride, cc.stride});
+        attrs.Set("padding", std::vector<int64_t>{cc.k / 2, cc.k / 2});
+        attrs.Set("groups", cc.groups);
+        y = g.AddNode("conv2d", "conv",
+                      {x, Constant(g, "w", Shape({cc.o, cc.c / cc.groups, cc.k, cc.k}), 23),
+                       Constant(g, "b", Shape({cc.o}), 24)},
+                      attrs);
+      }
+      AttrMap clip;
+      clip.Set("min", cc.low);
+      clip.Set("max", cc.high);
+      g.AddOutput(g.AddNode("clip", "clip", {y}, clip));
+      return g;
+    };
+    std::unique_ptr<ExecutablePlan> unfused = CompileWithFusion(network(), "off");
+    std::unique_ptr<ExecutablePlan> fused = CompileWithFusion(network(), "on");
+    ASSERT_TRUE(unfused != nullptr && fused != nullptr);
+    ASSERT_EQ(fused->partitions().size(), 1u);
+    EXPECT_EQ(fused->partitions()[0].name, linear ? "linear+clip" : "conv2d+clip");
+    // One NaN in the input: the outputs it reaches stay NaN, fused or not.
+    std::vector<float> values = RandomValues(in.num_elements(), 25);
+    values[values.size() / 2] = std::numeric_limits<float>::quiet_NaN();
+    absl::StatusOr<Tensor> x = Tensor::FromVector(in, values, *device_);
+    ASSERT_TRUE(x.ok());
+    const std::vector<float> a = *(*unfused->Run({*x}))[0].ToVector();
+    const std::vector<float> b = *(*fused->Run({*x}))[0].ToVector();
+    ASSERT_EQ(a.size(), b.size());
+    int at_low = 0, at_high = 0, nans = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (std::isnan(a[i])) {
+        ASSERT_TRUE(std::isnan(b[i])) << i;
+        ++nans;
+        continue;
+      }
+      ASSERT_EQ(b[i], a[i]) << i;
+      ASSERT_GE(b[i], static_cast<float>(cc.low)) << i;
+      ASSERT_LE(b[i], static_cast<float>(cc.high)) << i;
+      at_low += b[i] == static_cast<float>(cc.low);
+      at_high += b[i] == static_cast<float>(cc.high);
+    }
+    EXPECT_GT(nans, 0);
+    // The bounds did cut something (where they are finite).
+    if (std::isfinite(cc.low)) EXPECT_GT(at_low, 0);
+    if (std::isfinite(cc.high)) EXPECT_GT(at_high, 0);
+  }
+  ASSERT_TRUE(registry_.SetOption("cpu", "conv_algorithm", "auto").ok());
+}
+
 TEST_F(CpuFusionTest, ClaimsOnlyPairsWhoseIntermediateNobodyElseNeeds) {
   ASSERT_TRUE(registry_.SetOption("cpu", "fusion", "on").ok());
   EXPECT_THAT(Claimed(Placed(Network())),
@@ -231,8 +313,8 @@ TEST_F(CpuFusionTest, RefusesPartitionsItDidNotClaim) {
       device_->CreatePartitionKernel(bogus, g);
   EXPECT_EQ(kernel.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(kernel.status().message(),
-              HasSubstr("cpu:0 runs only the partitions it claims (conv2d+relu, "
-                        "linear+relu), not 'flatten+linear' of 2 nodes"));
+              HasSubstr("cpu:0 runs only the partitions it claims (conv2d or linear, "
+                        "then relu or clip), not 'flatten+linear' of 2 nodes"));
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/str_format.h"
+#include "core/compile.h"
 #include "core/file_transaction.h"
 #include "core/status_macros.h"
 #include "models/model_zoo.h"
@@ -28,7 +29,8 @@
 #include "tools/cli/replicas.h"
 #include "tools/cli/seeded_input.h"
 
-ABSL_DECLARE_FLAG(std::string, replicas);  // run_command.cc
+ABSL_DECLARE_FLAG(std::string, replicas);   // run_command.cc
+ABSL_DECLARE_FLAG(std::string, placement);  // flags.cc
 
 ABSL_FLAG(std::string, devices, "",
           "bench: comma-separated devices (cpu, cuda:0, ...); empty: every "
@@ -231,6 +233,17 @@ absl::Status BenchCommand(BackendRegistry& registry) {
     SY_ASSIGN_OR_RETURN(std::optional<Shape> input_shape, InputShapeFlag());
     model = ZooModel(model_name, absl::GetFlag(FLAGS_seed), input_shape);
   }
+  // --placement=auto: nodes a device has no kernel for fall back to the CPU
+  // (the dnnl:0 plugin on models with ops oneDNN lacks), as in `run`.
+  SY_ASSIGN_OR_RETURN(PlacementPolicy placement,
+                      ParsePlacementPolicy(absl::GetFlag(FLAGS_placement)));
+  model.create = [create = model.create, placement](const Device& device,
+                                                   BackendRegistry& r)
+      -> absl::StatusOr<std::unique_ptr<Module>> {
+    SY_ASSIGN_OR_RETURN(std::unique_ptr<Module> m, create(device, r));
+    m->set_placement(placement);
+    return m;
+  };
   if (FlagGiven("replicas")) {
     return BenchReplicas(model, options, model_name, json_path, files, registry);
   }
@@ -245,6 +258,9 @@ absl::Status BenchCommand(BackendRegistry& registry) {
       absl::StrJoin(options.batches, ","), " --warmup=", options.warmup,
       " --iterations=", options.iterations);
   if (!devices.empty()) absl::StrAppend(&command, " --devices=", devices);
+  if (FlagGiven("placement")) {
+    absl::StrAppend(&command, " --placement=", absl::GetFlag(FLAGS_placement));
+  }
   if (absl::GetFlag(FLAGS_threads) != 0) {
     absl::StrAppend(&command, " --threads=", absl::GetFlag(FLAGS_threads));
   }

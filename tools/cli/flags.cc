@@ -342,7 +342,7 @@ const std::vector<FlagUse>& FlagUses() {
       {"device", kGroups[1], {"run", "graph"}},
       {"devices", kGroups[1], {"bench"}},
       {"replicas", kGroups[1], {"run", "bench"}},
-      {"placement", kGroups[1], {"run", "graph"}},
+      {"placement", kGroups[1], {"run", "graph", "bench"}},
       {"input_device", kGroups[1], {"run", "graph"}},
       {"explain_placement", kGroups[1], {"run"}},
       {"warmup", kGroups[2], {"run", "bench"}},

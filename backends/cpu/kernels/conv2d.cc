@@ -137,7 +137,7 @@ class Conv2dKernel : public Kernel {
       Im2Col(image, p0, cols, col);
       out.noalias() = w * Eigen::Map<const RowMatrix>(col, geo_.k, cols);
     }
-    if (bias != nullptr || activation_ != Activation::kNone) {
+    if (bias != nullptr || !activation_.none()) {
       for (int64_t r = 0; r < geo_.og; ++r) {
         FinishRow(&out(r, 0), cols,
                   bias != nullptr ? bias + g * geo_.og + r : nullptr,
@@ -318,7 +318,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeConv2dKernel(
 SY_REGISTER_KERNEL(CpuKernels(), "conv2d", DType::kFloat32,
                    [](const Node& node, const Graph& graph, CpuDevice& device) {
                      return MakeConv2dKernel(node, graph, device.context(),
-                                             Activation::kNone,
+                                             Activation::None(),
                                              device.conv_algorithm(),
                                              device.prepared_weights());
                    });

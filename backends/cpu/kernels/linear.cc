@@ -46,7 +46,7 @@ class LinearKernel : public Kernel {
       Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>> out(
           y + begin, rows_, features, Eigen::OuterStride<>(out_));
       out.noalias() = x * w.transpose();
-      if (bias != nullptr || activation_ != Activation::kNone) {
+      if (bias != nullptr || !activation_.none()) {
         for (int64_t r = 0; r < rows_; ++r) {
           FinishRowPerColumn(y + r * out_ + begin, features,
                              bias != nullptr ? bias + begin : nullptr,
@@ -86,7 +86,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeLinearKernel(
 SY_REGISTER_KERNEL(CpuKernels(), "linear", DType::kFloat32,
                    [](const Node& node, const Graph& graph, CpuDevice& device) {
                      return MakeLinearKernel(node, graph, device.context(),
-                                             Activation::kNone);
+                                             Activation::None());
                    });
 
 }  // namespace cpu

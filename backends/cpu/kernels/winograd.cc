@@ -389,7 +389,6 @@ class WinogradKernel : public Kernel {
            w.packed_v.data(), rows, cp_, count, 1.0f);
     }
     const int64_t out_plane = geo_.ho * geo_.wo;
-    const bool relu = activation_ == Activation::kRelu;
     for (int64_t j = 0; j < count; ++j) {
       int64_t n, oy, ox;
       Locate(first + j, &n, &oy, &ox);
@@ -409,7 +408,7 @@ class WinogradKernel : public Kernel {
         for (int a = 0; a < kM; ++a) F::Output(&tmp[a][0], 1, &y[a][0], 1);
         // The epilogue of epilogue.h on 8 channels at once: x + bias, then
         // the relu kernel's max(x, 0) (x < 0 ? 0 : x, NaN kept, as
-        // std::max(x, 0.0f)).
+        // std::max(x, 0.0f)) or the clip kernel's Clamp (NaN kept).
         const int lanes = static_cast<int>(std::min<int64_t>(kLanes, geo_.o - og));
         Lanes b = {};
         if (bias != nullptr) {
@@ -418,11 +417,18 @@ class WinogradKernel : public Kernel {
           b = LoadLanes(bias_lanes);
         }
         alignas(32) float values[kM][kM][kLanes];
-        const Lanes zero = {};
+        Lanes low = {}, high = {};
+        if (activation_.kind == Activation::Kind::kClip) {
+          low += activation_.low;
+          high += activation_.high;
+        }
         for (int a = 0; a < kM; ++a) {
           for (int c = 0; c < kM; ++c) {
             Lanes x = bias != nullptr ? y[a][c] + b : y[a][c];
-            if (relu) x = x < zero ? zero : x;
+            if (activation_.kind != Activation::Kind::kNone) {
+              x = x < low ? low : x;  // relu: low = 0
+              if (activation_.kind == Activation::Kind::kClip) x = x > high ? high : x;
+            }
             StoreLanes(values[a][c], x);
           }
         }
