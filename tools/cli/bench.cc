@@ -16,6 +16,7 @@
 #include "core/timeline_analysis.h"
 #include "models/model_zoo.h"
 #include "tools/cli/seeded_input.h"
+#include "tools/cli/text_columns.h"
 
 namespace switchyard {
 namespace cli {
@@ -135,27 +136,6 @@ std::string Header(const BenchReport& r) {
   return text;
 }
 
-// Columns right-aligned except the first; `rows` include the header row.
-std::string Columns(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> width;
-  for (const auto& row : rows) {
-    if (width.size() < row.size()) width.resize(row.size(), 0);
-    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) {
-      if (c == 0) {
-        absl::StrAppendFormat(&line, "%-*s", width[c], row[c]);
-      } else {
-        absl::StrAppendFormat(&line, "  %*s", width[c], row[c]);
-      }
-    }
-    absl::StrAppend(&out, line, "\n");
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -346,7 +326,7 @@ std::string BenchReportTable(const BenchReport& r) {
                     absl::StrFormat("%.2f", row.images_per_s),
                     Speedup(row.speedup_end_to_end)});
   }
-  absl::StrAppend(&out, Columns(rows));
+  absl::StrAppend(&out, TextColumns(rows, 1, ""));
   for (const BenchDeviceEntry& d : r.devices) {
     if (!d.available) notes.push_back(absl::StrCat(d.device, ": unavailable: ", d.reason));
   }

@@ -310,6 +310,18 @@ absl::StatusOr<json> RankDocument(const json& result, const char* key, const Ran
   return doc;
 }
 
+// Every rank's document `key`, in rank order.
+absl::StatusOr<std::vector<json>> RankDocuments(const std::vector<json>& results,
+                                                const char* key,
+                                                const std::vector<RankIdentity>& ranks) {
+  std::vector<json> docs;
+  for (size_t i = 0; i < results.size(); ++i) {
+    SY_ASSIGN_OR_RETURN(json doc, RankDocument(results[i], key, ranks[i]));
+    docs.push_back(std::move(doc));
+  }
+  return docs;
+}
+
 // Prints what the ranks printed, once per distinct text.
 void PrintRankTexts(const std::vector<json>& results) {
   std::vector<std::pair<std::string, std::vector<int>>> groups;
@@ -345,11 +357,7 @@ absl::Status MergeAndPublish(const std::string& command, const RankPlan& plan,
   }
   std::vector<std::string> written;
   if (command == "bench") {
-    std::vector<json> docs;
-    for (size_t i = 0; i < results.size(); ++i) {
-      SY_ASSIGN_OR_RETURN(json doc, RankDocument(results[i], "bench", ranks[i]));
-      docs.push_back(std::move(doc));
-    }
+    SY_ASSIGN_OR_RETURN(std::vector<json> docs, RankDocuments(results, "bench", ranks));
     SY_ASSIGN_OR_RETURN(MergedBench merged, MergeBenchRanks(ranks, docs));
     std::printf("%s", merged.table.c_str());
     if (!plan.json.empty()) {
@@ -360,11 +368,7 @@ absl::Status MergeAndPublish(const std::string& command, const RankPlan& plan,
     PrintRankTexts(results);
   }
   if (command == "run") {
-    std::vector<json> reports;
-    for (size_t i = 0; i < results.size(); ++i) {
-      SY_ASSIGN_OR_RETURN(json doc, RankDocument(results[i], "report", ranks[i]));
-      reports.push_back(std::move(doc));
-    }
+    SY_ASSIGN_OR_RETURN(std::vector<json> reports, RankDocuments(results, "report", ranks));
     SY_ASSIGN_OR_RETURN(MergedRun merged, MergeRunReports(ranks, reports));
     std::printf("%s", merged.table.c_str());
     if (!plan.report.empty()) {
@@ -375,11 +379,11 @@ absl::Status MergeAndPublish(const std::string& command, const RankPlan& plan,
       // Each trace's time 0 moved onto rank 0's: ranks crossed the start
       // barrier together, so (origin - start) lines their clocks up, on
       // one host or several.
-      std::vector<json> traces;
+      SY_ASSIGN_OR_RETURN(std::vector<json> traces, RankDocuments(results, "trace", ranks));
       std::vector<double> shift_us;
       double root_offset = 0;
       for (size_t i = 0; i < results.size(); ++i) {
-        SY_ASSIGN_OR_RETURN(json trace, RankDocument(results[i], "trace", ranks[i]));
+        const json& trace = traces[i];
         double origin = 0;
         const json& other = trace.value("otherData", json::object());
         if (!other.is_object() || !other.contains(kTraceOriginKey) ||
@@ -391,7 +395,6 @@ absl::Status MergeAndPublish(const std::string& command, const RankPlan& plan,
         const double offset = origin - results[i].value("start_us", 0.0);
         if (i == 0) root_offset = offset;
         shift_us.push_back(offset - root_offset);
-        traces.push_back(std::move(trace));
       }
       SY_ASSIGN_OR_RETURN(json merged_trace, MergeTraces(ranks, traces, shift_us));
       SY_RETURN_IF_ERROR(files.Stage(plan.trace, merged_trace.dump() + "\n"));

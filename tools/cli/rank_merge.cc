@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/status_macros.h"
+#include "tools/cli/text_columns.h"
 
 namespace switchyard {
 namespace cli {
@@ -146,27 +147,6 @@ absl::StatusOr<int64_t> Images(const DocReader& r, int64_t batch, int64_t count,
   return batch * count;
 }
 
-// Aligned columns in ReplicaSummary::Table's look: each cell after two
-// spaces, the first `left` columns (names) left-aligned, figures right-aligned.
-std::string Columns(const std::vector<std::vector<std::string>>& rows, size_t left) {
-  std::vector<size_t> width;
-  for (const auto& row : rows) {
-    if (width.size() < row.size()) width.resize(row.size(), 0);
-    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t c = 0; c < width.size(); ++c) {
-      const std::string& cell = c < row.size() ? row[c] : std::string();
-      absl::StrAppendFormat(&line, c < left ? "  %-*s" : "  %*s", width[c], cell);
-    }
-    // Left-aligned trailing cells would leave spaces at the end.
-    line.erase(line.find_last_not_of(' ') + 1);
-    absl::StrAppend(&out, line, "\n");
-  }
-  return out;
-}
 
 // Three decimals below 10 ms (copies and small models), one above, as the
 // single-process bench table prints them.
@@ -319,7 +299,7 @@ absl::StatusOr<MergedBench> MergeBench(const std::vector<RankIdentity>& ranks,
     const Straggler straggler = FindStraggler(ok_who, ok_seconds, {});
     rows.push_back({"total", "", "", step_ms >= 0 ? "step " + FormatMs(step_ms) : "-", "",
                     absl::StrFormat("%.2f", total_ips)});
-    absl::StrAppend(&body, "\nbatch ", batch, "\n", Columns(rows, 3));
+    absl::StrAppend(&body, "\nbatch ", batch, "\n", TextColumns(rows, 3, "  "));
     absl::StrAppend(&body, "  straggler: ", straggler.text, "\n");
     for (const std::string& note : notes) absl::StrAppend(&body, "  ", note, "\n");
 
@@ -413,7 +393,7 @@ absl::StatusOr<MergedRun> MergeRun(const std::vector<RankIdentity>& ranks,
   MergedRun merged;
   merged.table = absl::StrCat(
       "switchyard run across ", Plural(ranks.size(), "rank", "ranks"),
-      "; total = images and images/s summed over ranks\n", Columns(rows, 4),
+      "; total = images and images/s summed over ranks\n", TextColumns(rows, 4, "  "),
       "  straggler: ", straggler.text, "\n");
   if (!diagnoses.empty()) absl::StrAppend(&merged.table, "each rank's own diagnosis:\n", diagnoses);
   merged.json = {{"schema", kRunRanksSchema},
