@@ -27,8 +27,8 @@ if ! command -v mpirun >/dev/null; then
   exit 0
 fi
 "$BIN" devices >"$TMP/devices.out" 2>&1
-if ! grep -q "^mpi: yes" "$TMP/devices.out"; then
-  grep "^mpi:" "$TMP/devices.out"
+if ! grep -q "^MPI: yes" "$TMP/devices.out"; then
+  grep "^MPI:" "$TMP/devices.out"
   echo "SKIP: this build has no MPI"
   exit 0
 fi

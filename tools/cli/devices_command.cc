@@ -104,8 +104,9 @@ absl::Status DevicesCommand(BackendRegistry& registry) {
     }
     PrintOptions(**backend);
   }
-  // Several devices or machines: one MPI rank per device.
-  std::printf("mpi: %s\n", BuildInfoJson(registry)["mpi"].get<std::string>().c_str());
+  // Several devices or machines: one MPI rank per device. Upper case, after
+  // a blank line: not a backend's "type: ..." line.
+  std::printf("\nMPI: %s\n", BuildInfoJson(registry)["mpi"].get<std::string>().c_str());
   return absl::OkStatus();
 }
 
