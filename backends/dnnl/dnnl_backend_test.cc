@@ -330,6 +330,71 @@ TEST(DnnlDeviceTest, ResidualThatIsTheConvolutionsOwnInput) {
   ExpectClose(run(Dnnl()), run(Ref()), "relu(x + conv(x))");
 }
 
+// MobileNet's ReLU6: clip after a conv2d (a clip post-op), after a
+// depthwise conv2d, after a residual add, and on its own (eltwise clip_v2);
+// the same numbers as the reference backend's clip.
+TEST(DnnlDeviceTest, ClipAsPostOpAndOnItsOwn) {
+  std::string names;
+  auto run = [&names](BackendDevice& device) {
+    std::mt19937 rng(9);
+    Graph g;
+    const Shape in({2, 8, 6, 6});
+    Tensor input = *Tensor::FromVector(in, Random(in.num_elements(), rng), device);
+    ValueId x = g.AddInput("input", in, device.device());
+    AttrMap relu6;
+    relu6.Set("min", 0.0);
+    relu6.Set("max", 0.3);
+    AttrMap band;
+    band.Set("min", -0.2);
+    band.Set("max", 0.2);
+    ValueId c0 = g.AddNode("clip", "alone", {x}, band);
+    Conv2dAttrs pad1;
+    pad1.pad_h = pad1.pad_w = 1;
+    ValueId w = g.AddConstant(
+        "w", *Tensor::FromVector({8, 8, 3, 3}, Random(576, rng, 0.2f), device));
+    ValueId y = g.AddNode("clip", "c1", {g.AddNode("conv2d", "conv", {c0, w}, pad1.ToAttrMap())},
+                          relu6);
+    Conv2dAttrs depthwise = pad1;
+    depthwise.groups = 8;
+    ValueId dw = g.AddConstant(
+        "dw", *Tensor::FromVector({8, 1, 3, 3}, Random(72, rng, 0.5f), device));
+    ValueId z = g.AddNode("clip", "c2", {g.AddNode("conv2d", "dw", {y, dw},
+                                                     depthwise.ToAttrMap())},
+                          relu6);
+    ValueId sum = g.AddNode("add", "add", {z, y}, AttrMap());
+    g.AddOutput(g.AddNode("clip", "c3", {sum}, band));
+    CompileOptions options;
+    options.backends = &Registry();
+    absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan = Compile(std::move(g), options);
+    EXPECT_TRUE(plan.ok()) << plan.status();
+    if (device.device().type() == "dnnl") {
+      for (const Partition& p : (*plan)->partitions()) names += p.name + ";";
+    }
+    absl::StatusOr<std::vector<Tensor>> out = (*plan)->Run({input});
+    EXPECT_TRUE(out.ok()) << out.status();
+    return *(*out)[0].ToVector();
+  };
+  const std::vector<float> got = run(Dnnl());
+  ExpectClose(got, run(Ref()), "clip chain");
+  EXPECT_TRUE(absl::StrContains(names, "conv2d+clip")) << names;
+  EXPECT_TRUE(absl::StrContains(names, "add+clip")) << names;
+  int at_bound = 0;
+  for (float v : got) at_bound += std::abs(v) == 0.2f;
+  EXPECT_GT(at_bound, 0);
+}
+
+// min > max (ONNX: max wins) is left to another device.
+TEST(DnnlDeviceTest, ClipWithCrossedBoundsIsRefused) {
+  AttrMap crossed;
+  crossed.Set("min", 1.0);
+  crossed.Set("max", 0.5);
+  EXPECT_FALSE(SupportsOne("clip", {Shape({4})}, crossed, DType::kFloat32).ok());
+  AttrMap fine;
+  fine.Set("min", 0.0);
+  fine.Set("max", 6.0);
+  EXPECT_TRUE(SupportsOne("clip", {Shape({4})}, fine, DType::kFloat32).ok());
+}
+
 // Plans of one weight at several batch sizes (a model run at several input
 // shapes) reorder it into oneDNN's layout once; a plan still computes its
 // own batch right.

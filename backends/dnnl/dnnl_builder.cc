@@ -70,13 +70,17 @@ memory::desc BiasDesc(const Graph& graph, const Node& node) {
   return memory::desc({w.dim(0)}, kF32, Tag::a);
 }
 
-dnnl::primitive_attr PrimitiveAttr(bool sum, bool relu) {
+dnnl::primitive_attr PrimitiveAttr(const FusionGroup& group) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  if (sum || relu) {
+  if (group.sum || group.relu || group.clip) {
     dnnl::post_ops po;
-    if (sum) po.append_sum(1.0f);
-    if (relu) po.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+    if (group.sum) po.append_sum(1.0f);
+    if (group.relu) po.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+    if (group.clip) {
+      po.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip_v2, group.clip_low,
+                        group.clip_high);
+    }
     attr.set_post_ops(po);
   }
   return attr;

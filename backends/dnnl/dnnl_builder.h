@@ -55,8 +55,8 @@ dnnl::memory::desc BiasDesc(const Graph& graph, const Node& node);
 
 // A fresh attribute each time (copies of a dnnl::primitive_attr share one
 // handle, so adding post-ops to a copy would change the original): user
-// scratchpad, and the sum and relu post-ops asked for.
-dnnl::primitive_attr PrimitiveAttr(bool sum = false, bool relu = false);
+// scratchpad, and the post-ops of `group`: sum, then relu or clip.
+dnnl::primitive_attr PrimitiveAttr(const FusionGroup& group = FusionGroup());
 
 // "features.0/conv2d: jit:avx2", a kernel step's description.
 template <typename PD>

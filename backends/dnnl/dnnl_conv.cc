@@ -41,7 +41,7 @@ absl::Status LowerConv2d(PartitionBuilder& b, const FusionGroup& g,
       dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
       any(src), any(wdims), BiasDesc(graph, node), any(dst), strides, dilates, pad_l, pad_r);
   dnnl::convolution_forward::primitive_desc pd(
-      desc, PrimitiveAttr(g.sum, g.relu), b.engine());
+      desc, PrimitiveAttr(g), b.engine());
   SY_ASSIGN_OR_RETURN(MemRef s, b.As(node.inputs[0], pd.src_desc()));
   SY_ASSIGN_OR_RETURN(MemRef wm,
                       b.Owned(node.inputs[1], wplain, pd.weights_desc()));

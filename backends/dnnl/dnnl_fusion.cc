@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_join.h"
 #include "backends/dnnl/dnnl_op_table.h"
+#include "ops/elementwise_attrs.h"
 #include "ops/op_names.h"
 
 namespace switchyard {
@@ -50,11 +51,21 @@ std::vector<FusionGroup> PlanFusionGroups(const Graph& graph,
         ++q;
       }
     }
-    if (row != nullptr && row->relu_post_op && q < n) {
+    if (row != nullptr && q < n) {
       const Node& next = graph.node(nodes[q]);
-      if (next.op == op_names::kRelu && OnlyFeeds(graph, made, next)) {
+      const bool feeds = OnlyFeeds(graph, made, next);
+      if (row->relu_post_op && next.op == op_names::kRelu && feeds) {
         g.relu = true;
         ++q;
+      } else if (row->clip_post_op && next.op == ClipAttrs::kOp && feeds) {
+        // Bounds oneDNN's clip takes as they are (CheckClip's rule).
+        absl::StatusOr<ClipAttrs> clip = ClipAttrs::FromAttrMap(next.attrs);
+        if (clip.ok() && clip->min <= clip->max) {
+          g.clip = true;
+          g.clip_low = static_cast<float>(clip->min);
+          g.clip_high = static_cast<float>(clip->max);
+          ++q;
+        }
       }
     }
     g.count = q - p;

@@ -38,7 +38,7 @@ absl::Status LowerLinear(PartitionBuilder& b, const FusionGroup& g,
           dnnl::prop_kind::forward_inference, v->ref.md,
           memory::desc(w4, kF32, Tag::any), bias_md,
           memory::desc({phys[0], w[0]}, kF32, Tag::any));
-      pd.emplace(desc, PrimitiveAttr(false, g.relu), b.engine());
+      pd.emplace(desc, PrimitiveAttr(g), b.engine());
       s = v->ref;
       wplain = Plain(w4);
     } catch (const dnnl::error&) {
@@ -55,7 +55,7 @@ absl::Status LowerLinear(PartitionBuilder& b, const FusionGroup& g,
         memory::desc(w, kF32, Tag::any), bias_md,
         memory::desc({rows[0], w[0]}, kF32,
                      ydims.size() == 2 ? Tag::any : Tag::ab));
-    pd.emplace(desc, PrimitiveAttr(false, g.relu), b.engine());
+    pd.emplace(desc, PrimitiveAttr(g), b.engine());
   }
   SY_ASSIGN_OR_RETURN(MemRef wm,
                       b.Owned(node.inputs[1], wplain, pd->weights_desc()));

@@ -41,6 +41,8 @@ DnnlLowering LowerAdaptiveAvgPool2d;
 DnnlCheck CheckAdd;
 DnnlLowering LowerAdd;
 DnnlLowering LowerRelu;
+DnnlCheck CheckClip;  // clip (eltwise clip_v2), min <= max
+DnnlLowering LowerClip;
 
 // dnnl_norm.cc: batch_norm (batch_normalization_forward with global
 // statistics), softmax (softmax_forward on plain data).

@@ -48,6 +48,8 @@ struct DnnlOp {
   bool sum_post_op = false;
   // A following relu becomes part of the primitive.
   bool relu_post_op = false;
+  // A following clip (with low <= high) becomes part of the primitive.
+  bool clip_post_op = false;
 };
 
 // The row of `op`; null when the device has no primitive for it.
