@@ -152,6 +152,9 @@ expect_in slow err "rank(s) 1 did not finish within 3 s"
 run_mpi one_file -np 2 "$BIN" "${RUN[@]}" --output="$TMP/one.npy"
 expect_exit one_file 1
 expect_in one_file err "give --images=DIR and a folder"
+run_mpi bad_timeout -np 2 "$BIN" bench --model=vgg11 --rank-timeout=nan
+expect_exit bad_timeout 1
+expect_in bad_timeout err "--rank-timeout=nan: give seconds"
 run_mpi replicas -np 2 "$BIN" bench --model=vgg11 --replicas=cpu
 expect_exit replicas 1
 expect_in replicas err "--replicas inside an MPI job"

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -160,6 +161,12 @@ absl::Status PointFlagsAtRank(const std::string& command, const MpiWorld& world,
 absl::StatusOr<RankPlan> PrepareRank(const std::string& command, const MpiWorld& world,
                                      BackendRegistry& registry, FileTransaction& files) {
   RankPlan plan;
+  // NaN or a negative value would otherwise mean "wait forever" unnoticed.
+  const double timeout = absl::GetFlag(FLAGS_rank_timeout);
+  if (!std::isfinite(timeout) || timeout < 0 || timeout > 1e7) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--rank-timeout=", timeout, ": give seconds from 0 (no limit) to 10000000"));
+  }
   if (FlagGiven("replicas")) {
     return absl::InvalidArgumentError(
         "--replicas inside an MPI job: start one rank per device instead (mpirun -np N, "
