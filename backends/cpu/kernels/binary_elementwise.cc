@@ -54,6 +54,15 @@ void RunOf(const F& f, const T* a, int64_t stride_a, const T* b,
       return;
     }
     if (stride_a == 1 && stride_b == 0) {
+      // x^2 with a constant exponent (LayerNorm's variance as exported
+      // below opset 17) as one multiply: the same correctly rounded value
+      // as pow, at a fraction of its cost.
+      if constexpr (std::is_same_v<F, binary::Pow<T>>) {
+        if (*b == T(2)) {
+          o = Map(a, count).square();
+          return;
+        }
+      }
       o = BinaryArrays(f, Map(a, count), Array<T>::Constant(count, *b));
       return;
     }

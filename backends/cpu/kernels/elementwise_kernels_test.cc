@@ -106,6 +106,28 @@ TEST(ElementwiseFamilyTest, BroadcastsBothWays) {
               ElementsAre(3, -3, 4, 50));  // truncation toward zero
 }
 
+// pow by a constant 2 takes a multiply instead of std::pow: the same values,
+// including NaN, infinities, -0, overflow to inf and underflow to 0, over a
+// run long enough to take the vectorised path.
+TEST(ElementwiseFamilyTest, PowByTwoMatchesStdPow) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> x = {-3.5f, -0.0f, 0.0f, 1e-30f, 3e19f, -3e19f, inf, -inf,
+                          std::nanf(""), 1.1f, -7.25f, 65504.f};
+  for (int i = 0; i < 100; ++i) x.push_back(0.37f * static_cast<float>(i) - 17.f);
+  const std::vector<float> got = Values<float>(RunOp(
+      "pow", {}, {Make<float>(Shape({static_cast<int64_t>(x.size())}), x),
+                  Make<float>(Shape({1}), {2})}));
+  ASSERT_EQ(got.size(), x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const float want = std::pow(x[i], 2.0f);
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(got[i])) << x[i];
+    } else {
+      EXPECT_EQ(got[i], want) << x[i];
+    }
+  }
+}
+
 TEST(ElementwiseFamilyTest, IntegersWrapAndDivisionByZeroIsAnError) {
   const int32_t max = std::numeric_limits<int32_t>::max();
   const int32_t min = std::numeric_limits<int32_t>::min();
