@@ -211,6 +211,10 @@ std::vector<ConformanceCase> ConformanceCases() {
            {{"dim", int64_t{1}}}),
       Case("softmax_first_dim", "softmax", {Shape({4, 3})}, {},
            {{"dim", int64_t{0}}}),
+      // Rows as long as attention's (197 tokens): the vectorised row path
+      // and its scalar tail.
+      Case("softmax_long_rows", "softmax", {Shape({3, 197})}, {},
+           {{"dim", int64_t{-1}}}),
 
       Case("add_3d", "add", {Shape({2, 3, 4}), Shape({2, 3, 4})}),
       Case("add_one_element", "add", {Shape({1}), Shape({1})}),
