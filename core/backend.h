@@ -105,6 +105,10 @@ class BackendDevice {
                                   size_t bytes) = 0;
   // Waits until all work queued on this device has finished.
   virtual absl::Status Synchronize() { return absl::OkStatus(); }
+  // True when this device's buffers are ordinary host memory that the host
+  // may read and write once Synchronize returns (cpu, oneDNN, reference):
+  // a copy to or from such a device then needs no staging buffer.
+  virtual bool host_memory() const { return false; }
 
   // Optional direct copy to another device (peer access). The default says
   // it is not available and core stages the copy through host memory.

@@ -39,6 +39,45 @@ TEST_F(TensorTest, ToAnotherDeviceCopiesAndSameDeviceShares) {
   EXPECT_EQ(*moved.ToVector(), (std::vector<float>{1, -2, 3}));
 }
 
+// A copy with host memory on one side is one call on the other device,
+// straight into or out of the host buffer; between two devices without it,
+// each device is called once, through a staging buffer.
+TEST(CopyTensorTest, HostMemorySideSkipsTheStagingBuffer) {
+  auto host = std::make_shared<testing::HostBackendCounters>();
+  auto other = std::make_shared<testing::HostBackendCounters>();
+  BackendRegistry registry;
+  ASSERT_TRUE(registry
+                  .Register("host", [host] {
+                    return testing::MakeHostBackend("host", 1, host, true);
+                  })
+                  .ok());
+  ASSERT_TRUE(registry
+                  .Register("other", [other] {
+                    return testing::MakeHostBackend("other", 2, other);
+                  })
+                  .ok());
+  const Device host0 = *Device::Create("host", 0);
+  const Device other0 = *Device::Create("other", 0);
+  const Device other1 = *Device::Create("other", 1);
+  const Tensor t = *Tensor::FromVector({3}, {1, -2, 3}, other0, registry);
+  const int to_host = other->copies_to_host, from_host = other->copies_from_host;
+
+  const Tensor on_host = *t.To(host0, registry);
+  EXPECT_EQ(other->copies_to_host - to_host, 1);
+  EXPECT_EQ(host->copies_from_host.load(), 0);  // no staging buffer between
+  const Tensor back = *on_host.To(other1, registry);
+  EXPECT_EQ(other->copies_from_host - from_host, 1);
+  EXPECT_EQ(host->copies_to_host.load(), 0);
+  EXPECT_EQ(*back.ToVector(), (std::vector<float>{1, -2, 3}));
+
+  // other:1 -> other:0: neither is host memory, so staged (one call each).
+  const int staged_to = other->copies_to_host, staged_from = other->copies_from_host;
+  const Tensor staged = *back.To(other0, registry);
+  EXPECT_EQ(other->copies_to_host - staged_to, 1);
+  EXPECT_EQ(other->copies_from_host - staged_from, 1);
+  EXPECT_EQ(*staged.ToVector(), (std::vector<float>{1, -2, 3}));
+}
+
 TEST_F(TensorTest, PrintsLikePyTorch) {
   Tensor t = *Tensor::FromVector({2, 2}, {1, 2, -3, 0.5f}, Host(1), registry_);
   EXPECT_EQ(t.ToString(),

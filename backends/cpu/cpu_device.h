@@ -48,6 +48,7 @@ class CpuDevice : public BackendDevice {
   CachingAllocator* caching_allocator() override { return allocator_.get(); }
   absl::Status CopyFromHost(const void* src, Buffer& dst, size_t bytes) override;
   absl::Status CopyToHost(const Buffer& src, void* dst, size_t bytes) override;
+  bool host_memory() const override { return true; }
 
   absl::Status Supports(const Node& node, const Graph& graph) const override;
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(

@@ -7,8 +7,11 @@
 #include "backends/dnnl/dnnl_partition.h"
 #include "backends/dnnl/dnnl_support.h"
 #include "core/copy_op.h"
+#include "core/format_bytes.h"
 #include "core/graph.h"
 #include "core/host_memory.h"
+#include "core/host_memory_source.h"
+#include "core/status_macros.h"
 #include "core/partition.h"
 
 namespace switchyard {
@@ -23,6 +26,18 @@ const char* RuntimeName(unsigned runtime) {
     case DNNL_RUNTIME_THREADPOOL: return "threadpool";
     default: return "other";
   }
+}
+
+// 64-byte classes up to 1 MiB, 64 KiB classes above (little slack on
+// activations of a few MiB), and at most 1 GiB of freed blocks kept: the
+// CPU backend's policy (backends/cpu/cpu_device.cc).
+CachingAllocatorOptions DnnlAllocatorOptions() {
+  CachingAllocatorOptions options;
+  options.small_rounding = 64;
+  options.large_threshold = size_t{1} << 20;
+  options.large_rounding = size_t{64} << 10;
+  options.max_cached_bytes = int64_t{1024} << 20;
+  return options;
 }
 
 }  // namespace
@@ -53,7 +68,10 @@ std::string VersionString() {
 DnnlDevice::DnnlDevice(Device device, int threads)
     : device_(std::move(device)),
       engine_(dnnl::engine::kind::cpu, 0),
-      threads_(threads) {}
+      threads_(threads),
+      allocator_(std::make_shared<CachingAllocator>(
+          std::make_unique<HostMemorySource>(device_.ToString(), 64),
+          DnnlAllocatorOptions())) {}
 
 DeviceInfo DnnlDevice::Info() const {
   DeviceInfo info;
@@ -65,26 +83,19 @@ DeviceInfo DnnlDevice::Info() const {
   info.free_memory_bytes = host.available_bytes;
   info.properties.push_back({"isa", EffectiveIsaName()});
   info.properties.push_back({"threads", absl::StrCat(threads_.load())});
+  const AllocatorStats memory = allocator_->stats();
   info.properties.push_back(
-      {"allocated", absl::StrCat(allocated_bytes_->load(), " bytes")});
+      {"allocator", absl::StrCat("in use ", FormatBytes(memory.allocated_bytes),
+                                 ", cached ", FormatBytes(memory.cached_bytes),
+                                 ", peak ", FormatBytes(memory.peak_allocated_bytes))});
   return info;
 }
 
 absl::StatusOr<std::shared_ptr<Buffer>> DnnlDevice::Allocate(size_t bytes) {
-  // 64-byte aligned, a whole number of lines: what oneDNN's kernels like.
-  const size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
-  void* data = std::aligned_alloc(64, rounded);
-  if (data == nullptr) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        device_.ToString(), " could not allocate ", bytes,
-        " bytes of host memory"));
-  }
-  *allocated_bytes_ += bytes;
+  SY_ASSIGN_OR_RETURN(void* data, allocator_->Allocate(bytes));
+  std::shared_ptr<CachingAllocator> allocator = allocator_;
   return std::make_shared<Buffer>(*this, device_, data, bytes,
-                                  [counter = allocated_bytes_, bytes](void* p) {
-                                    *counter -= bytes;
-                                    std::free(p);
-                                  });
+                                  [allocator](void* p) { allocator->Free(p); });
 }
 
 absl::Status DnnlDevice::CopyFromHost(const void* src, Buffer& dst,

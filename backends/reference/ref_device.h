@@ -26,6 +26,7 @@ class RefDevice : public BackendDevice {
   absl::Status CopyFromHost(const void* src, Buffer& dst,
                             size_t bytes) override;
   absl::Status CopyToHost(const Buffer& src, void* dst, size_t bytes) override;
+  bool host_memory() const override { return true; }
   // Direct copies between devices of this backend (memcpy); anything else
   // is staged by core.
   absl::Status CopyToDevice(const Buffer& src, BackendDevice& dst_device,

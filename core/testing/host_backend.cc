@@ -36,8 +36,11 @@ class ElementwiseKernel : public Kernel {
 
 class HostDevice : public BackendDevice {
  public:
-  HostDevice(Device device, std::shared_ptr<HostBackendCounters> counters)
-      : device_(std::move(device)), counters_(std::move(counters)) {}
+  HostDevice(Device device, std::shared_ptr<HostBackendCounters> counters,
+             bool host_memory)
+      : device_(std::move(device)),
+        counters_(std::move(counters)),
+        host_memory_(host_memory) {}
   const Device& device() const override { return device_; }
   DeviceInfo Info() const override {
     DeviceInfo info;
@@ -52,13 +55,16 @@ class HostDevice : public BackendDevice {
     return std::make_shared<Buffer>(*this, device_, data, bytes, &std::free);
   }
   absl::Status CopyFromHost(const void* src, Buffer& dst, size_t bytes) override {
+    ++counters_->copies_from_host;
     if (bytes > 0) std::memcpy(dst.data(), src, bytes);
     return absl::OkStatus();
   }
   absl::Status CopyToHost(const Buffer& src, void* dst, size_t bytes) override {
+    ++counters_->copies_to_host;
     if (bytes > 0) std::memcpy(dst, src.data(), bytes);
     return absl::OkStatus();
   }
+  bool host_memory() const override { return host_memory_; }
   absl::Status Supports(const Node& node, const Graph& graph) const override {
     if (node.op != "relu" && node.op != "add") {
       return absl::UnimplementedError(
@@ -92,16 +98,17 @@ class HostDevice : public BackendDevice {
  private:
   Device device_;
   std::shared_ptr<HostBackendCounters> counters_;
+  bool host_memory_;
 };
 
 class HostBackend : public Backend {
  public:
   HostBackend(std::string type, int device_count,
-              std::shared_ptr<HostBackendCounters> counters)
+              std::shared_ptr<HostBackendCounters> counters, bool host_memory)
       : type_(std::move(type)) {
     for (int i = 0; i < device_count; ++i) {
       devices_.push_back(std::make_unique<HostDevice>(
-          *Device::Create(type_, i), counters));
+          *Device::Create(type_, i), counters, host_memory));
     }
   }
   std::string type() const override { return type_; }
@@ -120,8 +127,9 @@ class HostBackend : public Backend {
 
 std::unique_ptr<Backend> MakeHostBackend(
     const std::string& type, int device_count,
-    std::shared_ptr<HostBackendCounters> counters) {
-  return std::make_unique<HostBackend>(type, device_count, std::move(counters));
+    std::shared_ptr<HostBackendCounters> counters, bool host_memory) {
+  return std::make_unique<HostBackend>(type, device_count, std::move(counters),
+                                       host_memory);
 }
 
 }  // namespace testing

@@ -16,11 +16,14 @@ struct HostBackendCounters {
   std::atomic<int> allocations{0};
   std::atomic<int> kernels_created{0};
   std::atomic<int> kernels_run{0};
+  std::atomic<int> copies_from_host{0};
+  std::atomic<int> copies_to_host{0};
 };
 
 // A backend for core tests: any type name, `device_count` devices, host
 // memory, and float32 kernels for "relu" and "add" only (enough to run small
-// graphs).
+// graphs). With `host_memory` its devices say so (BackendDevice::
+// host_memory), and copies to and from them skip core's staging buffer.
 //
 //   BackendRegistry registry;
 //   auto counters = std::make_shared<HostBackendCounters>();
@@ -29,7 +32,8 @@ struct HostBackendCounters {
 std::unique_ptr<Backend> MakeHostBackend(
     const std::string& type, int device_count,
     std::shared_ptr<HostBackendCounters> counters =
-        std::make_shared<HostBackendCounters>());
+        std::make_shared<HostBackendCounters>(),
+    bool host_memory = false);
 
 }  // namespace testing
 }  // namespace switchyard
