@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "core/backend_registry.h"
 #include "core/compile.h"
 #include "core/device_list.h"
@@ -347,6 +349,30 @@ TEST(ProfileSummaryTest, ArithmeticByOpAndByLayer) {
   EXPECT_THAT(text, HasSubstr("features.3/conv2d"));
   EXPECT_THAT(text, HasSubstr("72.7%"));  // conv2d: 8 of 11 ms
   EXPECT_THAT(FormatProfileSummary(s, 1), HasSubstr("... 2 more"));
+}
+
+// A partition's name joins its nodes' names: the text table shows its first
+// and last node and the count, a long plain name its end; the summary's
+// rows keep the whole names.
+TEST(ProfileSummaryTest, LongNamesAreShortenedInTheTextOnly) {
+  using K = ProfileEvent::Kind;
+  std::string partition;
+  for (int i = 0; i < 40; ++i) {
+    absl::StrAppend(&partition, i == 0 ? "" : "+", "/backbone/body/layer", i, "/Conv/conv2d");
+  }
+  const std::string long_layer = std::string(150, 'x') + "/tail/relu";
+  const ProfileSummary s = SummarizeProfile(
+      {Event(K::kNode, partition, "dnnl", 3, 0, 0), Event(K::kNode, long_layer, "relu", 1, 0, 0)});
+  EXPECT_EQ(s.by_layer[0].key, partition);
+  const std::string text = FormatProfileSummary(s);
+  EXPECT_THAT(text, HasSubstr("/backbone/body/layer0/Conv/conv2d+...+"
+                              "/backbone/body/layer39/Conv/conv2d (40 nodes)"));
+  EXPECT_THAT(text, Not(HasSubstr("layer1/Conv")));
+  EXPECT_THAT(text, HasSubstr("...xxx"));
+  EXPECT_THAT(text, HasSubstr("x/tail/relu"));
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    EXPECT_LE(line.size(), 160u) << line;
+  }
 }
 
 // An exported detector's layers name its stages; a host step (NMS run on
