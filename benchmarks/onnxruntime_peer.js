@@ -6,7 +6,7 @@
 //   node benchmarks/onnxruntime_peer.js --model M.onnx [--input X.npy] [--output Y.npy]
 //       [--batch 1,8] [--input-shape 1x3x224x224] [--warmup 2] [--iterations 10]
 //       [--threads 2] [--inter-threads 1] [--optimization all] [--no-spin]
-//       [--seed 0] [--json FILE]
+//       [--seed 0] [--json FILE] [--profile FILE]
 //
 // ONNX Runtime is npm's onnxruntime-node (CPU execution provider), installed by
 // `tools/setup.sh --with-peers` into third_party/onnxruntime_node (or point
@@ -30,7 +30,10 @@
 // ({"framework": "onnxruntime", ..., "forward_ms": {"median", "min", "p90", ...}});
 // --json FILE writes the full schema that benchmarks/compare.py merges;
 // --output writes the output of the last run as .npy (a folder of <name>.npy
-// when the model has several outputs).
+// when the model has several outputs). --profile FILE turns on ONNX Runtime's
+// session profiling and writes its trace (a JSON list with one event per
+// node per run, warm-up runs included) to FILE, for
+// benchmarks/compare_op_profiles.py.
 'use strict';
 
 const fs = require('fs');
@@ -169,13 +172,14 @@ function parseArgs(argv) {
   const args = {
     model: '', input: '', output: '', batch: '1,8', inputShape: '', warmup: 2,
     iterations: 10, threads: 2, interThreads: 1, optimization: 'all', spin: true,
-    seed: 0, json: '',
+    seed: 0, json: '', profile: '',
   };
   const names = {
     '--model': 'model', '--input': 'input', '--output': 'output', '--batch': 'batch',
     '--input-shape': 'inputShape', '--input_shape': 'inputShape', '--warmup': 'warmup',
     '--iterations': 'iterations', '--threads': 'threads', '--inter-threads': 'interThreads',
     '--optimization': 'optimization', '--seed': 'seed', '--json': 'json',
+    '--profile': 'profile',
   };
   for (let i = 0; i < argv.length; i++) {
     let [flag, value] = argv[i].split(/=(.*)/s, 2);
@@ -331,6 +335,13 @@ async function main() {
     graphOptimizationLevel: args.optimization,
   };
   if (!args.spin) options.extra = {session: {intra_op: {allow_spinning: '0'}}};
+  // ORT names its trace <prefix>_<date>.json in a folder of its choice: a
+  // private prefix, found and moved to --profile at the end.
+  const profilePrefix = path.join(os.tmpdir(), 'ort_profile_' + process.pid);
+  if (args.profile) {
+    options.enableProfiling = true;
+    options.profileFilePrefix = profilePrefix;
+  }
   let session;
   try {
     session = await ort.InferenceSession.create(args.model, options);
@@ -384,6 +395,17 @@ async function main() {
     }));
   }
 
+  if (args.profile) {
+    session.endProfiling();
+    const base = path.basename(profilePrefix);
+    const written = [...new Set([path.dirname(profilePrefix), '.'].flatMap((dir) =>
+        fs.readdirSync(dir).filter((f) => f.startsWith(base)).map((f) => path.resolve(dir, f))))];
+    if (written.length !== 1) fail('--profile: ONNX Runtime wrote ' + written.length + ' profiles');
+    const from = written[0];
+    fs.copyFileSync(from, args.profile);
+    fs.unlinkSync(from);
+    console.log('wrote ' + args.profile);
+  }
   if (args.output) {
     const files = writeOutputs(session, last, args.output);
     console.log('wrote ' + files.join(', '));
