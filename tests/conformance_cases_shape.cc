@@ -297,6 +297,16 @@ std::vector<ConformanceCase> ShapeConformanceCases() {
       Indexed("scatter_elements_min", "scatter_elements",
               {Shape({4, 4}), Shape({4, 4}), Shape({4, 4})}, -4, 3,
               {{"axis", int64_t{0}}, {"reduction", std::string("min")}}),
+      // Past the CPU kernel's threading threshold (2^15 updates): threads
+      // take slices of a dimension other than the axis (axis 0: dimension
+      // 1; axis 1: dimension 0, with a smaller indices tensor), duplicates
+      // still combining in order.
+      Indexed("scatter_elements_threaded_axis0", "scatter_elements",
+              {Shape({6, 40, 160}), Shape({9, 40, 100}), Shape({9, 40, 100})}, -6, 5,
+              {{"axis", int64_t{0}}, {"reduction", std::string("add")}}),
+      Indexed("scatter_elements_threaded_axis1", "scatter_elements",
+              {Shape({50, 9, 80}), Shape({48, 12, 70}), Shape({48, 12, 70})}, -9, 8,
+              {{"axis", int64_t{1}}}),
 
       // scatter_nd: elements and slices; duplicates are likely.
       Indexed("scatter_nd_elements", "scatter_nd",
