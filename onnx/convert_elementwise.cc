@@ -3,8 +3,10 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "absl/strings/str_cat.h"
+#include "core/dtype.h"
 #include "core/status_macros.h"
 #include "onnx/convert_util.h"
 #include "onnx/converter_registry.h"
@@ -43,6 +45,36 @@ absl::Status ConvertReciprocal(NodeContext& ctx) {
 }
 absl::Status ConvertHardSwish(NodeContext& ctx) {
   return EmitUnary(ctx, "hard_swish");
+}
+
+// Gelu (opset 20): approximate "none" is the gelu op; "tanh" is composed,
+//   0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))),
+// as torch's gelu(approximate="tanh"), from ops every backend has.
+absl::Status ConvertGelu(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(std::string approximate, ctx.String("approximate", "none"));
+  if (approximate == "none") return EmitUnary(ctx, "gelu");
+  if (approximate != "tanh") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "attribute approximate is '", approximate,
+        "'; ONNX Gelu takes 'none' (exact, erf) or 'tanh'"));
+  }
+  const Val x = ctx.In(0);
+  const DType t = ctx.Type(x).dtype;
+  if (!IsFloatingPoint(t)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input is ", DTypeName(t), "; Gelu takes a floating-point tensor"));
+  }
+  constexpr double kSqrtTwoOverPi = 0.79788456080286535588;
+  SY_ASSIGN_OR_RETURN(Val x2, Op(ctx, "mul", {x, x}));
+  SY_ASSIGN_OR_RETURN(Val x3, Op(ctx, "mul", {x2, x}));
+  SY_ASSIGN_OR_RETURN(Val cubic, Op(ctx, "mul", {x3, Scalar(ctx, 0.044715, t)}));
+  SY_ASSIGN_OR_RETURN(Val inner, Op(ctx, "add", {x, cubic}));
+  SY_ASSIGN_OR_RETURN(Val arg, Op(ctx, "mul", {inner, Scalar(ctx, kSqrtTwoOverPi, t)}));
+  SY_ASSIGN_OR_RETURN(Val th, Op(ctx, "tanh", {arg}));
+  SY_ASSIGN_OR_RETURN(Val one_plus, Op(ctx, "add", {th, Scalar(ctx, 1.0, t)}));
+  SY_ASSIGN_OR_RETURN(Val half_x, Op(ctx, "mul", {x, Scalar(ctx, 0.5, t)}));
+  SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "mul", {half_x, one_plus}));
+  return ctx.SetOutput(0, y);
 }
 
 absl::Status ConvertLeakyRelu(NodeContext& ctx) {
@@ -160,6 +192,7 @@ SY_REGISTER_ONNX_CONVERTER("Neg", ConvertNeg);
 SY_REGISTER_ONNX_CONVERTER("Abs", ConvertAbs);
 SY_REGISTER_ONNX_CONVERTER("Reciprocal", ConvertReciprocal);
 SY_REGISTER_ONNX_CONVERTER("HardSwish", ConvertHardSwish);
+SY_REGISTER_ONNX_CONVERTER("Gelu", ConvertGelu);
 SY_REGISTER_ONNX_CONVERTER("LeakyRelu", ConvertLeakyRelu);
 SY_REGISTER_ONNX_CONVERTER("HardSigmoid", ConvertHardSigmoid);
 SY_REGISTER_ONNX_CONVERTER("Clip", ConvertClip);

@@ -189,7 +189,7 @@ TEST(BinaryElementwiseTest, OperandsShareOneDtypeWhichTheOutputKeeps) {
 
 TEST(UnaryElementwiseTest, KeepShapeAndDtype) {
   for (const char* op :
-       {"sigmoid", "erf", "sqrt", "exp", "tanh", "neg", "abs", "reciprocal",
+       {"sigmoid", "erf", "gelu", "sqrt", "exp", "tanh", "neg", "abs", "reciprocal",
         "hard_sigmoid", "hard_swish", "clip", "leaky_relu", "sin", "cos",
         "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
         "atanh"}) {

@@ -13,8 +13,17 @@ namespace op_names {
 inline constexpr char kAdd[] = "add";
 inline constexpr char kBatchNorm[] = "batch_norm";
 inline constexpr char kConv2d[] = "conv2d";
+inline constexpr char kDiv[] = "div";
+inline constexpr char kErf[] = "erf";
+inline constexpr char kGelu[] = "gelu";
+inline constexpr char kLayerNorm[] = "layer_norm";
 inline constexpr char kLinear[] = "linear";
+inline constexpr char kMul[] = "mul";
+inline constexpr char kPow[] = "pow";
+inline constexpr char kReduceMean[] = "reduce_mean";
 inline constexpr char kRelu[] = "relu";
+inline constexpr char kSqrt[] = "sqrt";
+inline constexpr char kSub[] = "sub";
 
 }  // namespace op_names
 }  // namespace switchyard

@@ -4,6 +4,7 @@
 // attribute struct):
 //   sigmoid      1 / (1 + exp(-x))
 //   erf, sqrt, exp, tanh
+//   gelu         0.5 * x * (1 + erf(x / sqrt(2)))     (exact, not tanh's)
 //   neg          -x (integers wrap: -INT_MIN is INT_MIN)
 //   abs          |x| (integers wrap: |INT_MIN| is INT_MIN)
 //   reciprocal   1 / x

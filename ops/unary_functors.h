@@ -37,6 +37,7 @@
 #define SY_UNARY_ELEMENTWISE_OPS(X)                                   \
   X("sigmoid", Sigmoid, FloatingTypes, 4, NoAttrs)                    \
   X("erf", Erf, FloatingTypes, 8, NoAttrs)                            \
+  X("gelu", Gelu, FloatingTypes, 12, NoAttrs)                         \
   X("sqrt", Sqrt, FloatingTypes, 1, NoAttrs)                          \
   X("exp", Exp, FloatingTypes, 4, NoAttrs)                            \
   X("log", Log, FloatingTypes, 4, NoAttrs)                            \
@@ -81,6 +82,15 @@ struct Sigmoid {
 template <typename T>
 struct Erf {
   SY_HOST_DEVICE T operator()(T x) const { return std::erf(x); }
+};
+// The exact GELU, 0.5 * x * (1 + erf(x / sqrt(2))) (torch's default,
+// ONNX Gelu with approximate "none"). Multiplying by 1/sqrt(2) rather than
+// dividing by sqrt(2) differs by at most an ulp inside erf.
+template <typename T>
+struct Gelu {
+  SY_HOST_DEVICE T operator()(T x) const {
+    return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
+  }
 };
 template <typename T>
 struct Sqrt {

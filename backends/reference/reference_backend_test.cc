@@ -196,12 +196,12 @@ TEST(ReferenceBackendTest, SupportsNamesTheUnknownOp) {
   BackendDevice* ref0 = *registry->GetDevice(*Device::Parse("ref:0"));
   Graph graph;
   Node node;
-  node.name = "block.2/gelu";
-  node.op = "gelu";
+  node.name = "block.2/selu";
+  node.op = "selu";
   absl::Status supported = ref0->Supports(node, graph);
   EXPECT_EQ(supported.code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(std::string(supported.message()),
-              HasSubstr("no kernel for op 'gelu' (node 'block.2/gelu')"));
+              HasSubstr("no kernel for op 'selu' (node 'block.2/selu')"));
   EXPECT_THAT(std::string(supported.message()), HasSubstr("conv2d"));
   node.op = "conv2d";
   EXPECT_TRUE(ref0->Supports(node, graph).ok());

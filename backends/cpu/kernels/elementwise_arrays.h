@@ -50,6 +50,12 @@ auto UnaryArray(const unary::Sigmoid<T>&, const X& x) {
 }
 template <typename T, typename X>
 auto UnaryArray(const unary::Erf<T>&, const X& x) { return x.erf(); }
+// Eigen's vectorised erf, as the Erf form above; the same formula as the
+// functor, so the array and scalar paths agree.
+template <typename T, typename X>
+auto UnaryArray(const unary::Gelu<T>&, const X& x) {
+  return T(0.5) * x * (T(1) + (x * T(0.70710678118654752440)).erf());
+}
 // Not Eigen's sqrt(): with EIGEN_FAST_MATH it is rsqrt plus a Newton step,
 // off by an ulp; std::sqrt is correctly rounded.
 template <typename T, typename X>

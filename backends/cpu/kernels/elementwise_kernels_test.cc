@@ -193,7 +193,17 @@ TEST(ElementwiseFamilyTest, UnaryValuesAndNaN) {
   EXPECT_FLOAT_EQ(swish[1], -1 * (0.5f - 1 / 6.0f));
   EXPECT_FLOAT_EQ(swish[3], 2 * (0.5f + 2 / 6.0f));
   EXPECT_TRUE(std::isnan(swish[4]));
-  for (const char* op : {"sigmoid", "erf", "exp", "tanh", "neg", "abs",
+  // gelu, 0.5 x (1 + erf(x / sqrt 2)), against the formula in double: 0 at
+  // 0, about x for large x, a small negative value for negative x.
+  const std::vector<float> gelu = values("gelu");
+  const float inputs[] = {-4, -1, 0, 2};
+  for (int i = 0; i < 4; ++i) {
+    const double x = inputs[i];
+    const double exact = 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+    EXPECT_NEAR(gelu[i], exact, 1e-6 * (1 + std::fabs(exact))) << x;
+  }
+  EXPECT_EQ(gelu[2], 0.0f);
+  for (const char* op : {"sigmoid", "erf", "gelu", "exp", "tanh", "neg", "abs",
                          "reciprocal", "sqrt"}) {
     EXPECT_TRUE(std::isnan(values(op)[4])) << op;
   }

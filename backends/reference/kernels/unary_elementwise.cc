@@ -75,6 +75,10 @@ const std::map<std::string, Formula>& Formulas() {
       {"sigmoid",
        {[](double x, const Params&) { return 1.0 / (1.0 + std::exp(-x)); }}},
       {"erf", {[](double x, const Params&) { return std::erf(x); }}},
+      {"gelu",
+       {[](double x, const Params&) {
+          return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+        }}},
       {"sqrt", {[](double x, const Params&) { return std::sqrt(x); }}},
       {"exp", {[](double x, const Params&) { return std::exp(x); }}},
       {"log", {[](double x, const Params&) { return std::log(x); }}},
