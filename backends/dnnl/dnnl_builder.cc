@@ -33,6 +33,8 @@ Tag PlainTag(size_t rank) {
 }  // namespace
 
 Dims ToDims(const Shape& shape) {
+  // oneDNN has no 0-D memory: a scalar is one element of rank 1.
+  if (shape.rank() == 0) return {1};
   return Dims(shape.dims().begin(), shape.dims().end());
 }
 
@@ -73,13 +75,12 @@ memory::desc BiasDesc(const Graph& graph, const Node& node) {
 dnnl::primitive_attr PrimitiveAttr(const FusionGroup& group) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  if (group.sum || group.relu || group.clip) {
+  if (group.sum || group.eltwise.has_value()) {
     dnnl::post_ops po;
     if (group.sum) po.append_sum(1.0f);
-    if (group.relu) po.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
-    if (group.clip) {
-      po.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip_v2, group.clip_low,
-                        group.clip_high);
+    if (group.eltwise.has_value()) {
+      po.append_eltwise(1.0f, group.eltwise->algorithm, group.eltwise->alpha,
+                        group.eltwise->beta);
     }
     attr.set_post_ops(po);
   }

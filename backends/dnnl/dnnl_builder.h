@@ -9,8 +9,8 @@
 // gives the virtual buffers storage (sharing it between buffers whose
 // lifetimes do not overlap) and makes the PartitionKernel.
 //
-//   absl::Status LowerRelu(PartitionBuilder& b, const FusionGroup& g,
-//                          const Node& node, ValueId out) {
+//   absl::Status LowerUnary(PartitionBuilder& b, const FusionGroup& g,
+//                           const Node& node, ValueId out) {
 //     SY_ASSIGN_OR_RETURN(MemRef s, b.Natural(node.inputs[0]));
 //     ... b.AddStep(dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, s}, ...});
 //     b.Define(out, d);
@@ -41,6 +41,7 @@ inline constexpr dnnl::memory::data_type kF32 = dnnl::memory::data_type::f32;
 
 // --- memory descriptors ------------------------------------------------------
 
+// A scalar (rank 0) is [1].
 Dims ToDims(const Shape& shape);
 // Row-major f32 of `dims`.
 dnnl::memory::desc Plain(const Dims& dims);
@@ -55,7 +56,8 @@ dnnl::memory::desc BiasDesc(const Graph& graph, const Node& node);
 
 // A fresh attribute each time (copies of a dnnl::primitive_attr share one
 // handle, so adding post-ops to a copy would change the original): user
-// scratchpad, and the post-ops of `group`: sum, then relu or clip.
+// scratchpad, and the post-ops of `group`: sum, then its eltwise (relu,
+// clip, sigmoid, SiLU's swish, ...).
 dnnl::primitive_attr PrimitiveAttr(const FusionGroup& group = FusionGroup());
 
 // "features.0/conv2d: jit:avx2", a kernel step's description.

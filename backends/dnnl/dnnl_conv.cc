@@ -1,6 +1,7 @@
 // conv2d on oneDNN: convolution_forward with format_tag::any for source,
 // weights and destination (blocked nChw8c/nChw16c layouts on AVX2/AVX-512),
-// taking a following residual add (sum post-op) and relu.
+// taking a following residual add (sum post-op) and an eltwise post-op
+// (relu, clip, sigmoid, SiLU, ...: dnnl_fusion.h).
 
 #include "absl/strings/str_cat.h"
 #include "backends/dnnl/dnnl_lowering.h"

@@ -1,88 +1,214 @@
-// The elementwise ops on oneDNN: relu and clip (eltwise_forward) and add
-// (binary, same shapes, with a relu or clip post-op), each in place over its
-// first operand when nothing reads that afterwards.
+// The binary elementwise ops on oneDNN: add, sub, mul, div (binary
+// primitive) with numpy broadcasting of one operand, in place over the
+// full-shape operand when nothing reads it afterwards, taking an eltwise
+// post-op (dnnl_fusion.h).
+//
+// oneDNN broadcasts src1 only (each of its dims 1 or src0's), so src0 is
+// the operand with the output's shape: the first, or the second of a
+// commutative op (mul(sigmoid [N,C,1,1], x [N,C,H,W]) is x * sigmoid).
 
+#include <optional>
+#include <vector>
+
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "backends/dnnl/dnnl_lowering.h"
 #include "backends/dnnl/dnnl_support.h"
 #include "core/status_macros.h"
-#include "ops/elementwise_attrs.h"
 
 namespace switchyard {
 namespace onednn {
 namespace {
 
-// The first operand's own buffer when the node may overwrite it, else a new
-// buffer of `md`.
-MemRef InPlaceOr(PartitionBuilder& b, const Node& node, const MemRef& first,
-                 const dnnl::memory::desc& md) {
-  const bool in_place = b.IsOwnBuffer(node.inputs[0], first) &&
-                        b.Reusable(node.inputs[0], b.Position(node));
-  return in_place ? first : b.NewBuffer(md);
+bool Commutative(const std::string& op) { return op == "add" || op == "mul"; }
+
+dnnl::algorithm BinaryAlgorithm(const std::string& op) {
+  if (op == "sub") return dnnl::algorithm::binary_sub;
+  if (op == "mul") return dnnl::algorithm::binary_mul;
+  if (op == "div") return dnnl::algorithm::binary_div;
+  return dnnl::algorithm::binary_add;
+}
+
+// Which operand (0 or 1) becomes oneDNN's src0, the one of the output's
+// shape; Unimplemented when oneDNN cannot broadcast the other.
+absl::StatusOr<int> Src0Operand(const Node& node, const Shape& in0,
+                                const Shape& in1, const Shape& out) {
+  if (in0 == out) return 0;
+  if (in1 == out) {
+    if (Commutative(node.op)) return 1;
+    return Refuse(node, absl::StrCat(
+        "its first operand ", in0.ToString(), " broadcasts to ", in1.ToString(),
+        "; oneDNN broadcasts only the second operand of a binary primitive, "
+        "and ", node.op, " is not commutative"));
+  }
+  return Refuse(node, absl::StrCat(
+      "neither operand (", in0.ToString(), ", ", in1.ToString(),
+      ") has the output's shape ", out.ToString(),
+      "; oneDNN broadcasts one operand against the other, not both"));
+}
+
+// `shape`'s dims with leading 1s up to `rank` (numpy's alignment); a scalar
+// is [1, ..., 1].
+Dims AlignedDims(const Shape& shape, size_t rank) {
+  Dims dims(rank, 1);
+  for (size_t i = 0; i < shape.rank(); ++i) {
+    dims[rank - shape.rank() + i] = shape.dim(i);
+  }
+  return dims;
+}
+
+std::optional<dnnl::binary::primitive_desc> TryBinary(
+    PartitionBuilder& b, const FusionGroup& g, dnnl::algorithm algorithm,
+    const dnnl::memory::desc& src0, const dnnl::memory::desc& src1) {
+  try {
+    dnnl::binary::desc desc(algorithm, src0, src1, src0);
+    return dnnl::binary::primitive_desc(desc, PrimitiveAttr(g), b.engine());
+  } catch (const dnnl::error&) {
+    return std::nullopt;  // no implementation for these layouts
+  }
+}
+
+// The layout of `md` (plain, or channels blocked by 8 or 16, or channels
+// last: what convolutions pick) for `dims` of the same rank; none for
+// another layout.
+std::optional<dnnl::memory::desc> SameLayout(const dnnl::memory::desc& md,
+                                             const Dims& dims) {
+  std::vector<Tag> tags;
+  switch (dims.size()) {
+    case 3: tags = {Tag::aBc8b, Tag::aBc16b, Tag::acb}; break;
+    case 4: tags = {Tag::aBcd8b, Tag::aBcd16b, Tag::acdb}; break;
+    case 5: tags = {Tag::aBcde8b, Tag::aBcde16b, Tag::acdeb}; break;
+    default: return std::nullopt;
+  }
+  if (md.dims().size() != dims.size()) return std::nullopt;
+  for (Tag tag : tags) {
+    if (dnnl::memory::desc(md.dims(), kF32, tag) == md) {
+      return dnnl::memory::desc(dims, kF32, tag);
+    }
+  }
+  return std::nullopt;
+}
+
+// src1 broadcast against `a` and the primitive taking both.
+struct BroadcastOperand {
+  MemRef ref;
+  std::optional<dnnl::binary::primitive_desc> pd;
+};
+
+bool IsReference(const dnnl::binary::primitive_desc& pd) {
+  return absl::StartsWith(pd.impl_info_str(), "ref");
+}
+
+// The broadcast operand `v1` (of aligned dims `dims`) in the first layout
+// a jitted binary takes beside src0 `a`, trying: its own layout (a
+// per-channel [N,C,1,1] in nChw8c beside an nChw8c src0: no reorder);
+// row-major (the usual one for a plain src0); src0's own layout (a plain
+// [C,1,1] constant beside nChw8c otherwise runs oneDNN's slow reference
+// kernel), a constant reordered into it once, a computed value at each run
+// (it is small: broadcast). Falls back to the first that works at all.
+absl::StatusOr<BroadcastOperand> ChooseBroadcastOperand(
+    PartitionBuilder& b, const FusionGroup& g, dnnl::algorithm algorithm,
+    const MemRef& a, ValueId v1, const Dims& dims) {
+  std::optional<BroadcastOperand> fallback;
+  auto consider = [&](const MemRef& ref) -> std::optional<BroadcastOperand> {
+    std::optional<dnnl::binary::primitive_desc> pd =
+        TryBinary(b, g, algorithm, a.md, ref.md);
+    if (!pd) return std::nullopt;
+    if (!IsReference(*pd)) return BroadcastOperand{ref, pd};
+    if (!fallback) fallback = BroadcastOperand{ref, pd};
+    return std::nullopt;
+  };
+  SY_ASSIGN_OR_RETURN(PartitionBuilder::Val * v, b.Get(v1));
+  if (v->ref.md.dims() == dims && !IsPlain(v->ref.md)) {
+    if (auto chosen = consider(v->ref)) return *chosen;
+  }
+  SY_ASSIGN_OR_RETURN(MemRef plain, b.PlainOf(v1));
+  plain.md = Plain(dims);  // the same row-major elements
+  if (auto chosen = consider(plain)) return *chosen;
+  const std::optional<dnnl::memory::desc> md = SameLayout(a.md, dims);
+  if (md && *md != plain.md) {
+    std::optional<dnnl::binary::primitive_desc> pd =
+        TryBinary(b, g, algorithm, a.md, *md);
+    if (pd && !IsReference(*pd)) {
+      // A constant is reordered once, now (when it lives on this device).
+      absl::StatusOr<MemRef> owned =
+          b.graph().value(v1).constant.has_value()
+              ? b.Owned(v1, Plain(dims), *md)
+              : absl::StatusOr<MemRef>(absl::NotFoundError("computed"));
+      if (owned.ok()) return BroadcastOperand{*owned, pd};
+      MemRef ref = b.NewBuffer(*md);
+      b.AddReorder(plain, ref, absl::StrCat("broadcast operand: ",
+                                            b.graph().value(v1).name));
+      return BroadcastOperand{ref, pd};
+    }
+  }
+  if (fallback) return *fallback;
+  return BroadcastOperand{plain, std::nullopt};
 }
 
 }  // namespace
 
-absl::Status CheckAdd(const Node& node, const Graph&, const NodeShapes& shapes) {
-  if (shapes.in[0] != shapes.in[1]) {
-    return Refuse(node, absl::StrCat(
-        "operands ", shapes.in[0].ToString(), " and ", shapes.in[1].ToString(),
-        " differ; the oneDNN device adds same-shape tensors only (no "
-        "broadcasting)"));
-  }
-  return absl::OkStatus();
+MemRef InPlaceOr(PartitionBuilder& b, const Node& node, ValueId operand,
+                 const MemRef& ref, const dnnl::memory::desc& md) {
+  const bool in_place = b.IsOwnBuffer(operand, ref) &&
+                        b.Reusable(operand, b.Position(node)) && ref.md == md;
+  return in_place ? ref : b.NewBuffer(md);
 }
 
-absl::Status LowerAdd(PartitionBuilder& b, const FusionGroup& g,
-                      const Node& node, ValueId out) {
-  SY_ASSIGN_OR_RETURN(MemRef a, b.Natural(node.inputs[0]));
-  SY_ASSIGN_OR_RETURN(MemRef other, b.As(node.inputs[1], a.md));
-  dnnl::binary::desc desc(dnnl::algorithm::binary_add, a.md, a.md, a.md);
-  dnnl::binary::primitive_desc pd(desc, PrimitiveAttr(g),
-                                  b.engine());
-  // x + x reads its operand twice: never in place.
-  const MemRef d = node.inputs[0] != node.inputs[1]
-                       ? InPlaceOr(b, node, a, a.md)
-                       : b.NewBuffer(a.md);
-  b.AddStep(dnnl::binary(pd),
+absl::Status CheckBinary(const Node& node, const Graph&, const NodeShapes& shapes) {
+  if (shapes.in.size() != 2) {
+    return Refuse(node, absl::StrCat("it has ", shapes.in.size(),
+                                     " operands; a binary op takes 2"));
+  }
+  return Src0Operand(node, shapes.in[0], shapes.in[1], shapes.out).status();
+}
+
+absl::Status LowerBinary(PartitionBuilder& b, const FusionGroup& g,
+                         const Node& node, ValueId out) {
+  const Graph& graph = b.graph();
+  const Shape& out_shape = *graph.value(node.outputs[0]).shape;
+  SY_ASSIGN_OR_RETURN(
+      const int first,
+      Src0Operand(node, *graph.value(node.inputs[0]).shape,
+                  *graph.value(node.inputs[1]).shape, out_shape));
+  const ValueId v0 = node.inputs[first];
+  const ValueId v1 = node.inputs[1 - first];
+  const dnnl::algorithm algorithm = BinaryAlgorithm(node.op);
+  SY_ASSIGN_OR_RETURN(MemRef a, b.Natural(v0));
+  const Dims src1_dims = AlignedDims(*graph.value(v1).shape, out_shape.rank());
+  MemRef other;
+  std::optional<dnnl::binary::primitive_desc> pd;
+  if (src1_dims == a.md.dims()) {
+    // Same shape: both in src0's layout.
+    SY_ASSIGN_OR_RETURN(other, b.As(v1, a.md));
+    pd = TryBinary(b, g, algorithm, a.md, other.md);
+  } else {
+    SY_ASSIGN_OR_RETURN(BroadcastOperand chosen,
+                        ChooseBroadcastOperand(b, g, algorithm, a, v1, src1_dims));
+    other = chosen.ref;
+    pd = chosen.pd;
+  }
+  if (!pd && !IsPlain(a.md)) {
+    // Last resort: src0 (and the output) row-major too.
+    SY_ASSIGN_OR_RETURN(a, b.PlainOf(v0));
+    if (src1_dims == a.md.dims()) {
+      SY_ASSIGN_OR_RETURN(other, b.PlainOf(v1));
+    }
+    pd = TryBinary(b, g, algorithm, a.md, other.md);
+  }
+  if (!pd) {
+    return absl::InternalError(absl::StrCat(
+        "oneDNN has no binary primitive for ", DescribeNode(node), " on ",
+        MdString(a.md), " and ", MdString(other.md),
+        "; run the node on another device (--placement=auto)"));
+  }
+  // x op x reads its operand twice: never in place.
+  const MemRef d = v0 != v1 ? InPlaceOr(b, node, v0, a, pd->dst_desc())
+                            : b.NewBuffer(pd->dst_desc());
+  b.AddStep(dnnl::binary(*pd),
             {{DNNL_ARG_SRC_0, a}, {DNNL_ARG_SRC_1, other}, {DNNL_ARG_DST, d}},
-            pd.scratchpad_desc(), Describe(pd, node));
+            pd->scratchpad_desc(), Describe(*pd, node));
   b.Define(out, d);
-  return absl::OkStatus();
-}
-
-// clip(x, low, high) as oneDNN's clip_v2 (low <= high only: ONNX lets high
-// win over a larger low, which oneDNN does not promise).
-absl::Status CheckClip(const Node& node, const Graph&, const NodeShapes&) {
-  SY_ASSIGN_OR_RETURN(ClipAttrs clip, ClipAttrs::FromAttrMap(node.attrs));
-  if (clip.min > clip.max) {
-    return Refuse(node, absl::StrCat("min ", clip.min, " > max ", clip.max,
-                                     ": the oneDNN device clips with min <= max only"));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status LowerClip(PartitionBuilder& b, const FusionGroup&, const Node& node, ValueId) {
-  SY_ASSIGN_OR_RETURN(ClipAttrs clip, ClipAttrs::FromAttrMap(node.attrs));
-  SY_ASSIGN_OR_RETURN(MemRef s, b.Natural(node.inputs[0]));
-  dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                   dnnl::algorithm::eltwise_clip_v2, s.md,
-                                   static_cast<float>(clip.min), static_cast<float>(clip.max));
-  dnnl::eltwise_forward::primitive_desc pd(desc, PrimitiveAttr(), b.engine());
-  b.AddSourceStep<dnnl::eltwise_forward>(pd, node, s, InPlaceOr(b, node, s, s.md),
-                                         node.outputs[0]);
-  return absl::OkStatus();
-}
-
-absl::Status LowerRelu(PartitionBuilder& b, const FusionGroup&,
-                       const Node& node, ValueId) {
-  SY_ASSIGN_OR_RETURN(MemRef s, b.Natural(node.inputs[0]));
-  dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                   dnnl::algorithm::eltwise_relu, s.md, 0.f);
-  dnnl::eltwise_forward::primitive_desc pd(desc, PrimitiveAttr(), b.engine());
-  b.AddSourceStep<dnnl::eltwise_forward>(pd, node, s,
-                                         InPlaceOr(b, node, s, s.md),
-                                         node.outputs[0]);
   return absl::OkStatus();
 }
 

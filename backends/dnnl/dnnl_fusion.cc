@@ -4,7 +4,6 @@
 
 #include "absl/strings/str_join.h"
 #include "backends/dnnl/dnnl_op_table.h"
-#include "ops/elementwise_attrs.h"
 #include "ops/op_names.h"
 
 namespace switchyard {
@@ -21,11 +20,30 @@ int ReadCount(const Graph& graph, ValueId v) {
   return n;
 }
 
+int Reads(const Node& node, ValueId v) {
+  return static_cast<int>(std::count(node.inputs.begin(), node.inputs.end(), v));
+}
+
 // Whether node `next` is the one and only reader of `v` (read once): then
 // nobody ever sees `v` and the two nodes may become one primitive.
 bool OnlyFeeds(const Graph& graph, ValueId v, const Node& next) {
-  return std::count(next.inputs.begin(), next.inputs.end(), v) == 1 &&
-         ReadCount(graph, v) == 1;
+  return Reads(next, v) == 1 && ReadCount(graph, v) == 1;
+}
+
+// Whether `sigmoid` and then `mul` compute SiLU of `c`, c * sigmoid(c)
+// (either operand order), with nobody else reading the sigmoid: then the
+// pair is one swish writing the mul's output.
+bool IsSiluOf(const Graph& graph, ValueId c, const Node& sigmoid,
+              const Node& mul) {
+  if (sigmoid.op != "sigmoid" || mul.op != "mul") return false;
+  if (sigmoid.inputs.size() != 1 || sigmoid.inputs[0] != c) return false;
+  const ValueId s = sigmoid.outputs[0];
+  const bool operands = mul.inputs.size() == 2 && Reads(mul, c) == 1 &&
+                        Reads(mul, s) == 1;
+  // c keeps its shape through both (no broadcast hides in the mul).
+  const bool same_shape =
+      *graph.value(mul.outputs[0]).shape == *graph.value(c).shape;
+  return operands && same_shape && ReadCount(graph, s) == 1;
 }
 
 }  // namespace
@@ -41,6 +59,17 @@ std::vector<FusionGroup> PlanFusionGroups(const Graph& graph,
     const DnnlOp* row = FindDnnlOp(head.op);
     ValueId made = head.outputs[0];
     int q = p + 1;
+    // SiLU of a value made elsewhere: sigmoid(x) and x * sigmoid(x) are one
+    // eltwise swish on x (x may have other readers: it stays as it is).
+    if (q < n && IsSiluOf(graph, head.inputs.empty() ? -1 : head.inputs[0],
+                          head, graph.node(nodes[q]))) {
+      g.eltwise = Silu();
+      g.silu = true;
+      g.count = 2;
+      groups.push_back(g);
+      p += 2;
+      continue;
+    }
     if (row != nullptr && row->sum_post_op && q < n) {
       const Node& next = graph.node(nodes[q]);
       if (next.op == op_names::kAdd && OnlyFeeds(graph, made, next) &&
@@ -51,19 +80,26 @@ std::vector<FusionGroup> PlanFusionGroups(const Graph& graph,
         ++q;
       }
     }
-    if (row != nullptr && q < n) {
+    // SiLU of the head's output: c is read by its sigmoid and its mul only.
+    if (row != nullptr && row->eltwise_post_op && q + 1 < n &&
+        ReadCount(graph, made) == 2 &&
+        IsSiluOf(graph, made, graph.node(nodes[q]), graph.node(nodes[q + 1]))) {
+      g.eltwise = Silu();
+      g.silu = true;
+      q += 2;
+    } else if (row != nullptr && q < n) {
       const Node& next = graph.node(nodes[q]);
-      const bool feeds = OnlyFeeds(graph, made, next);
-      if (row->relu_post_op && next.op == op_names::kRelu && feeds) {
-        g.relu = true;
-        ++q;
-      } else if (row->clip_post_op && next.op == ClipAttrs::kOp && feeds) {
-        // Bounds oneDNN's clip takes as they are (CheckClip's rule).
-        absl::StatusOr<ClipAttrs> clip = ClipAttrs::FromAttrMap(next.attrs);
-        if (clip.ok() && clip->min <= clip->max) {
-          g.clip = true;
-          g.clip_low = static_cast<float>(clip->min);
-          g.clip_high = static_cast<float>(clip->max);
+      if (next.inputs.size() == 1 && OnlyFeeds(graph, made, next)) {
+        if (row->eltwise_post_op) {
+          // Any unary node oneDNN has an algorithm for (attributes it
+          // takes included; crossed clip bounds are not).
+          absl::StatusOr<EltwiseAlgorithm> e = EltwiseAlgorithmOf(next);
+          if (e.ok()) {
+            g.eltwise = *e;
+            ++q;
+          }
+        } else if (row->norm_relu_post_op && next.op == op_names::kRelu) {
+          g.eltwise = EltwiseAlgorithm{dnnl::algorithm::eltwise_relu};
           ++q;
         }
       }
@@ -78,7 +114,9 @@ std::vector<FusionGroup> PlanFusionGroups(const Graph& graph,
 std::string FusionGroupName(const Graph& graph, const std::vector<NodeId>& nodes,
                             const FusionGroup& g) {
   std::vector<std::string> ops;
-  for (int i = 0; i < g.count; ++i) ops.push_back(graph.node(nodes[g.first + i]).op);
+  const int named = g.silu ? g.count - 2 : g.count;
+  for (int i = 0; i < named; ++i) ops.push_back(graph.node(nodes[g.first + i]).op);
+  if (g.silu) ops.push_back("silu");
   return absl::StrJoin(ops, "+");
 }
 

@@ -3,17 +3,26 @@
 
 // Which consecutive nodes of a dnnl partition become one primitive: a head
 // and the nodes its post-ops take, as the op table (dnnl_op_table.h) allows
-// per head op: an add of a same-shape value after a conv2d (a sum post-op
-// accumulating into the destination), then a relu (an eltwise post-op, or
-// batch normalization's fuse_norm_relu) or a clip (ReLU6: an eltwise clip
-// post-op). The value between two fused nodes
-// must be read by the next node only (nobody else ever sees it).
+// per head op:
+//   - an add of a same-shape value after a conv2d (a sum post-op
+//     accumulating into the destination);
+//   - then one unary elementwise node (relu, clip, sigmoid, tanh, gelu,
+//     hard_swish, ...: an eltwise post-op, dnnl_eltwise_algorithm.h), or
+//     SiLU: sigmoid(c) and mul(c, sigmoid(c)) together (an eltwise swish
+//     post-op writing the mul's output);
+//   - for batch_norm, a following relu only (fuse_norm_relu).
+// A value between two fused nodes must be read by the next node only
+// (nobody else ever sees it); SiLU's c is read by exactly its sigmoid and
+// its mul, and the sigmoid by the mul only.
 //
 //   conv2d -> add -> relu -> max_pool2d: {conv2d+add+relu}, {max_pool2d}
+//   conv2d -> sigmoid -> mul:            {conv2d+silu}
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "backends/dnnl/dnnl_eltwise_algorithm.h"
 #include "core/graph.h"
 
 namespace switchyard {
@@ -22,17 +31,17 @@ namespace onednn {
 struct FusionGroup {
   int first = 0;  // position in the partition's node list
   int count = 1;
-  bool sum = false;   // conv2d + add: sum post-op
-  bool relu = false;  // a relu folded into the group's primitive
-  bool clip = false;  // a clip folded into the group's primitive, with its bounds
-  float clip_low = 0, clip_high = 0;
+  bool sum = false;  // conv2d + add: sum post-op
+  // The unary node (or SiLU pair) folded into the head's primitive.
+  std::optional<EltwiseAlgorithm> eltwise;
+  bool silu = false;  // eltwise is SiLU, from a sigmoid and a mul
 };
 
 // The groups of `nodes` (consecutive, each supported), in order.
 std::vector<FusionGroup> PlanFusionGroups(const Graph& graph,
                                           const std::vector<NodeId>& nodes);
 
-// "conv2d+add+relu".
+// "conv2d+add+relu", "conv2d+silu".
 std::string FusionGroupName(const Graph& graph, const std::vector<NodeId>& nodes,
                             const FusionGroup& g);
 

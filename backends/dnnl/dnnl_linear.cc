@@ -1,4 +1,5 @@
-// linear on oneDNN: inner_product_forward with a relu post-op. A flatten of
+// linear on oneDNN: inner_product_forward with an eltwise post-op (relu,
+// gelu, SiLU, ...: dnnl_fusion.h). A flatten of
 // a blocked NCHW value into the linear is read in its own layout, with the
 // weights viewed as [out, C, H, W], so the activation is never reordered.
 

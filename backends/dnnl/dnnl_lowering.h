@@ -18,8 +18,8 @@ namespace onednn {
 // `DnnlCheck CheckConv2d;` is
 //   absl::Status CheckConv2d(const Node&, const Graph&, const NodeShapes&);
 
-// dnnl_conv.cc: conv2d (convolution_forward, blocked layouts, sum and relu
-// post-ops).
+// dnnl_conv.cc: conv2d (convolution_forward, blocked layouts, sum and
+// eltwise post-ops).
 DnnlCheck CheckConv2d;
 DnnlLowering LowerConv2d;
 
@@ -37,18 +37,56 @@ DnnlLowering LowerMaxPool2d;
 DnnlLowering LowerAvgPool2d;
 DnnlLowering LowerAdaptiveAvgPool2d;
 
-// dnnl_eltwise.cc: relu (eltwise_forward), add (binary, same shapes).
-DnnlCheck CheckAdd;
-DnnlLowering LowerAdd;
-DnnlLowering LowerRelu;
-DnnlCheck CheckClip;  // clip (eltwise clip_v2), min <= max
-DnnlLowering LowerClip;
+// dnnl_eltwise.cc: add, sub, mul, div (binary, numpy broadcasting of one
+// operand).
+DnnlCheck CheckBinary;
+DnnlLowering LowerBinary;
+// `ref`, value `operand`'s own buffer, when `node` may overwrite it (nothing
+// reads it later) and it has layout `md`; else a new buffer of `md`.
+MemRef InPlaceOr(PartitionBuilder& b, const Node& node, ValueId operand,
+                 const MemRef& ref, const dnnl::memory::desc& md);
+
+// dnnl_unary.cc: relu, clip, sigmoid, tanh, sqrt, abs, leaky_relu,
+// hard_swish, gelu (eltwise_forward; dnnl_eltwise_algorithm.h).
+DnnlCheck CheckUnary;
+DnnlLowering LowerUnary;
 
 // dnnl_norm.cc: batch_norm (batch_normalization_forward with global
 // statistics), softmax (softmax_forward on plain data).
 DnnlCheck CheckBatchNorm;
 DnnlLowering LowerBatchNorm;
 DnnlLowering LowerSoftmax;
+
+// dnnl_matmul.cc: matmul (matmul primitive, ranks 2 to 6, batch
+// broadcasting; constant weights reordered once into the primitive's
+// layout).
+DnnlCheck CheckMatmul;
+DnnlLowering LowerMatmul;
+
+// dnnl_transpose.cc: transpose (a reorder into permuted strides).
+DnnlCheck CheckTranspose;
+DnnlLowering LowerTranspose;
+
+// dnnl_layer_norm.cc: layer_norm (layer_normalization_forward over the
+// collapsed trailing dims).
+DnnlCheck CheckLayerNorm;
+DnnlLowering LowerLayerNorm;
+
+// dnnl_concat.cc: concat (concat primitive; a layout shared by every source
+// is kept).
+DnnlCheck CheckConcat;
+DnnlLowering LowerConcat;
+
+// dnnl_slice.cc: slice with every step 1 (a reorder from a sub-memory).
+DnnlCheck CheckSlice;
+DnnlLowering LowerSlice;
+
+// dnnl_pad.cc: pad whose pads are all zero, lowered as a view (LowerView).
+DnnlCheck CheckPad;
+
+// dnnl_reduce.cc: reduce_mean over any axes (reduction primitive).
+DnnlCheck CheckReduceMean;
+DnnlLowering LowerReduceMean;
 
 // dnnl_views.cc: flatten, reshape, dropout: the same row-major elements
 // under another shape, no primitive.

@@ -34,7 +34,8 @@ absl::Status LowerBatchNorm(PartitionBuilder& b, const FusionGroup& g,
   auto flags = dnnl::normalization_flags::use_global_stats |
                dnnl::normalization_flags::use_scale |
                dnnl::normalization_flags::use_shift;
-  if (g.relu) flags = flags | dnnl::normalization_flags::fuse_norm_relu;
+  // The only eltwise a batch_norm group takes is a relu (norm_relu_post_op).
+  if (g.eltwise.has_value()) flags = flags | dnnl::normalization_flags::fuse_norm_relu;
   dnnl::batch_normalization_forward::desc desc(
       dnnl::prop_kind::forward_inference, s.md, static_cast<float>(a.epsilon),
       flags);

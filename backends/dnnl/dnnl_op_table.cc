@@ -8,25 +8,42 @@ namespace switchyard {
 namespace onednn {
 namespace {
 
-// The table, by op name. A row is {op, supports, lower, sum, relu, clip}.
+// The table, by op name. A row is {op, supports, lower, sum_post_op,
+// eltwise_post_op, norm_relu_post_op}.
 const std::vector<DnnlOp>& Table() {
   static const auto* table = new std::vector<DnnlOp>{
       {"adaptive_avg_pool2d", &CheckAdaptiveAvgPool2d, &LowerAdaptiveAvgPool2d},
-      {"add", &CheckAdd, &LowerAdd, false, /*relu_post_op=*/true, /*clip_post_op=*/true},
+      {"abs", &CheckUnary, &LowerUnary},
+      {"add", &CheckBinary, &LowerBinary, false, /*eltwise_post_op=*/true},
       {"avg_pool2d", &CheckAvgPool2d, &LowerAvgPool2d},
-      {"batch_norm", &CheckBatchNorm, &LowerBatchNorm, false,
-       /*relu_post_op=*/true},
-      {"clip", &CheckClip, &LowerClip},
+      {"batch_norm", &CheckBatchNorm, &LowerBatchNorm, false, false,
+       /*norm_relu_post_op=*/true},
+      {"clip", &CheckUnary, &LowerUnary},
+      {"concat", &CheckConcat, &LowerConcat},
       {"conv2d", &CheckConv2d, &LowerConv2d, /*sum_post_op=*/true,
-       /*relu_post_op=*/true, /*clip_post_op=*/true},
+       /*eltwise_post_op=*/true},
+      {"div", &CheckBinary, &LowerBinary, false, /*eltwise_post_op=*/true},
       {"dropout", nullptr, &LowerView},
       {"flatten", nullptr, &LowerView},
-      {"linear", &CheckLinear, &LowerLinear, false, /*relu_post_op=*/true,
-       /*clip_post_op=*/true},
+      {"gelu", &CheckUnary, &LowerUnary},
+      {"hard_swish", &CheckUnary, &LowerUnary},
+      {"layer_norm", &CheckLayerNorm, &LowerLayerNorm},
+      {"leaky_relu", &CheckUnary, &LowerUnary},
+      {"linear", &CheckLinear, &LowerLinear, false, /*eltwise_post_op=*/true},
+      {"matmul", &CheckMatmul, &LowerMatmul},
       {"max_pool2d", &CheckPool2d, &LowerMaxPool2d},
-      {"relu", nullptr, &LowerRelu},
+      {"mul", &CheckBinary, &LowerBinary, false, /*eltwise_post_op=*/true},
+      {"pad", &CheckPad, &LowerView},
+      {"reduce_mean", &CheckReduceMean, &LowerReduceMean},
+      {"relu", &CheckUnary, &LowerUnary},
       {"reshape", nullptr, &LowerView},
+      {"sigmoid", &CheckUnary, &LowerUnary},
+      {"slice", &CheckSlice, &LowerSlice},
       {"softmax", nullptr, &LowerSoftmax},
+      {"sqrt", &CheckUnary, &LowerUnary},
+      {"sub", &CheckBinary, &LowerBinary, false, /*eltwise_post_op=*/true},
+      {"tanh", &CheckUnary, &LowerUnary},
+      {"transpose", &CheckTranspose, &LowerTranspose},
   };
   return *table;
 }

@@ -46,10 +46,13 @@ struct DnnlOp {
   DnnlLowering* lower = nullptr;
   // A following add of a same-shape value becomes a sum post-op.
   bool sum_post_op = false;
-  // A following relu becomes part of the primitive.
-  bool relu_post_op = false;
-  // A following clip (with low <= high) becomes part of the primitive.
-  bool clip_post_op = false;
+  // A following unary elementwise node (relu, clip, sigmoid, tanh, gelu,
+  // hard_swish, ...), or a SiLU pair (sigmoid and mul), becomes an eltwise
+  // post-op of the primitive (dnnl_fusion.h).
+  bool eltwise_post_op = false;
+  // A following relu only becomes part of the primitive (batch
+  // normalization's fuse_norm_relu: it takes no post-ops).
+  bool norm_relu_post_op = false;
 };
 
 // The row of `op`; null when the device has no primitive for it.

@@ -17,10 +17,12 @@
 //
 // Fusion (primitive attributes, post-ops): conv2d(+bias) followed by an add
 // of a same-shape value (the residual: a sum post-op accumulating into the
-// destination) and/or a relu (an eltwise post-op); linear+relu; add+relu
-// (binary with an eltwise post-op); batch_norm+relu (fuse_norm_relu). The
-// op table (dnnl_op_table.h) says which op takes which, dnnl_fusion.h
-// forms the groups, and each op's lowering is in the file of its family.
+// destination) and/or a unary elementwise node (relu, clip, sigmoid, gelu,
+// ...: an eltwise post-op) or SiLU (sigmoid and mul: a swish post-op); the
+// same eltwise post-ops after linear and the binary ops (add, sub, mul,
+// div); batch_norm+relu (fuse_norm_relu). The op table (dnnl_op_table.h)
+// says which op takes which, dnnl_fusion.h forms the groups, and each op's
+// lowering is in the file of its family.
 //
 // Everything is created once, when the kernel is made (at lowering):
 // primitive descriptors, primitives, weights reordered into the layout the

@@ -62,10 +62,13 @@ absl::Status CheckNode(const Node& node, const Graph& graph) {
     if (!v.shape.has_value()) {
       return Refuse(node, absl::StrCat(what, " has no shape yet"));
     }
-    if (v.shape->rank() < 1 || v.shape->rank() > kMaxRank) {
+    // A scalar operand (rank 0: 0.5 in x * 0.5) is a one-element tensor to
+    // oneDNN (ToDims); an op that cannot take one refuses in its own check.
+    const int min_rank = is_output ? 1 : 0;
+    if (v.shape->rank() < min_rank || v.shape->rank() > kMaxRank) {
       return Refuse(node, absl::StrCat(what, " ", v.shape->ToString(),
                                        " has rank ", v.shape->rank(),
-                                       "; the oneDNN device takes 1 to ",
+                                       "; the oneDNN device takes ", min_rank, " to ",
                                        kMaxRank));
     }
     if (v.shape->num_elements() == 0) {

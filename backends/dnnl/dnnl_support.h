@@ -3,7 +3,7 @@
 
 // What the oneDNN device can run, node by node: an op of the op table
 // (dnnl_op_table.h), the cases every primitive here shares (one float32
-// output, float32 operands of rank 1 to 6, nothing empty), then the op's
+// output of rank 1 to 6, float32 operands of rank 0 to 6, nothing empty), then the op's
 // own check from its row. Supports(), ClaimPartitions() and the partition
 // builder all ask CheckNode, so a claimed node is always one the builder
 // can lower.

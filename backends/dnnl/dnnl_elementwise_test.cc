@@ -1,0 +1,419 @@
+// The oneDNN device's elementwise ops against the reference backend:
+// binary ops with broadcasting (a per-channel [N,C,1,1] beside a blocked
+// convolution output, scalar and [C,1,1] constants, swapped operands, the
+// refused non-commutative case), each unary op (NaN and infinities
+// included), and the eltwise post-ops and SiLU fusion with their negative
+// cases (an extra reader keeps the nodes apart).
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
+#include "backends/dnnl/dnnl_backend.h"
+#include "backends/dnnl/dnnl_partition.h"
+#include "backends/reference/reference_backend.h"
+#include "core/compile.h"
+#include "core/partition.h"
+#include "core/tensor.h"
+#include "gtest/gtest.h"
+#include "ops/conv_attrs.h"
+
+namespace switchyard {
+namespace onednn {
+namespace {
+
+using Ints = std::vector<int64_t>;
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+BackendRegistry& Registry() {
+  static BackendRegistry* registry = [] {
+    auto* r = new BackendRegistry();
+    EXPECT_TRUE(r->Register(kDnnlType, &CreateDnnlBackend).ok());
+    EXPECT_TRUE(
+        r->Register("ref", [] { return reference::CreateReferenceBackend(1); })
+            .ok());
+    return r;
+  }();
+  return *registry;
+}
+
+BackendDevice& Dnnl() { return **Registry().GetDevice(*Device::Parse("dnnl:0")); }
+BackendDevice& Ref() { return **Registry().GetDevice(*Device::Parse("ref:0")); }
+
+std::vector<float> Random(int64_t n, std::mt19937& rng, float scale = 1.0f) {
+  std::uniform_real_distribution<float> d(-scale, scale);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+// A graph under construction on one device, with its input tensors.
+struct Builder {
+  explicit Builder(BackendDevice& device) : device(device), rng(11) {}
+  ValueId Input(const Shape& shape, std::vector<float> values = {}) {
+    if (values.empty()) values = Random(shape.num_elements(), rng);
+    inputs.push_back(*Tensor::FromVector(shape, values, device));
+    return graph.AddInput("x" + std::to_string(inputs.size()), shape,
+                          device.device());
+  }
+  ValueId Constant(const Shape& shape, std::vector<float> values = {},
+                   float scale = 0.3f) {
+    if (values.empty()) values = Random(shape.num_elements(), rng, scale);
+    return graph.AddConstant("k" + std::to_string(++constants),
+                             *Tensor::FromVector(shape, values, device));
+  }
+  ValueId Node(const std::string& op, std::vector<ValueId> in,
+               AttrMap attrs = AttrMap()) {
+    return graph.AddNode(op, op + std::to_string(++nodes), std::move(in),
+                         std::move(attrs));
+  }
+  // A 3x3 convolution, padding 1: on oneDNN its output is blocked.
+  ValueId Conv(ValueId x, int64_t in_c, int64_t out_c) {
+    Conv2dAttrs pad1;
+    pad1.pad_h = pad1.pad_w = 1;
+    return Node("conv2d",
+                {x, Constant(Shape({out_c, in_c, 3, 3})), Constant(Shape({out_c}))},
+                pad1.ToAttrMap());
+  }
+  // A 1x1 convolution (the squeeze-excite's).
+  ValueId Conv1x1(ValueId x, int64_t in_c, int64_t out_c) {
+    return Node("conv2d", {x, Constant(Shape({out_c, in_c, 1, 1}), {}, 0.5f),
+                           Constant(Shape({out_c}))},
+                Conv2dAttrs().ToAttrMap());
+  }
+
+  BackendDevice& device;
+  std::mt19937 rng;
+  Graph graph;
+  std::vector<Tensor> inputs;
+  int constants = 0;
+  int nodes = 0;
+};
+
+struct Ran {
+  std::vector<std::vector<float>> outputs;
+  std::string partitions;  // "name@device;" each dnnl partition
+  std::string placed;      // "op@device;" each node
+  std::vector<std::string> steps;  // of the first dnnl partition
+};
+
+// Builds the graph on `device` and runs it (auto placement: the dnnl
+// device, falling back to ref:0).
+Ran Run(BackendDevice& device, const std::function<void(Builder&)>& build) {
+  Builder b(device);
+  build(b);
+  CompileOptions options;
+  options.backends = &Registry();
+  if (device.device().type() == "dnnl") {
+    options.placement = PlacementPolicy::kAuto;
+    options.target = device.device();
+    options.fallback = Ref().device();
+  }
+  Ran ran;
+  absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan =
+      Compile(std::move(b.graph), options);
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  if (!plan.ok()) return ran;
+  for (const Node& node : (*plan)->graph().nodes()) {
+    ran.placed += node.op + "@" + node.device->ToString() + ";";
+  }
+  for (const Partition& p : (*plan)->partitions()) {
+    const Device on = *(*plan)->graph().node(p.nodes[0]).device;
+    ran.partitions += p.name + "@" + on.ToString() + ";";
+    if (ran.steps.empty() && on.type() == "dnnl") {
+      absl::StatusOr<std::unique_ptr<Kernel>> kernel =
+          device.CreatePartitionKernel(p, (*plan)->graph());
+      EXPECT_TRUE(kernel.ok()) << kernel.status();
+      if (kernel.ok()) ran.steps = KernelSteps(**kernel);
+    }
+  }
+  absl::StatusOr<std::vector<Tensor>> out = (*plan)->Run(b.inputs);
+  EXPECT_TRUE(out.ok()) << out.status();
+  if (out.ok()) {
+    for (const Tensor& t : *out) ran.outputs.push_back(*t.ToVector());
+  }
+  return ran;
+}
+
+// Close to the reference; NaN where it has NaN, the same infinities.
+void ExpectMatches(const Ran& got, const Ran& want, const std::string& what) {
+  ASSERT_EQ(got.outputs.size(), want.outputs.size()) << what;
+  for (size_t o = 0; o < got.outputs.size(); ++o) {
+    const std::vector<float>& g = got.outputs[o];
+    const std::vector<float>& w = want.outputs[o];
+    ASSERT_EQ(g.size(), w.size()) << what;
+    float scale = 0;
+    for (float v : w) {
+      if (std::isfinite(v)) scale = std::max(scale, std::abs(v));
+    }
+    for (size_t i = 0; i < g.size(); ++i) {
+      if (std::isnan(w[i])) {
+        ASSERT_TRUE(std::isnan(g[i])) << what << " output " << o << " element "
+                                      << i << ": " << g[i] << ", want NaN";
+      } else if (std::isinf(w[i])) {
+        ASSERT_EQ(g[i], w[i]) << what << " output " << o << " element " << i;
+      } else {
+        ASSERT_NEAR(g[i], w[i], 1e-5 + 1e-4 * scale)
+            << what << " output " << o << " element " << i;
+      }
+    }
+  }
+}
+
+// Runs `build` on dnnl:0 (auto placement) and ref:0 and compares.
+Ran ExpectLikeReference(const std::string& what,
+                        const std::function<void(Builder&)>& build) {
+  Ran got = Run(Dnnl(), build);
+  ExpectMatches(got, Run(Ref(), build), what);
+  return got;
+}
+
+bool AllOnDnnl(const Ran& ran) {
+  return !ran.partitions.empty() && !absl::StrContains(ran.partitions, "@ref");
+}
+
+int StepsStartingWith(const Ran& ran, const std::string& prefix) {
+  int n = 0;
+  for (const std::string& s : ran.steps) n += absl::StartsWith(s, prefix);
+  return n;
+}
+
+// --- binary ------------------------------------------------------------------
+
+// Squeeze-excite: x * sigmoid(conv(pool(x))) with the [N,C,1,1] operand
+// first (mul is commutative: src0 is x), x a blocked convolution output.
+TEST(DnnlBinaryTest, SqueezeExciteOnABlockedConvolutionOutput) {
+  const Ran ran = ExpectLikeReference("squeeze-excite", [](Builder& b) {
+    ValueId x = b.Conv(b.Input(Shape({2, 3, 6, 6})), 3, 16);
+    AttrMap one;
+    one.Set("output_size", Ints{1, 1});
+    ValueId s = b.Node("adaptive_avg_pool2d", {x}, one);
+    s = b.Node("sigmoid", {b.Conv1x1(s, 16, 16)});
+    b.graph.AddOutput(b.Node("mul", {s, x}));
+  });
+  EXPECT_TRUE(AllOnDnnl(ran)) << ran.partitions;
+  EXPECT_TRUE(absl::StrContains(ran.partitions, "conv2d+sigmoid")) << ran.partitions;
+  // The per-channel operand is used in oneDNN's layout, and so is x: no
+  // reorder between primitives (at most the input's into oneDNN's layout).
+  EXPECT_EQ(StepsStartingWith(ran, "to plain:"), 0) << absl::StrJoin(ran.steps, "\n");
+  EXPECT_EQ(StepsStartingWith(ran, "broadcast operand:"), 0)
+      << absl::StrJoin(ran.steps, "\n");
+  EXPECT_LE(StepsStartingWith(ran, "reorder:"), 1) << absl::StrJoin(ran.steps, "\n");
+}
+
+// Same-shape sub and div on blocked values, and x - x (never in place).
+TEST(DnnlBinaryTest, SameShapeSubAndDiv) {
+  const Ran ran = ExpectLikeReference("sub, div", [](Builder& b) {
+    ValueId x = b.Conv(b.Input(Shape({1, 4, 5, 5})), 4, 8);
+    ValueId y = b.Conv(b.Input(Shape({1, 4, 5, 5})), 4, 8);
+    ValueId d = b.Node("sub", {x, y});
+    ValueId q = b.Node("div", {d, b.Node("add", {b.Node("abs", {y}),
+                                                 b.Constant(Shape({}), {1.0f})})});
+    b.graph.AddOutput(b.Node("sub", {q, q}));
+    b.graph.AddOutput(q);
+  });
+  EXPECT_TRUE(AllOnDnnl(ran)) << ran.partitions;
+}
+
+// Scalar constants on either side of a commutative op, a scalar divisor,
+// and ConvNeXt's layer scale: a [C,1,1] constant times a blocked value.
+TEST(DnnlBinaryTest, ScalarsAndPerChannelConstants) {
+  const Ran ran = ExpectLikeReference("constants", [](Builder& b) {
+    ValueId x = b.Conv(b.Input(Shape({2, 3, 4, 4})), 3, 8);
+    ValueId half = b.Constant(Shape({}), {0.5f});
+    ValueId y = b.Node("mul", {x, half});
+    y = b.Node("add", {b.Constant(Shape({}), {1.0f}), y});  // swapped
+    y = b.Node("div", {y, b.Constant(Shape({}), {1.5f})});
+    y = b.Node("mul", {b.Constant(Shape({8, 1, 1}), {}, 2.0f), y});  // swapped
+    b.graph.AddOutput(b.Node("sub", {y, b.Constant(Shape({8, 1, 1}))}));
+  });
+  EXPECT_TRUE(AllOnDnnl(ran)) << ran.partitions;
+}
+
+// Row broadcasts on plain 2-D and 3-D values ([T, D] + [D], [B, T, D] *
+// [B, T, 1]), as a transformer's.
+TEST(DnnlBinaryTest, PlainBroadcasts) {
+  const Ran ran = ExpectLikeReference("rows", [](Builder& b) {
+    ValueId x = b.Input(Shape({2, 5, 6}));
+    ValueId y = b.Node("add", {x, b.Constant(Shape({6}))});
+    y = b.Node("mul", {y, b.Input(Shape({2, 5, 1}))});
+    y = b.Node("div", {y, b.Input(Shape({5, 1}), std::vector<float>(5, 4.0f))});
+    b.graph.AddOutput(b.Node("sub", {y, b.Input(Shape({1, 6}))}));
+  });
+  EXPECT_TRUE(AllOnDnnl(ran)) << ran.partitions;
+}
+
+// 1 - x: oneDNN broadcasts its second operand only and sub does not
+// commute, so the node falls back to another device, still right.
+TEST(DnnlBinaryTest, BroadcastFirstOperandOfSubFallsBack) {
+  const Ran ran = ExpectLikeReference("1 - x", [](Builder& b) {
+    ValueId x = b.Node("relu", {b.Input(Shape({2, 3}))});
+    ValueId y = b.Node("sub", {b.Constant(Shape({}), {1.0f}), x});
+    b.graph.AddOutput(b.Node("relu", {y}));
+  });
+  EXPECT_TRUE(absl::StrContains(ran.placed, "sub@ref:0")) << ran.placed;
+}
+
+// --- unary -------------------------------------------------------------------
+
+// Inputs that probe each formula's edges: NaN, infinities, zeros, the
+// bends of hard_swish and clip, saturation. relu and clip on oneDNN turn
+// NaN into 0 and the lower bound (its max and min): they get no NaN.
+std::vector<float> Probes(bool nan = true) {
+  std::vector<float> v = {nan ? kNaN : 0.5f, kInf, -kInf, 0.0f, -0.0f, 1.0f, -1.0f, 3.0f,
+                          -3.0f, 2.5f, -2.5f, 20.0f, -20.0f, 100.0f, -100.0f, 0.25f};
+  std::mt19937 rng(3);
+  for (float x : Random(48, rng, 6.0f)) v.push_back(x);
+  return v;
+}
+
+class DnnlUnaryTest : public ::testing::TestWithParam<std::string> {};
+
+// Each op on its own (in place over an intermediate) and after a
+// convolution (a post-op), like the reference.
+TEST_P(DnnlUnaryTest, MatchesTheReference) {
+  const std::string op = GetParam();
+  AttrMap attrs;
+  if (op == "leaky_relu") attrs.Set("alpha", 0.1);
+  if (op == "clip") {
+    attrs.Set("min", -0.5);
+    attrs.Set("max", 2.0);
+  }
+  const Ran alone = ExpectLikeReference(op, [&](Builder& b) {
+    ValueId x = b.Input(Shape({4, 16}), Probes(op != "relu" && op != "clip"));
+    // On the input itself, and on x - 0: an intermediate buffer the op
+    // overwrites in place.
+    ValueId y = b.Node(op, {x}, attrs);
+    ValueId z = b.Node("sub", {x, b.Constant(Shape({}), {0.0f})});
+    b.graph.AddOutput(y);
+    b.graph.AddOutput(b.Node(op, {z}, attrs));
+  });
+  EXPECT_TRUE(AllOnDnnl(alone)) << alone.partitions;
+  const Ran fused = ExpectLikeReference(op + " after conv2d", [&](Builder& b) {
+    ValueId x = b.Conv(b.Input(Shape({1, 4, 6, 6}), Random(144, b.rng, 8.0f)), 4, 8);
+    b.graph.AddOutput(b.Node(op, {x}, attrs));
+  });
+  EXPECT_TRUE(absl::StrContains(fused.partitions, "conv2d+" + op)) << fused.partitions;
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, DnnlUnaryTest,
+                         ::testing::Values("relu", "clip", "sigmoid", "tanh",
+                                           "sqrt", "abs", "leaky_relu",
+                                           "hard_swish", "gelu"));
+
+// gelu after a binary head.
+TEST(DnnlUnaryTest, GeluAfterAnAdd) {
+  const Ran ran = ExpectLikeReference("gelu", [](Builder& b) {
+    ValueId y = b.Node("add", {b.Input(Shape({4, 16}), Probes()),
+                               b.Input(Shape({16}))});
+    b.graph.AddOutput(b.Node("gelu", {y}));
+  });
+  EXPECT_TRUE(absl::StrContains(ran.partitions, "add+gelu")) << ran.partitions;
+}
+
+// --- fusion ------------------------------------------------------------------
+
+// conv2d -> sigmoid -> mul(c, s) and mul(s, c): one primitive each.
+TEST(DnnlFusionTest, SiluAfterConvolutionIsOnePrimitive) {
+  const Ran ran = ExpectLikeReference("silu", [](Builder& b) {
+    ValueId c = b.Conv(b.Input(Shape({2, 3, 6, 6}), Random(216, b.rng, 4.0f)), 3, 8);
+    ValueId x = b.Node("mul", {c, b.Node("sigmoid", {c})});
+    c = b.Conv(x, 8, 8);
+    b.graph.AddOutput(b.Node("mul", {b.Node("sigmoid", {c}), c}));
+  });
+  EXPECT_TRUE(absl::StrContains(ran.partitions, "dnnl[conv2d+silu x2]"))
+      << ran.partitions;
+  // Two convolutions and reorders (the output's, maybe the input's):
+  // nothing else.
+  EXPECT_EQ(ran.steps.size() - StepsStartingWith(ran, "reorder:") -
+                StepsStartingWith(ran, "output:"),
+            2u)
+      << absl::StrJoin(ran.steps, "\n");
+}
+
+// A residual add and then SiLU: sum and swish post-ops; and SiLU after a
+// binary head and a linear.
+TEST(DnnlFusionTest, SiluAfterSumAddAndLinear) {
+  const Ran ran = ExpectLikeReference("silu heads", [](Builder& b) {
+    ValueId x = b.Input(Shape({1, 8, 4, 4}));
+    ValueId r = b.Node("relu", {x});
+    ValueId c = b.Node("add", {b.Conv(r, 8, 8), r});
+    ValueId s = b.Node("mul", {c, b.Node("sigmoid", {c})});
+    ValueId t = b.Node("add", {s, b.Input(Shape({1, 8, 4, 4}))});
+    t = b.Node("mul", {t, b.Node("sigmoid", {t})});
+    ValueId f = b.Node("flatten", {t});
+    ValueId l = b.Node("linear", {f, b.Constant(Shape({5, 128}), {}, 0.1f),
+                                  b.Constant(Shape({5}))});
+    b.graph.AddOutput(b.Node("mul", {b.Node("sigmoid", {l}), l}));
+  });
+  EXPECT_TRUE(absl::StrContains(ran.partitions, "conv2d+add+silu")) << ran.partitions;
+  EXPECT_TRUE(absl::StrContains(ran.partitions, ", add+silu")) << ran.partitions;
+  EXPECT_TRUE(absl::StrContains(ran.partitions, "linear+silu")) << ran.partitions;
+}
+
+// SiLU of a value no head made (a relu's, read again later): the sigmoid
+// and the mul are one eltwise swish, the relu's output kept for the add.
+TEST(DnnlFusionTest, SiluOnItsOwn) {
+  const Ran ran = ExpectLikeReference("silu alone", [](Builder& b) {
+    ValueId r = b.Node("relu", {b.Input(Shape({2, 3, 4, 5}), Random(120, b.rng, 5.0f))});
+    ValueId m = b.Node("mul", {b.Node("sigmoid", {r}), r});
+    b.graph.AddOutput(b.Node("add", {m, r}));
+    b.graph.AddOutput(b.Node("mul", {b.Node("sigmoid", {m}), m}));
+  });
+  EXPECT_TRUE(absl::StrContains(ran.partitions, "dnnl[relu, silu x2, add]"))
+      << ran.partitions;
+}
+
+// SiLU's c read by anyone else: no swish post-op on the convolution (c
+// stays visible; the sigmoid and mul are SiLU on their own); the sigmoid
+// read by anyone else: no SiLU at all. The values are still right.
+TEST(DnnlFusionTest, ExtraReaderKeepsSiluApart) {
+  const Ran c_read = ExpectLikeReference("c read again", [](Builder& b) {
+    ValueId c = b.Conv(b.Input(Shape({1, 3, 5, 5})), 3, 8);
+    ValueId m = b.Node("mul", {c, b.Node("sigmoid", {c})});
+    b.graph.AddOutput(b.Node("add", {m, c}));
+  });
+  EXPECT_TRUE(absl::StrContains(c_read.partitions, "dnnl[conv2d, silu, add]"))
+      << c_read.partitions;
+  EXPECT_TRUE(AllOnDnnl(c_read)) << c_read.partitions;
+
+  const Ran s_out = ExpectLikeReference("sigmoid a graph output", [](Builder& b) {
+    ValueId c = b.Conv(b.Input(Shape({1, 3, 5, 5})), 3, 8);
+    ValueId s = b.Node("sigmoid", {c});
+    b.graph.AddOutput(b.Node("mul", {s, c}));
+    b.graph.AddOutput(s);
+  });
+  EXPECT_FALSE(absl::StrContains(s_out.partitions, "silu")) << s_out.partitions;
+
+  // sigmoid(c) * d of another value: a mul, not SiLU.
+  const Ran other = ExpectLikeReference("sigmoid times another", [](Builder& b) {
+    ValueId x = b.Input(Shape({1, 3, 5, 5}));
+    ValueId s = b.Node("sigmoid", {b.Conv(x, 3, 8)});
+    ValueId d = b.Conv(x, 3, 8);
+    b.graph.AddOutput(b.Node("mul", {d, s}));
+  });
+  EXPECT_FALSE(absl::StrContains(other.partitions, "silu")) << other.partitions;
+  EXPECT_TRUE(absl::StrContains(other.partitions, "conv2d+sigmoid")) << other.partitions;
+}
+
+// A unary node read by another node too stays its own primitive: the head
+// writes a value somebody else sees.
+TEST(DnnlFusionTest, EltwisePostOpOnlyForTheSoleReader) {
+  const Ran ran = ExpectLikeReference("tanh of a shared value", [](Builder& b) {
+    ValueId c = b.Conv(b.Input(Shape({1, 3, 5, 5})), 3, 8);
+    ValueId t = b.Node("tanh", {c});
+    b.graph.AddOutput(b.Node("add", {t, c}));
+  });
+  EXPECT_FALSE(absl::StrContains(ran.partitions, "conv2d+tanh")) << ran.partitions;
+  EXPECT_TRUE(AllOnDnnl(ran)) << ran.partitions;
+}
+
+}  // namespace
+}  // namespace onednn
+}  // namespace switchyard

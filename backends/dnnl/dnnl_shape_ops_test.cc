@@ -1,0 +1,512 @@
+// The transformer and DenseNet ops on the oneDNN device (matmul, transpose,
+// layer_norm, concat, slice, zero pad, reduce_mean) against the reference
+// backend: the shape families of vit_b_16, convnext_tiny and densenet121
+// (scaled down), broadcasting, constant vs runtime weights, blocked layouts
+// kept through a concat, slices at the edges, and the cases refused with
+// their reasons.
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
+#include "backends/dnnl/dnnl_backend.h"
+#include "backends/dnnl/dnnl_partition.h"
+#include "backends/reference/reference_backend.h"
+#include "core/compile.h"
+#include "core/partition.h"
+#include "core/tensor.h"
+#include "gtest/gtest.h"
+#include "ops/conv_attrs.h"
+#include "ops/norm_attrs.h"
+#include "ops/reduce_attrs.h"
+#include "ops/shape_attrs.h"
+
+namespace switchyard {
+namespace onednn {
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+BackendRegistry& Registry() {
+  static BackendRegistry* registry = [] {
+    auto* r = new BackendRegistry();
+    EXPECT_TRUE(r->Register(kDnnlType, &CreateDnnlBackend).ok());
+    EXPECT_TRUE(r->Register("ref", [] {
+                   return reference::CreateReferenceBackend(1);
+                 }).ok());
+    return r;
+  }();
+  return *registry;
+}
+
+BackendDevice& Dnnl() {
+  return **Registry().GetDevice(*Device::Parse("dnnl:0"));
+}
+BackendDevice& Ref() { return **Registry().GetDevice(*Device::Parse("ref:0")); }
+
+// Builds a graph on one device: inputs and constants get the same
+// pseudo-random values whichever device it is for.
+class Builder {
+ public:
+  explicit Builder(BackendDevice& device) : device_(device), rng_(11) {}
+
+  ValueId Input(const Shape& shape) {
+    inputs_.push_back(*Tensor::FromVector(shape, Values(shape), device_));
+    return graph_.AddInput("x" + std::to_string(inputs_.size()), shape,
+                           device_.device());
+  }
+  ValueId Constant(const Shape& shape, float offset = 0) {
+    std::vector<float> v = Values(shape);
+    for (float& x : v) x += offset;
+    return graph_.AddConstant("c" + std::to_string(++constants_),
+                              *Tensor::FromVector(shape, v, device_));
+  }
+  ValueId Node(const std::string& op, std::vector<ValueId> in,
+               AttrMap attrs = AttrMap()) {
+    return graph_.AddNode(op, op + std::to_string(++nodes_), std::move(in),
+                          std::move(attrs));
+  }
+  // A 3x3 same-size convolution to `channels` (a blocked-layout output).
+  ValueId Conv(ValueId x, int64_t in_channels, int64_t channels) {
+    Conv2dAttrs a;
+    a.pad_h = a.pad_w = 1;
+    return Node("conv2d", {x, Constant(Shape({channels, in_channels, 3, 3}))},
+                a.ToAttrMap());
+  }
+
+  Graph& graph() { return graph_; }
+  const std::vector<Tensor>& inputs() const { return inputs_; }
+
+ private:
+  std::vector<float> Values(const Shape& shape) {
+    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+    std::vector<float> v(shape.num_elements());
+    for (float& x : v) x = d(rng_);
+    return v;
+  }
+
+  BackendDevice& device_;
+  std::mt19937 rng_;
+  Graph graph_;
+  std::vector<Tensor> inputs_;
+  int constants_ = 0, nodes_ = 0;
+};
+
+// Adds the graph's nodes and marks its outputs.
+using Build = std::function<void(Builder&)>;
+
+struct Result {
+  std::vector<std::vector<float>> outputs;
+  std::vector<Partition> partitions;
+  std::vector<std::string> steps;  // of the first partition (dnnl only)
+};
+
+Result Run(BackendDevice& device, const Build& build) {
+  Builder b(device);
+  build(b);
+  const std::vector<Tensor> inputs = b.inputs();
+  CompileOptions options;
+  options.backends = &Registry();
+  absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan =
+      Compile(std::move(b.graph()), options);
+  Result r;
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  if (!plan.ok()) return r;
+  r.partitions = (*plan)->partitions();
+  if (&device == &Dnnl() && !r.partitions.empty()) {
+    absl::StatusOr<std::unique_ptr<Kernel>> kernel =
+        device.CreatePartitionKernel(r.partitions[0], (*plan)->graph());
+    EXPECT_TRUE(kernel.ok()) << kernel.status();
+    if (kernel.ok()) r.steps = KernelSteps(**kernel);
+  }
+  absl::StatusOr<std::vector<Tensor>> out = (*plan)->Run(inputs);
+  EXPECT_TRUE(out.ok()) << out.status();
+  if (out.ok()) {
+    for (const Tensor& t : *out) r.outputs.push_back(*t.ToVector());
+  }
+  return r;
+}
+
+// Runs `build` on both devices and expects the same outputs, every node in
+// one dnnl partition; returns the dnnl run.
+Result ExpectMatchesReference(const Build& build, const std::string& what) {
+  Result got = Run(Dnnl(), build);
+  Result want = Run(Ref(), build);
+  EXPECT_EQ(got.outputs.size(), want.outputs.size()) << what;
+  for (size_t o = 0; o < got.outputs.size() && o < want.outputs.size(); ++o) {
+    const std::vector<float>& g = got.outputs[o];
+    const std::vector<float>& w = want.outputs[o];
+    EXPECT_EQ(g.size(), w.size()) << what;
+    if (g.size() != w.size()) continue;
+    float scale = 0;
+    for (float v : w) scale = std::max(scale, std::abs(v));
+    for (size_t i = 0; i < g.size(); ++i) {
+      if (std::abs(g[i] - w[i]) > 1e-5 + 1e-4 * scale) {
+        ADD_FAILURE() << what << ": output " << o << " element " << i << " is "
+                      << g[i] << ", the reference " << w[i];
+        break;  // the first difference is enough
+      }
+    }
+  }
+  EXPECT_EQ(got.partitions.size(), 1u) << what;
+  return got;
+}
+
+// The reason Compile gives for a one-node graph it cannot place on dnnl:0.
+absl::Status Refusal(const Build& build) {
+  Builder b(Dnnl());
+  build(b);
+  CompileOptions options;
+  options.backends = &Registry();
+  return Compile(std::move(b.graph()), options).status();
+}
+
+void ExpectRefused(const Build& build, const std::string& reason) {
+  absl::Status s = Refusal(build);
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), reason)) << s;
+}
+
+// --- matmul ------------------------------------------------------------------
+
+struct MatmulCase {
+  Ints a, b;
+  bool constant_b;
+};
+
+class DnnlMatmulTest : public ::testing::TestWithParam<MatmulCase> {};
+
+TEST_P(DnnlMatmulTest, MatchesTheReference) {
+  const MatmulCase c = GetParam();
+  const std::string what = absl::StrCat(
+      "[", absl::StrJoin(c.a, ","), "] x [", absl::StrJoin(c.b, ","), "]",
+      c.constant_b ? " constant" : " runtime");
+  Result r = ExpectMatchesReference(
+      [&](Builder& b) {
+        ValueId x = b.Input(Shape(c.a));
+        ValueId w = c.constant_b ? b.Constant(Shape(c.b)) : b.Input(Shape(c.b));
+        b.graph().AddOutput(b.Node("matmul", {x, w}));
+      },
+      what);
+  EXPECT_TRUE(absl::StrContains(absl::StrJoin(r.steps, "\n"), "matmul"))
+      << absl::StrJoin(r.steps, "\n");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ShapeFamilies, DnnlMatmulTest,
+    ::testing::Values(
+        // vit_b_16's qkv projection ([197, 1, 768] x [768, 2304]): the
+        // batch folds into the rows of one product.
+        MatmulCase{{19, 1, 64}, {64, 96}, true},
+        // attention scores and context, both operands computed.
+        MatmulCase{{12, 17, 8}, {12, 8, 17}, false},
+        MatmulCase{{12, 17, 17}, {12, 17, 8}, false},
+        // convnext_tiny's channels-last MLP ([1, 56, 56, 96] x [96, 384]).
+        MatmulCase{{1, 5, 5, 16}, {16, 24}, true},
+        // vit_b_16's MLP ([1, 197, 768] x [768, 3072]).
+        MatmulCase{{1, 17, 32}, {32, 48}, true},
+        MatmulCase{{1, 17, 32}, {32, 48}, false},  // folded, runtime
+        // Plain 2-D, constant and runtime.
+        MatmulCase{{7, 9}, {9, 5}, true}, MatmulCase{{7, 9}, {9, 5}, false},
+        // Batch broadcasting: each operand's batch dims of 1, and a
+        // lower-rank operand padded with leading 1s.
+        MatmulCase{{2, 1, 3, 4}, {5, 4, 6}, false},
+        MatmulCase{{2, 1, 3, 4}, {1, 5, 4, 6}, true},
+        MatmulCase{{3, 4}, {2, 4, 5}, false},
+        MatmulCase{{3, 4}, {2, 4, 5}, true},
+        MatmulCase{{2, 3, 1, 3, 4}, {3, 2, 4, 2}, true},
+        // Rank 6 (the device's largest).
+        MatmulCase{{2, 1, 2, 1, 3, 4}, {1, 2, 1, 2, 4, 3}, false}));
+
+TEST(DnnlMatmulTest, OneConstantReadByTwoMatmuls) {
+  // Both fold [1, 8, 16] into 8 rows and ask for the same weight layout,
+  // so they read one prepared copy of w.
+  ExpectMatchesReference(
+      [](Builder& b) {
+        ValueId w = b.Constant(Shape({16, 16}));
+        ValueId x = b.Node("matmul", {b.Input(Shape({1, 8, 16})), w});
+        x = b.Node("matmul", {x, w});
+        b.graph().AddOutput(x);
+      },
+      "x @ w @ w");
+}
+
+TEST(DnnlMatmulTest, RefusesOneDimensionalOperands) {
+  ExpectRefused(
+      [](Builder& b) {
+        b.graph().AddOutput(
+            b.Node("matmul", {b.Input(Shape({4})), b.Input(Shape({4, 3}))}));
+      },
+      "a 1-D operand");
+  ExpectRefused(
+      [](Builder& b) {
+        b.graph().AddOutput(
+            b.Node("matmul", {b.Input(Shape({2, 4})), b.Constant(Shape({4}))}));
+      },
+      "a 1-D operand");
+}
+
+// --- transpose ---------------------------------------------------------------
+
+TEST(DnnlTransposeTest, RanksTwoToFour) {
+  const std::vector<std::pair<Ints, Ints>> cases = {
+      {{3, 5}, {1, 0}},
+      {{1, 768 / 64, 7}, {0, 2, 1}},
+      {{2, 3, 4}, {2, 0, 1}},
+      {{2, 3, 4, 5}, {0, 2, 3, 1}},  // convnext: NCHW to NHWC
+      {{2, 3, 4, 5}, {0, 3, 1, 2}},  // and back
+      {{2, 3, 4, 5}, {3, 2, 1, 0}},
+      {{2, 3, 4, 5}, {0, 1, 2, 3}},  // identity
+  };
+  for (const auto& [shape, perm] : cases) {
+    TransposeAttrs a;
+    a.perm = perm;
+    ExpectMatchesReference(
+        [&](Builder& b) {
+          b.graph().AddOutput(
+              b.Node("transpose", {b.Input(Shape(shape))}, a.ToAttrMap()));
+        },
+        absl::StrCat("transpose [", absl::StrJoin(shape, ","), "] by [",
+                     absl::StrJoin(perm, ","), "]"));
+  }
+}
+
+TEST(DnnlTransposeTest, ReadsABlockedSourceDirectly) {
+  TransposeAttrs a;
+  a.perm = {0, 2, 3, 1};
+  Result r = ExpectMatchesReference(
+      [&](Builder& b) {
+        ValueId x = b.Conv(b.Input(Shape({1, 8, 5, 5})), 8, 16);
+        b.graph().AddOutput(b.Node("transpose", {x}, a.ToAttrMap()));
+      },
+      "conv then NCHW to NHWC");
+  for (const std::string& step : r.steps) {
+    EXPECT_FALSE(absl::StartsWith(step, "to plain:"))
+        << absl::StrJoin(r.steps, "\n");
+  }
+}
+
+TEST(DnnlTransposeTest, FeedsAMatmul) {
+  // Attention: q @ transpose(k).
+  TransposeAttrs a;
+  a.perm = {0, 2, 1};
+  ExpectMatchesReference(
+      [&](Builder& b) {
+        ValueId q = b.Input(Shape({4, 9, 8}));
+        ValueId k =
+            b.Node("transpose", {b.Input(Shape({4, 9, 8}))}, a.ToAttrMap());
+        b.graph().AddOutput(b.Node("matmul", {q, k}));
+      },
+      "q @ k^T");
+}
+
+// --- layer_norm --------------------------------------------------------------
+
+TEST(DnnlLayerNormTest, TrailingDimsWithAndWithoutBias) {
+  struct Case {
+    Ints shape;
+    int64_t axis;
+    bool bias;
+    bool constant_params;
+  };
+  const std::vector<Case> cases = {
+      {{1, 17, 32}, -1, true, true},   // vit_b_16
+      {{1, 5, 5, 24}, 3, true, true},  // convnext_tiny, channels last
+      {{2, 3, 4}, 1, false, true},     // two dims collapsed, no bias
+      {{3, 10}, 0, true, false},       // everything, computed scale/bias
+      {{6}, -1, false, false},
+  };
+  for (const Case& c : cases) {
+    LayerNormAttrs a;
+    a.axis = c.axis;
+    a.epsilon = 1e-6;
+    const size_t axis = c.axis < 0 ? c.shape.size() + c.axis : c.axis;
+    const Shape normalized(Ints(c.shape.begin() + axis, c.shape.end()));
+    ExpectMatchesReference(
+        [&](Builder& b) {
+          std::vector<ValueId> in = {b.Input(Shape(c.shape))};
+          auto param = [&](float offset) {
+            return c.constant_params ? b.Constant(normalized, offset)
+                                     : b.Input(normalized);
+          };
+          in.push_back(param(1.0f));
+          if (c.bias) in.push_back(param(0.0f));
+          b.graph().AddOutput(b.Node("layer_norm", in, a.ToAttrMap()));
+        },
+        absl::StrCat("layer_norm [", absl::StrJoin(c.shape, ","), "] axis ",
+                     c.axis, c.bias ? " bias" : " no bias"));
+  }
+}
+
+// --- concat ------------------------------------------------------------------
+
+TEST(DnnlConcatTest, KeepsTheSharedBlockedLayoutOfConvolutions) {
+  // DenseNet: the block input and each layer's 16 (here) new channels,
+  // joined and read by the next convolution, never leaving oneDNN's layout.
+  ConcatAttrs a;
+  a.axis = 1;
+  Result r = ExpectMatchesReference(
+      [&](Builder& b) {
+        ValueId x = b.Conv(b.Input(Shape({2, 8, 6, 6})), 8, 32);
+        ValueId y = b.Conv(x, 32, 16);
+        ValueId joined = b.Node("concat", {x, y}, a.ToAttrMap());
+        ValueId z = b.Conv(joined, 48, 16);
+        joined = b.Node("concat", {joined, z}, a.ToAttrMap());
+        b.graph().AddOutput(b.Conv(joined, 64, 16));
+      },
+      "dense block");
+  for (const std::string& step : r.steps) {
+    if (absl::StartsWith(step, "reorder:") ||
+        absl::StartsWith(step, "to plain:")) {
+      EXPECT_EQ(step, "reorder: x1") << absl::StrJoin(r.steps, "\n");
+    }
+  }
+}
+
+TEST(DnnlConcatTest, ChannelsThatAreNotWholeBlocksGoPlain) {
+  ConcatAttrs a;
+  a.axis = 1;
+  ExpectMatchesReference(
+      [&](Builder& b) {
+        ValueId x = b.Conv(b.Input(Shape({1, 3, 5, 5})), 3, 5);
+        ValueId y = b.Conv(x, 5, 3);
+        b.graph().AddOutput(b.Node("concat", {x, y}, a.ToAttrMap()));
+      },
+      "5 + 3 channels");
+}
+
+TEST(DnnlConcatTest, AnyAxisOfPlainOperands) {
+  for (int64_t axis : {0, 1, 2, -1}) {
+    ConcatAttrs a;
+    a.axis = axis;
+    ExpectMatchesReference(
+        [&](Builder& b) {
+          // vit_b_16: the class token joined to the patches ([1, 1, 768]
+          // and [1, 196, 768] along 1); here every axis.
+          Ints s1 = {2, 3, 4}, s2 = {2, 3, 4};
+          const size_t wrapped = axis < 0 ? 3 + axis : axis;
+          s2[wrapped] = 5;
+          b.graph().AddOutput(b.Node(
+              "concat",
+              {b.Input(Shape(s1)), b.Constant(Shape(s2)), b.Input(Shape(s1))},
+              a.ToAttrMap()));
+        },
+        absl::StrCat("concat axis ", axis));
+  }
+}
+
+// --- slice -------------------------------------------------------------------
+
+TEST(DnnlSliceTest, WindowsAtTheEdges) {
+  struct Case {
+    Ints starts, ends, axes;
+  };
+  const std::vector<Case> cases = {
+      {{0}, {1}, {1}},              // vit_b_16's class token
+      {{-1}, {kSliceEnd}, {1}},     // the last row
+      {{0}, {kSliceEnd}, {0}},      // all of it
+      {{1, 2}, {-1, 100}, {2, 0}},  // two axes, clamped end
+      {{-100}, {2}, {-1}},          // clamped start
+  };
+  for (const Case& c : cases) {
+    SliceAttrs a;
+    a.starts = c.starts;
+    a.ends = c.ends;
+    a.axes = c.axes;
+    ExpectMatchesReference(
+        [&](Builder& b) {
+          ValueId x = b.Node("relu", {b.Input(Shape({3, 7, 5}))});
+          b.graph().AddOutput(b.Node("slice", {x}, a.ToAttrMap()));
+        },
+        absl::StrCat("slice starts ", absl::StrJoin(c.starts, ","), " axes ",
+                     absl::StrJoin(c.axes, ",")));
+  }
+  // A blocked source is read plain.
+  SliceAttrs channels;
+  channels.starts = {3};
+  channels.ends = {11};
+  channels.axes = {1};
+  ExpectMatchesReference(
+      [&](Builder& b) {
+        ValueId x = b.Conv(b.Input(Shape({1, 4, 5, 5})), 4, 16);
+        b.graph().AddOutput(b.Node("slice", {x}, channels.ToAttrMap()));
+      },
+      "channels 3..10 of a convolution");
+}
+
+TEST(DnnlSliceTest, RefusesStepsOtherThanOne) {
+  SliceAttrs a;
+  a.starts = {0};
+  a.ends = {kSliceEnd};
+  a.steps = {2};
+  ExpectRefused(
+      [&](Builder& b) {
+        b.graph().AddOutput(
+            b.Node("slice", {b.Input(Shape({8}))}, a.ToAttrMap()));
+      },
+      "every step 1");
+}
+
+// --- pad ---------------------------------------------------------------------
+
+TEST(DnnlPadTest, ZeroPadsAreAView) {
+  PadAttrs a;
+  a.pads = {0, 0, 0, 0, 0, 0, 0, 0};
+  Result r = ExpectMatchesReference(
+      [&](Builder& b) {
+        ValueId x = b.Conv(b.Input(Shape({1, 4, 5, 5})), 4, 8);
+        x = b.Node("pad", {x}, a.ToAttrMap());
+        b.graph().AddOutput(b.Conv(x, 8, 8));
+      },
+      "conv, zero pad, conv");
+  for (const std::string& step : r.steps) {
+    EXPECT_FALSE(absl::StrContains(step, "pad"))
+        << absl::StrJoin(r.steps, "\n");
+  }
+}
+
+TEST(DnnlPadTest, RefusesRealPadding) {
+  PadAttrs a;
+  a.pads = {0, 1, 0, 1};
+  ExpectRefused(
+      [&](Builder& b) {
+        b.graph().AddOutput(
+            b.Node("pad", {b.Input(Shape({2, 3}))}, a.ToAttrMap()));
+      },
+      "are not all zero");
+}
+
+// --- reduce_mean -------------------------------------------------------------
+
+TEST(DnnlReduceMeanTest, TrailingAndOtherAxesWithAndWithoutKeepdims) {
+  struct Case {
+    Ints axes;
+    bool keepdims;
+  };
+  const std::vector<Case> cases = {
+      {{-1}, true},    // the decomposed layer norm's mean
+      {{2, 3}, true},  // a global average pool
+      {{1}, false},   {{0, 2}, true}, {{}, true},  // every axis
+      {{0}, false},  // an axis of length 1: a view
+  };
+  for (const Case& c : cases) {
+    ReduceAttrs a;
+    a.axes = c.axes;
+    a.keepdims = c.keepdims;
+    ExpectMatchesReference(
+        [&](Builder& b) {
+          ValueId x = b.Node("relu", {b.Input(Shape({1, 6, 5, 7}))});
+          b.graph().AddOutput(b.Node("reduce_mean", {x}, a.ToAttrMap()));
+        },
+        absl::StrCat("reduce_mean axes [", absl::StrJoin(c.axes, ","), "]",
+                     c.keepdims ? " keepdims" : ""));
+  }
+}
+
+}  // namespace
+}  // namespace onednn
+}  // namespace switchyard

@@ -1,0 +1,58 @@
+// slice with step 1 on oneDNN: a reorder from a window of the plain source
+// (a sub-memory descriptor: the source's strides, an offset, smaller dims)
+// into a new plain buffer. Other steps are refused and run on the cpu
+// backend.
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "backends/dnnl/dnnl_lowering.h"
+#include "backends/dnnl/dnnl_support.h"
+#include "core/status_macros.h"
+#include "ops/shape_attrs.h"
+#include "ops/shape_geometry.h"
+
+namespace switchyard {
+namespace onednn {
+
+absl::Status CheckSlice(const Node& node, const Graph&,
+                        const NodeShapes& shapes) {
+  absl::StatusOr<SliceAttrs> a = SliceAttrs::FromAttrMap(node.attrs);
+  if (!a.ok()) return Refuse(node, std::string(a.status().message()));
+  for (int64_t step : a->StepsOrDefault()) {
+    if (step != 1) {
+      return Refuse(
+          node,
+          absl::StrCat(
+              "steps [", absl::StrJoin(a->StepsOrDefault(), ", "),
+              "]: the oneDNN device slices contiguous windows only (every step "
+              "1); this one runs on the cpu backend"));
+    }
+  }
+  absl::StatusOr<std::vector<SliceDim>> dims = SliceGeometry(*a, shapes.in[0]);
+  if (!dims.ok()) return Refuse(node, std::string(dims.status().message()));
+  return absl::OkStatus();
+}
+
+absl::Status LowerSlice(PartitionBuilder& b, const FusionGroup&,
+                        const Node& node, ValueId out) {
+  const Graph& graph = b.graph();
+  SY_ASSIGN_OR_RETURN(SliceAttrs a, SliceAttrs::FromAttrMap(node.attrs));
+  SY_ASSIGN_OR_RETURN(std::vector<SliceDim> window,
+                      SliceGeometry(a, *graph.value(node.inputs[0]).shape));
+  Dims counts, offsets;
+  for (const SliceDim& d : window) {
+    counts.push_back(d.count);
+    offsets.push_back(d.start);
+  }
+  SY_ASSIGN_OR_RETURN(MemRef src, b.PlainOf(node.inputs[0]));
+  src.md = src.md.submemory_desc(counts, offsets);
+  MemRef dst = b.NewBuffer(Plain(counts));
+  b.AddReorder(src, dst, absl::StrCat(node.name, ": slice"));
+  b.Define(out, dst);
+  return absl::OkStatus();
+}
+
+}  // namespace onednn
+}  // namespace switchyard

@@ -1,0 +1,90 @@
+// transpose on oneDNN: one reorder whose destination names the input's
+// dims but strides them so the bytes land row-major in the output's shape
+// (output dim i is input dim perm[i]). The source is read in whatever
+// layout it has (plain or blocked); the output is plain.
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "backends/dnnl/dnnl_lowering.h"
+#include "backends/dnnl/dnnl_support.h"
+#include "core/status_macros.h"
+#include "ops/shape_attrs.h"
+
+namespace switchyard {
+namespace onednn {
+
+using dnnl::memory;
+
+namespace {
+
+// OK when `perm` is a permutation of [0, rank).
+absl::Status CheckPermutation(const std::vector<int64_t>& perm, size_t rank) {
+  std::vector<bool> seen(rank, false);
+  if (perm.size() == rank) {
+    for (int64_t p : perm) {
+      if (p < 0 || p >= static_cast<int64_t>(rank) || seen[p]) break;
+      seen[p] = true;
+    }
+  }
+  for (bool s : seen) {
+    if (!s) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("perm [", absl::StrJoin(perm, ", "),
+                       "] is not a permutation of 0..", rank - 1));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckTranspose(const Node& node, const Graph&,
+                            const NodeShapes& shapes) {
+  absl::StatusOr<TransposeAttrs> a = TransposeAttrs::FromAttrMap(node.attrs);
+  if (!a.ok()) return Refuse(node, std::string(a.status().message()));
+  absl::Status perm = CheckPermutation(a->perm, shapes.in[0].rank());
+  if (!perm.ok()) {
+    return Refuse(node, absl::StrCat(perm.message(), " (input ",
+                                     shapes.in[0].ToString(), ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LowerTranspose(PartitionBuilder& b, const FusionGroup&,
+                            const Node& node, ValueId out) {
+  SY_ASSIGN_OR_RETURN(TransposeAttrs a,
+                      TransposeAttrs::FromAttrMap(node.attrs));
+  SY_ASSIGN_OR_RETURN(MemRef src, b.Natural(node.inputs[0]));
+  const Dims in_dims = src.md.dims();
+  const size_t rank = in_dims.size();
+  SY_RETURN_IF_ERROR(CheckPermutation(a.perm, rank));
+  Dims out_dims(rank);
+  for (size_t i = 0; i < rank; ++i) out_dims[i] = in_dims[a.perm[i]];
+  // Row-major strides of the output, given to the input dim each output
+  // dim comes from.
+  Dims strides_by_input_dim(rank);
+  int64_t stride = 1;
+  for (size_t i = rank; i-- > 0;) {
+    strides_by_input_dim[a.perm[i]] = stride;
+    stride *= out_dims[i];
+  }
+  MemRef dst = b.NewBuffer(Plain(out_dims));
+  MemRef permuted = dst;
+  permuted.md = memory::desc(in_dims, kF32, strides_by_input_dim);
+  // The permuted view must cover exactly the output buffer, or the reorder
+  // would write past it.
+  if (permuted.md.get_size() != dst.md.get_size()) {
+    return absl::InternalError(absl::StrCat(
+        node.name, ": the permuted destination ", MdString(permuted.md),
+        " does not match the output buffer ", MdString(dst.md)));
+  }
+  b.AddReorder(src, permuted, absl::StrCat(node.name, ": transpose"));
+  b.Define(out, dst);
+  return absl::OkStatus();
+}
+
+}  // namespace onednn
+}  // namespace switchyard
