@@ -46,7 +46,31 @@ bool IsSiluOf(const Graph& graph, ValueId c, const Node& sigmoid,
   return operands && same_shape && ReadCount(graph, s) == 1;
 }
 
+// Whether `add` adds a constant bias along the last dim of `v` (shape [N]
+// or [1, ..., 1, N], N = v's last dim) and keeps v's shape.
+bool IsBiasAddOf(const Graph& graph, ValueId v, const Node& add) {
+  if (add.op != op_names::kAdd || add.inputs.size() != 2 || Reads(add, v) != 1) {
+    return false;
+  }
+  const ValueId bias = add.inputs[0] == v ? add.inputs[1] : add.inputs[0];
+  const Value& b = graph.value(bias);
+  const Shape& shape = *graph.value(v).shape;
+  if (!b.constant.has_value() || !b.shape || shape.rank() < 1 ||
+      b.shape->rank() < 1 || b.shape->rank() > shape.rank() ||
+      *graph.value(add.outputs[0]).shape != shape) {
+    return false;
+  }
+  for (int d = 0; d + 1 < b.shape->rank(); ++d) {
+    if (b.shape->dim(d) != 1) return false;
+  }
+  return b.shape->dim(b.shape->rank() - 1) == shape.dim(shape.rank() - 1);
+}
+
 }  // namespace
+
+ValueId BiasOf(const Graph& graph, const Node& head, const Node& add) {
+  return add.inputs[0] == head.outputs[0] ? add.inputs[1] : add.inputs[0];
+}
 
 std::vector<FusionGroup> PlanFusionGroups(const Graph& graph,
                                           const std::vector<NodeId>& nodes) {
@@ -69,6 +93,13 @@ std::vector<FusionGroup> PlanFusionGroups(const Graph& graph,
       groups.push_back(g);
       p += 2;
       continue;
+    }
+    if (row != nullptr && row->bias_add && q < n &&
+        OnlyFeeds(graph, made, graph.node(nodes[q])) &&
+        IsBiasAddOf(graph, made, graph.node(nodes[q]))) {
+      g.bias = true;
+      made = graph.node(nodes[q]).outputs[0];
+      ++q;
     }
     if (row != nullptr && row->sum_post_op && q < n) {
       const Node& next = graph.node(nodes[q]);

@@ -32,6 +32,9 @@ struct FusionGroup {
   int first = 0;  // position in the partition's node list
   int count = 1;
   bool sum = false;  // conv2d + add: sum post-op
+  // matmul + add of a constant [N]: the add's other operand is the bias
+  // (dnnl_op_table.h, bias_add).
+  bool bias = false;
   // The unary node (or SiLU pair) folded into the head's primitive.
   std::optional<EltwiseAlgorithm> eltwise;
   bool silu = false;  // eltwise is SiLU, from a sigmoid and a mul
@@ -41,7 +44,11 @@ struct FusionGroup {
 std::vector<FusionGroup> PlanFusionGroups(const Graph& graph,
                                           const std::vector<NodeId>& nodes);
 
-// "conv2d+add+relu", "conv2d+silu".
+// The bias a group with `bias` adds: `add`'s operand that `head` did not
+// make.
+ValueId BiasOf(const Graph& graph, const Node& head, const Node& add);
+
+// "conv2d+add+relu", "conv2d+silu", "matmul+add+gelu".
 std::string FusionGroupName(const Graph& graph, const std::vector<NodeId>& nodes,
                             const FusionGroup& g);
 

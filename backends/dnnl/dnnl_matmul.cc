@@ -6,9 +6,13 @@
 // operands are read plain. When every output matrix reads the same matrix
 // of the second operand (e.g. [197, 1, 768] x [768, 2304]), the batch folds
 // into the rows of one 2-D product: one large GEMM instead of many thin ones.
+// A following add of a constant [N] is the primitive's bias, and a unary
+// op after that its eltwise post-op (dnnl_fusion.h): matmul+add+gelu.
 
 #include <cstdint>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "backends/dnnl/dnnl_lowering.h"
@@ -103,7 +107,13 @@ absl::Status LowerMatmul(PartitionBuilder& b, const FusionGroup& g,
   const bool constant_weights = graph.value(rhs).constant.has_value();
   const memory::desc w_request =
       constant_weights ? memory::desc(w_dims, kF32, Tag::any) : Plain(w_dims);
-  dnnl::matmul::desc desc(Plain(src_dims), w_request, Plain(dst_dims));
+  // A fused bias add (dnnl_fusion.h): [1, ..., 1, N] against the output.
+  Dims bias_dims(dst_dims.size(), 1);
+  bias_dims.back() = n;
+  const dnnl::matmul::desc desc =
+      g.bias ? dnnl::matmul::desc(Plain(src_dims), w_request, Plain(bias_dims),
+                                  Plain(dst_dims))
+             : dnnl::matmul::desc(Plain(src_dims), w_request, Plain(dst_dims));
   dnnl::matmul::primitive_desc pd(desc, PrimitiveAttr(g), b.engine());
 
   SY_ASSIGN_OR_RETURN(MemRef src, b.PlainOf(lhs));
@@ -117,10 +127,16 @@ absl::Status LowerMatmul(PartitionBuilder& b, const FusionGroup& g,
     weights.md = Plain(w_dims);
   }
   MemRef dst = b.NewBuffer(pd.dst_desc());
-  b.AddStep(
-      dnnl::matmul(pd),
-      {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}},
-      pd.scratchpad_desc(), Describe(pd, node));
+  std::vector<std::pair<int, MemRef>> args = {
+      {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
+  if (g.bias) {
+    const ValueId bias = BiasOf(graph, node, b.GroupNode(g, 1));
+    SY_ASSIGN_OR_RETURN(MemRef bias_ref,
+                        b.Owned(bias, Plain(bias_dims), pd.bias_desc()));
+    args.push_back({DNNL_ARG_BIAS, bias_ref});
+  }
+  b.AddStep(dnnl::matmul(pd), std::move(args), pd.scratchpad_desc(),
+            Describe(pd, node));
   // The destination is row-major [rows, n] or the output's dims: either
   // way the output's row-major bytes.
   dst.md = Plain(out_dims);

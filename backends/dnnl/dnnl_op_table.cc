@@ -9,7 +9,7 @@ namespace onednn {
 namespace {
 
 // The table, by op name. A row is {op, supports, lower, sum_post_op,
-// eltwise_post_op, norm_relu_post_op}.
+// eltwise_post_op, norm_relu_post_op, bias_add}.
 const std::vector<DnnlOp>& Table() {
   static const auto* table = new std::vector<DnnlOp>{
       {"adaptive_avg_pool2d", &CheckAdaptiveAvgPool2d, &LowerAdaptiveAvgPool2d},
@@ -30,7 +30,8 @@ const std::vector<DnnlOp>& Table() {
       {"layer_norm", &CheckLayerNorm, &LowerLayerNorm},
       {"leaky_relu", &CheckUnary, &LowerUnary},
       {"linear", &CheckLinear, &LowerLinear, false, /*eltwise_post_op=*/true},
-      {"matmul", &CheckMatmul, &LowerMatmul},
+      {"matmul", &CheckMatmul, &LowerMatmul, false, /*eltwise_post_op=*/true, false,
+       /*bias_add=*/true},
       {"max_pool2d", &CheckPool2d, &LowerMaxPool2d},
       {"mul", &CheckBinary, &LowerBinary, false, /*eltwise_post_op=*/true},
       {"pad", &CheckPad, &LowerView},

@@ -53,6 +53,9 @@ struct DnnlOp {
   // A following relu only becomes part of the primitive (batch
   // normalization's fuse_norm_relu: it takes no post-ops).
   bool norm_relu_post_op = false;
+  // A following add of a constant along the last dim ([N] or [1, ..., N])
+  // becomes the primitive's bias (a transformer's matmul + bias).
+  bool bias_add = false;
 };
 
 // The row of `op`; null when the device has no primitive for it.

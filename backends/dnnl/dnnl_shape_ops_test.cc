@@ -235,6 +235,52 @@ TEST(DnnlMatmulTest, OneConstantReadByTwoMatmuls) {
       "x @ w @ w");
 }
 
+// matmul + add of a constant [N] (or [1, ..., N], either operand order) is
+// one primitive with a bias, and a unary op after it its post-op; an add of
+// anything else stays a step of its own.
+TEST(DnnlMatmulTest, BiasAddAndGeluAreOnePrimitive) {
+  struct Case {
+    Ints a, w, bias;
+    bool bias_first, constant_w, gelu;
+    size_t steps;  // primitives, then the copy to the graph's output
+  };
+  const std::vector<Case> cases = {
+      {{1, 17, 32}, {32, 48}, {48}, false, true, true, 2},      // vit's MLP
+      {{1, 5, 5, 16}, {16, 24}, {1, 1, 24}, true, true, true, 2},  // convnext's
+      {{7, 9}, {9, 5}, {5}, false, false, false, 2},            // runtime weights
+      {{12, 17, 8}, {12, 8, 17}, {17}, true, false, true, 2},   // batched
+      {{7, 9}, {9, 5}, {7, 5}, false, true, true, 3},           // not a bias
+  };
+  for (const Case& c : cases) {
+    const std::string what = absl::StrCat("[", absl::StrJoin(c.a, ","), "] x [",
+                                          absl::StrJoin(c.w, ","), "] + [",
+                                          absl::StrJoin(c.bias, ","), "]");
+    Result r = ExpectMatchesReference(
+        [&](Builder& b) {
+          ValueId x = b.Input(Shape(c.a));
+          ValueId w = c.constant_w ? b.Constant(Shape(c.w)) : b.Input(Shape(c.w));
+          ValueId y = b.Node("matmul", {x, w});
+          ValueId bias = b.Constant(Shape(c.bias));
+          y = c.bias_first ? b.Node("add", {bias, y}) : b.Node("add", {y, bias});
+          if (c.gelu) y = b.Node("gelu", {y});
+          b.graph().AddOutput(y);
+        },
+        what);
+    EXPECT_EQ(r.steps.size(), c.steps) << what << ":\n" << absl::StrJoin(r.steps, "\n");
+  }
+}
+
+// A runtime [N] operand is no bias: the add stays.
+TEST(DnnlMatmulTest, RuntimeAddIsNotABias) {
+  Result r = ExpectMatchesReference(
+      [](Builder& b) {
+        ValueId y = b.Node("matmul", {b.Input(Shape({4, 6})), b.Constant(Shape({6, 8}))});
+        b.graph().AddOutput(b.Node("add", {y, b.Input(Shape({8}))}));
+      },
+      "matmul + runtime [8]");
+  EXPECT_EQ(r.steps.size(), 3u) << absl::StrJoin(r.steps, "\n");
+}
+
 TEST(DnnlMatmulTest, RefusesOneDimensionalOperands) {
   ExpectRefused(
       [](Builder& b) {
