@@ -336,6 +336,37 @@ TEST(DnnlTransposeTest, ReadsABlockedSourceDirectly) {
   }
 }
 
+// convnext's block: NCHW -> NHWC, work in NHWC, back to NCHW, residual
+// add. Both transposes of these unblocked values are views (no reorder
+// step of their own); the elementwise ops read the strided bytes.
+TEST(DnnlTransposeTest, UnblockedValuesAreTransposedAsViews) {
+  TransposeAttrs to_nhwc, to_nchw;
+  to_nhwc.perm = {0, 2, 3, 1};
+  to_nchw.perm = {0, 3, 1, 2};
+  Result r = ExpectMatchesReference(
+      [&](Builder& b) {
+        ValueId x = b.Node("relu", {b.Input(Shape({2, 3, 4, 5}))});
+        ValueId t = b.Node("transpose", {x}, to_nhwc.ToAttrMap());
+        t = b.Node("mul", {t, b.Constant(Shape({3}))});  // layer scale, per channel
+        t = b.Node("transpose", {t}, to_nchw.ToAttrMap());
+        b.graph().AddOutput(b.Node("add", {t, x}));
+      },
+      "relu, NHWC, scale, NCHW, + residual");
+  for (const std::string& step : r.steps) {
+    EXPECT_FALSE(absl::StrContains(step, ": transpose")) << absl::StrJoin(r.steps, "\n");
+  }
+  // A view read by a consumer that needs plain bytes (matmul), and a view
+  // that is itself the partition's output.
+  ExpectMatchesReference(
+      [&](Builder& b) {
+        ValueId x = b.Node("relu", {b.Input(Shape({2, 3, 4, 5}))});
+        ValueId t = b.Node("transpose", {x}, to_nhwc.ToAttrMap());
+        b.graph().AddOutput(b.Node("matmul", {t, b.Constant(Shape({3, 6}))}));
+        b.graph().AddOutput(b.Node("transpose", {x}, to_nhwc.ToAttrMap()));
+      },
+      "views into a matmul and out");
+}
+
 TEST(DnnlTransposeTest, FeedsAMatmul) {
   // Attention: q @ transpose(k).
   TransposeAttrs a;

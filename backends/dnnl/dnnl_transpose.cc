@@ -1,7 +1,8 @@
-// transpose on oneDNN: one reorder whose destination names the input's
-// dims but strides them so the bytes land row-major in the output's shape
-// (output dim i is input dim perm[i]). The source is read in whatever
-// layout it has (plain or blocked); the output is plain.
+// transpose on oneDNN: a view when the source's layout is not blocked (the
+// same bytes, axes renamed: consumers read it strided, or reorder it to
+// plain if they need to), else one reorder whose destination names the
+// input's dims but strides them so the bytes land row-major in the
+// output's shape (output dim i is input dim perm[i]).
 
 #include <cstdint>
 #include <vector>
@@ -70,6 +71,20 @@ absl::Status LowerTranspose(PartitionBuilder& b, const FusionGroup&,
   for (size_t i = rank; i-- > 0;) {
     strides_by_input_dim[a.perm[i]] = stride;
     stride *= out_dims[i];
+  }
+  // Free when the source's layout has no inner blocks (plain, nhwc): the
+  // output is the same bytes under a descriptor with permuted axes (old
+  // axis perm[i] becomes axis i). convnext's NCHW <-> NHWC around every
+  // block's LayerNorm are such views of its convolutions' nhwc outputs.
+  std::vector<int> to_output(rank);
+  for (size_t i = 0; i < rank; ++i) to_output[a.perm[i]] = static_cast<int>(i);
+  const memory::desc view = src.md.permute_axes(to_output);
+  if (view.data.format_kind == dnnl_blocked &&
+      view.data.format_desc.blocking.inner_nblks == 0) {
+    MemRef alias = src;
+    alias.md = view;
+    b.Define(out, alias);
+    return absl::OkStatus();
   }
   MemRef dst = b.NewBuffer(Plain(out_dims));
   MemRef permuted = dst;
