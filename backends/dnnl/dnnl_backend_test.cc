@@ -18,6 +18,7 @@
 #include "core/compile.h"
 #include "core/partition.h"
 #include "core/tensor.h"
+#include "backends/dnnl/dnnl_test_devices.h"
 #include "gtest/gtest.h"
 #include "ops/conv_attrs.h"
 #include "ops/pool_attrs.h"
@@ -28,27 +29,10 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-BackendRegistry& Registry() {
-  static BackendRegistry* registry = [] {
-    auto* r = new BackendRegistry();
-    EXPECT_TRUE(r->Register(kDnnlType, &CreateDnnlBackend).ok());
-    EXPECT_TRUE(
-        r->Register("ref", [] { return reference::CreateReferenceBackend(1); })
-            .ok());
-    return r;
-  }();
-  return *registry;
-}
-
-BackendDevice& Dnnl() { return **Registry().GetDevice(*Device::Parse("dnnl:0")); }
-BackendDevice& Ref() { return **Registry().GetDevice(*Device::Parse("ref:0")); }
-
-std::vector<float> Random(int64_t n, std::mt19937& rng, float scale = 1.0f) {
-  std::uniform_real_distribution<float> d(-scale, scale);
-  std::vector<float> v(n);
-  for (float& x : v) x = d(rng);
-  return v;
-}
+using testing::Dnnl;
+using testing::Random;
+using testing::Ref;
+using testing::Registry;
 
 TEST(DnnlDeviceTest, NamesOneDnnItsIsaAndThreads) {
   DeviceInfo info = Dnnl().Info();

@@ -19,6 +19,7 @@
 #include "core/compile.h"
 #include "core/partition.h"
 #include "core/tensor.h"
+#include "backends/dnnl/dnnl_test_devices.h"
 #include "gtest/gtest.h"
 #include "ops/conv_attrs.h"
 #include "ops/norm_attrs.h"
@@ -31,22 +32,9 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-BackendRegistry& Registry() {
-  static BackendRegistry* registry = [] {
-    auto* r = new BackendRegistry();
-    EXPECT_TRUE(r->Register(kDnnlType, &CreateDnnlBackend).ok());
-    EXPECT_TRUE(r->Register("ref", [] {
-                   return reference::CreateReferenceBackend(1);
-                 }).ok());
-    return r;
-  }();
-  return *registry;
-}
-
-BackendDevice& Dnnl() {
-  return **Registry().GetDevice(*Device::Parse("dnnl:0"));
-}
-BackendDevice& Ref() { return **Registry().GetDevice(*Device::Parse("ref:0")); }
+using testing::Dnnl;
+using testing::Ref;
+using testing::Registry;
 
 // Builds a graph on one device: inputs and constants get the same
 // pseudo-random values whichever device it is for.
