@@ -39,9 +39,14 @@ constexpr char kPlugin[] = "backends/dnnl/libswitchyard_dnnl_plugin.so";
 // The ops dnnl:0 runs (backends/dnnl/dnnl_op_table.cc).
 const std::vector<std::string>& DnnlOps() {
   static const auto* ops = new std::vector<std::string>{
-      "adaptive_avg_pool2d", "add",     "avg_pool2d", "batch_norm",
-      "conv2d",              "dropout", "flatten",    "linear",
-      "max_pool2d",          "relu",    "reshape",    "softmax"};
+      "abs",        "adaptive_avg_pool2d", "add",        "avg_pool2d",
+      "batch_norm", "clip",                "concat",     "conv2d",
+      "div",        "dropout",             "flatten",    "gelu",
+      "hard_swish", "layer_norm",          "leaky_relu", "linear",
+      "matmul",     "max_pool2d",          "mul",        "pad",
+      "reduce_mean", "relu",               "reshape",    "sigmoid",
+      "slice",      "softmax",             "sqrt",       "sub",
+      "tanh",       "transpose"};
   return *ops;
 }
 
@@ -52,9 +57,17 @@ const std::vector<std::string>& DnnlOps() {
 constexpr const char* kDocumentedRefusals[] = {
     "no broadcasting",                      // add of two different shapes
     "has rank 0",                           // scalars
+    "has rank",                             // past the device's ranks
     "is empty",                             // zero-element tensors
     "adaptive windows of different sizes",  // e.g. 3x2 from 7x5
     "overhangs the padding",                // avg_pool2d ceil + include_pad
+    "not both",                             // binary: both operands broadcast
+    "is not commutative",                   // sub/div with a broadcast first operand
+    "1-D operand",                          // matmul: matrix-vector products
+    "contiguous windows only",              // slice with a step other than 1
+    "are not all zero",                     // pad that adds values
+    "min <= max only",                      // clip with crossed bounds
+    "does not fit oneDNN's float epsilon",  // layer_norm
 };
 
 bool DocumentedRefusal(const absl::Status& status) {
