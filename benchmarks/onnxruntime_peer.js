@@ -402,7 +402,12 @@ async function main() {
         fs.readdirSync(dir).filter((f) => f.startsWith(base)).map((f) => path.resolve(dir, f))))];
     if (written.length !== 1) fail('--profile: ONNX Runtime wrote ' + written.length + ' profiles');
     const from = written[0];
-    fs.copyFileSync(from, args.profile);
+    try {
+      fs.copyFileSync(from, args.profile);
+    } catch (e) {
+      fail('--profile ' + args.profile + ': cannot write it (' + e.message + '); ONNX Runtime\'s ' +
+           'profile is kept at ' + from);
+    }
     fs.unlinkSync(from);
     console.log('wrote ' + args.profile);
   }
