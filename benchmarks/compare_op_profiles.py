@@ -7,14 +7,16 @@ Usage:
     switchyard run --model=M.onnx --device=cpu --threads=2 --iterations=9 \\
         --profile=switchyard_trace.json
     node benchmarks/onnxruntime_peer.js --model M.onnx --batch 1 --threads 2 \\
-        --iterations 9 --profile ort_profile.json
-    benchmarks/compare_op_profiles.py switchyard_trace.json ort_profile.json [--top 15]
+        --warmup 2 --iterations 9 --profile ort_profile.json
+    benchmarks/compare_op_profiles.py switchyard_trace.json ort_profile.json \\
+        --onnxruntime-warmup 2 [--top 15]
 
 Switchyard's trace (Chrome format) has one event per node or partition per
 timed iteration (category "node", args.op; a oneDNN partition is one event
 named after its nodes); ONNX Runtime's session profile has one "Node" event
 per kernel per run (args.op_name; its fused kernels keep names such as
-FusedConv), warm-up runs included. Each side is averaged over its own runs
+FusedConv), warm-up runs included unless --onnxruntime-warmup leaves them
+out. Each side is averaged over its own runs
 (Switchyard: iterations; ONNX Runtime: model_run events), so both columns
 are milliseconds per forward. The op names differ between the runtimes
 (conv2d against Conv and FusedConv): the table ranks each side on its own
@@ -22,6 +24,7 @@ rather than pretending they map one to one.
 """
 
 import argparse
+import bisect
 import collections
 import json
 import sys
@@ -47,19 +50,28 @@ def switchyard_ops(path):
     return {op: ms / runs for op, ms in totals.items()}, runs
 
 
-def onnxruntime_ops(path):
-    """{op_name: ms per run} over every model_run, and the number of runs."""
+def onnxruntime_ops(path, skip_runs=0):
+    """{op_name: ms per run} over the model_runs after the first `skip_runs`
+    (warm-up), and the number of runs counted. A kernel belongs to the run
+    whose span holds its start."""
     with open(path) as f:
         events = json.load(f)
+    runs = sorted((e.get("ts", 0), e.get("ts", 0) + e.get("dur", 0)) for e in events
+                  if e.get("cat") == "Session" and e.get("name") == "model_run")
+    if skip_runs >= len(runs):
+        raise ValueError("the profile has %d model runs; --onnxruntime-warmup=%d leaves none"
+                         % (len(runs), skip_runs))
+    kept = runs[skip_runs:]
+    starts = [start for start, _ in kept]
     totals = collections.Counter()
-    runs = 0
     for e in events:
-        if e.get("cat") == "Session" and e.get("name") == "model_run":
-            runs += 1
-        elif e.get("cat") == "Node" and e.get("name", "").endswith("_kernel_time"):
+        if e.get("cat") != "Node" or not e.get("name", "").endswith("_kernel_time"):
+            continue
+        ts = e.get("ts", 0)
+        i = bisect.bisect_right(starts, ts) - 1
+        if i >= 0 and ts <= kept[i][1]:
             totals[e.get("args", {}).get("op_name", "?")] += e.get("dur", 0) / 1e3
-    runs = max(1, runs)
-    return {op: ms / runs for op, ms in totals.items()}, runs
+    return {op: ms / len(kept) for op, ms in totals.items()}, len(kept)
 
 
 def main(argv):
@@ -67,10 +79,14 @@ def main(argv):
     parser.add_argument("switchyard_trace")
     parser.add_argument("onnxruntime_profile")
     parser.add_argument("--top", type=int, default=15, help="rows per side (default 15)")
+    parser.add_argument("--onnxruntime-warmup", type=int, default=0, metavar="N",
+                        help="leave out ONNX Runtime's first N model runs (its --warmup: "
+                             "onnxruntime_peer.js profiles them too; Switchyard's trace has "
+                             "timed iterations only)")
     args = parser.parse_args(argv)
     try:
         ours, our_runs = switchyard_ops(args.switchyard_trace)
-        theirs, their_runs = onnxruntime_ops(args.onnxruntime_profile)
+        theirs, their_runs = onnxruntime_ops(args.onnxruntime_profile, args.onnxruntime_warmup)
     except (OSError, ValueError, KeyError, TypeError) as e:
         sys.exit("compare_op_profiles.py: cannot read a profile: %s" % e)
     if not ours or not theirs:

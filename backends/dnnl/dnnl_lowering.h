@@ -88,6 +88,11 @@ DnnlCheck CheckPad;
 DnnlCheck CheckReduceMean;
 DnnlLowering LowerReduceMean;
 
+// dnnl_resize.cc: resize, nearest or linear over the spatial axes where
+// oneDNN's half-pixel rule picks the same inputs (resampling primitive).
+DnnlCheck CheckResize;
+DnnlLowering LowerResize;
+
 // dnnl_views.cc: flatten, reshape, dropout: the same row-major elements
 // under another shape, no primitive.
 DnnlLowering LowerView;

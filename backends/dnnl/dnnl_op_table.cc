@@ -38,6 +38,7 @@ const std::vector<DnnlOp>& Table() {
       {"reduce_mean", &CheckReduceMean, &LowerReduceMean},
       {"relu", &CheckUnary, &LowerUnary},
       {"reshape", nullptr, &LowerView},
+      {"resize", &CheckResize, &LowerResize},
       {"sigmoid", &CheckUnary, &LowerUnary},
       {"slice", &CheckSlice, &LowerSlice},
       {"softmax", nullptr, &LowerSoftmax},

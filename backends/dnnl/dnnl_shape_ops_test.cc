@@ -1,5 +1,5 @@
 // The transformer and DenseNet ops on the oneDNN device (matmul, transpose,
-// layer_norm, concat, slice, zero pad, reduce_mean) against the reference
+// layer_norm, concat, slice, zero pad, reduce_mean, resize) against the reference
 // backend: the shape families of vit_b_16, convnext_tiny and densenet121
 // (scaled down), broadcasting, constant vs runtime weights, blocked layouts
 // kept through a concat, slices at the edges, and the cases refused with
@@ -24,6 +24,7 @@
 #include "ops/conv_attrs.h"
 #include "ops/norm_attrs.h"
 #include "ops/reduce_attrs.h"
+#include "ops/resize_attrs.h"
 #include "ops/shape_attrs.h"
 
 namespace switchyard {
@@ -574,6 +575,80 @@ TEST(DnnlReduceMeanTest, TrailingAndOtherAxesWithAndWithoutKeepdims) {
         },
         absl::StrCat("reduce_mean axes [", absl::StrJoin(c.axes, ","), "]",
                      c.keepdims ? " keepdims" : ""));
+  }
+}
+
+// --- resize ------------------------------------------------------------------
+
+ResizeAttrs Resize(Ints sizes, ResizeMode mode, ResizeCoordinateMode coordinate,
+                   ResizeNearestMode nearest = ResizeNearestMode::kFloor) {
+  ResizeAttrs a;
+  a.sizes = std::move(sizes);
+  a.mode = mode;
+  a.coordinate_transformation_mode = coordinate;
+  a.nearest_mode = nearest;
+  return a;
+}
+
+// A detector's FPN: a blocked convolution output upsampled 2x (nearest,
+// asymmetric/floor as PyTorch exports it) and added to a lateral one, all in
+// one partition; and the modes whose taps are oneDNN's half-pixel ones at
+// other sizes (linear half_pixel at any ratio, nearest half_pixel
+// shrinking by an odd whole number, 3-D and 5-D values).
+TEST(DnnlResizeTest, RunsWhereOneDnnsRulePicksTheSameInputs) {
+  using M = ResizeMode;
+  using C = ResizeCoordinateMode;
+  ExpectMatchesReference(
+      [](Builder& b) {
+        ValueId top = b.Conv(b.Input(Shape({1, 4, 3, 5})), 4, 16);
+        ValueId lateral = b.Conv(b.Input(Shape({1, 4, 6, 10})), 4, 16);
+        ValueId up = b.Node("resize", {top},
+                            Resize({1, 16, 6, 10}, M::kNearest, C::kAsymmetric)
+                                .ToAttrMap());
+        b.graph().AddOutput(b.Conv(b.Node("add", {lateral, up}), 16, 16));
+      },
+      "FPN top-down step");
+  const std::vector<std::pair<Shape, ResizeAttrs>> cases = {
+      {Shape({2, 3, 7, 5}), Resize({2, 3, 13, 4}, M::kLinear, C::kHalfPixel)},
+      {Shape({1, 2, 9, 8}), Resize({1, 2, 3, 4}, M::kLinear, C::kPytorchHalfPixel)},
+      {Shape({1, 3, 9, 6}), Resize({1, 3, 3, 2}, M::kNearest, C::kHalfPixel,
+                                   ResizeNearestMode::kRoundPreferFloor)},
+      {Shape({1, 2, 5, 4}), Resize({1, 2, 15, 8}, M::kNearest, C::kHalfPixel,
+                                   ResizeNearestMode::kRoundPreferFloor)},
+      {Shape({2, 3, 6}), Resize({2, 3, 12}, M::kNearest, C::kAsymmetric)},
+      {Shape({1, 2, 2, 3, 4}), Resize({1, 2, 4, 6, 4}, M::kLinear, C::kHalfPixel)},
+  };
+  for (const auto& [shape, a] : cases) {
+    ExpectMatchesReference(
+        [&](Builder& b) {
+          ValueId x = b.Node("relu", {b.Input(shape)});
+          b.graph().AddOutput(b.Node("resize", {x}, a.ToAttrMap()));
+        },
+        absl::StrCat("resize ", shape.ToString(), " to [",
+                     absl::StrJoin(a.sizes, ","), "]"));
+  }
+}
+
+TEST(DnnlResizeTest, RefusesOtherRulesWithTheReason) {
+  using M = ResizeMode;
+  using C = ResizeCoordinateMode;
+  const std::vector<std::pair<ResizeAttrs, std::string>> cases = {
+      // 13 -> 25 nearest asymmetric: floor(o * 13 / 25) is not oneDNN's pick.
+      {Resize({1, 2, 25, 25}, M::kNearest, C::kAsymmetric), "half-pixel nearest"},
+      {Resize({1, 2, 26, 26}, M::kLinear, C::kAlignCorners), "half-pixel linear"},
+      {Resize({1, 2, 26, 26}, M::kCubic, C::kHalfPixel), "not cubic"},
+      {Resize({1, 4, 13, 13}, M::kNearest, C::kAsymmetric), "axis 1"},
+      // Halving: oneDNN's coordinate 2o + 0.5 is a tie its float rounding
+      // may break either way.
+      {Resize({1, 2, 6, 6}, M::kNearest, C::kHalfPixel), "half-pixel nearest"},
+  };
+  for (const auto& [a, reason] : cases) {
+    ExpectRefused(
+        [&](Builder& b) {
+          b.graph().AddOutput(
+              b.Node("resize", {b.Input(Shape({1, 2, 13, 13}))}, a.ToAttrMap()));
+        },
+        reason);
   }
 }
 
