@@ -15,6 +15,7 @@ inline constexpr char kBatchNorm[] = "batch_norm";
 inline constexpr char kConv2d[] = "conv2d";
 inline constexpr char kDiv[] = "div";
 inline constexpr char kErf[] = "erf";
+inline constexpr char kExpand[] = "expand";
 inline constexpr char kGelu[] = "gelu";
 inline constexpr char kLayerNorm[] = "layer_norm";
 inline constexpr char kLinear[] = "linear";
@@ -22,6 +23,9 @@ inline constexpr char kMul[] = "mul";
 inline constexpr char kPow[] = "pow";
 inline constexpr char kReduceMean[] = "reduce_mean";
 inline constexpr char kRelu[] = "relu";
+inline constexpr char kReshape[] = "reshape";
+inline constexpr char kScatterElements[] = "scatter_elements";
+inline constexpr char kScatterNd[] = "scatter_nd";
 inline constexpr char kSqrt[] = "sqrt";
 inline constexpr char kSub[] = "sub";
 

@@ -327,6 +327,15 @@ std::vector<ConformanceCase> ShapeConformanceCases() {
       Indexed("scatter_nd_min", "scatter_nd",
               {Shape({4, 4}), Shape({8, 2}), Shape({8})}, -4, 3,
               {{"reduction", std::string("min")}}),
+      // Rows past the CPU kernel's threading threshold (a detector's RoI
+      // merge, scaled down): threads take ranges of every row, duplicate
+      // rows still landing in order.
+      Indexed("scatter_nd_threaded_rows", "scatter_nd",
+              {Shape({12, 16, 7, 7}), Shape({48, 1}), Shape({48, 16, 7, 7})}, -12, 11,
+              {{"reduction", std::string("none")}}),
+      Indexed("scatter_nd_threaded_rows_add", "scatter_nd",
+              {Shape({12, 16, 7, 7}), Shape({48, 1}), Shape({48, 16, 7, 7})}, -12, 11,
+              {{"reduction", std::string("add")}}),
 
       // expand: ONNX's node tests, a shorter shape, an empty result.
       Expand("expand_dim_changed", Shape({3, 1}), {2, 1, 6}),

@@ -3,14 +3,18 @@
 // nothing is written) into each tuple's slice offset; then the output is a
 // copy of data, and each tuple's slice of updates lands on its slice, tuple
 // by tuple in order (so duplicates combine, or the last one wins, as the
-// reference does).
+// reference does). Both the copy and the updates are split over the
+// threads by element: each thread takes one range of every slice and walks
+// the tuples in order, so duplicates still land in order.
 
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "backends/cpu/cpu_device.h"
+#include "backends/cpu/kernels/elementwise.h"
 #include "backends/cpu/kernels/scatter_update.h"
 #include "core/kernel_registry.h"
 #include "core/status_macros.h"
@@ -25,7 +29,8 @@ namespace {
 template <typename T>
 class ScatterNdKernel : public Kernel {
  public:
-  explicit ScatterNdKernel(const ScatterNdAttrs& attrs) : attrs_(attrs) {}
+  ScatterNdKernel(const ScatterNdAttrs& attrs, std::shared_ptr<const CpuContext> context)
+      : attrs_(attrs), context_(std::move(context)) {}
 
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
@@ -51,29 +56,41 @@ class ScatterNdKernel : public Kernel {
       }
     }
     T* out = outputs[0]->data<T>();
+    const T* in = data.data<T>();
     if (data.num_elements() > 0) {
-      std::memcpy(out, data.data<T>(), data.num_elements() * sizeof(T));
+      ForEachRange(*context_, data.num_elements(), [&](int64_t begin, int64_t end) {
+        std::memcpy(out + begin, in + begin, (end - begin) * sizeof(T));
+      });
     }
     const T* updates = inputs[2]->data<T>();
-    for (int64_t t = 0; t < tuples; ++t) {
-      T* dst = out + rows[t] * slice;
-      const T* src = updates + t * slice;
-      for (int64_t j = 0; j < slice; ++j) ApplyUpdate(attrs_.reduction, dst[j], src[j]);
+    const auto scatter = [&](int64_t begin, int64_t end) {
+      for (int64_t t = 0; t < tuples; ++t) {
+        T* dst = out + rows[t] * slice;
+        const T* src = updates + t * slice;
+        for (int64_t j = begin; j < end; ++j) ApplyUpdate(attrs_.reduction, dst[j], src[j]);
+      }
+    };
+    if (tuples * slice < kMinParallelElements) {
+      scatter(0, slice);
+    } else {
+      context_->ParallelRange(slice, scatter);
     }
     return absl::OkStatus();
   }
 
  private:
   ScatterNdAttrs attrs_;
+  std::shared_ptr<const CpuContext> context_;
 };
 
 absl::StatusOr<std::unique_ptr<Kernel>> MakeScatterNd(const Node& node, const Graph& graph,
-                                                      CpuDevice&) {
+                                                      CpuDevice& device) {
   SY_ASSIGN_OR_RETURN(ScatterNdAttrs attrs, ScatterNdAttrs::FromAttrMap(node.attrs));
   return WithScatterType(
       graph.value(node.inputs[0]).dtype, attrs.reduction, "scatter_nd",
       [&](auto tag) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-        return std::make_unique<ScatterNdKernel<typename decltype(tag)::type>>(attrs);
+        return std::make_unique<ScatterNdKernel<typename decltype(tag)::type>>(
+            attrs, device.context());
       });
 }
 
