@@ -15,6 +15,7 @@ namespace {
 
 constexpr char kThreads[] = "threads";
 constexpr char kIsa[] = "isa";
+constexpr char kConvAlgorithm[] = "conv_algorithm";
 
 int DefaultThreads() {
   if (const char* env = std::getenv(kDnnlThreadsEnv)) {
@@ -40,6 +41,11 @@ class DnnlBackend : public Backend {
              absl::StrCat("OpenMP threads of oneDNN's primitives (an integer "
                           ">= 1; default ",
                           kDnnlThreadsEnv, ", else every core)")},
+            {kConvAlgorithm, DnnlConvAlgorithmName(device_.conv_algorithm()),
+             "conv2d algorithm: auto (Winograd F(4x4,3x3) for 3x3 stride-1 "
+             "convolutions with at least 64 channels in and out, direct for "
+             "the rest), direct, or winograd (wherever it applies); Winograd "
+             "needs AVX-512 in oneDNN 2.6, elsewhere every conv is direct"},
             {kIsa, EffectiveIsaName(),
              "instruction set oneDNN's JIT picked for this CPU (read-only; "
              "ONEDNN_MAX_CPU_ISA caps it)"}};
@@ -56,6 +62,12 @@ class DnnlBackend : public Backend {
       device_.SetThreads(threads);
       return absl::OkStatus();
     }
+    if (key == kConvAlgorithm) {
+      absl::StatusOr<DnnlConvAlgorithm> algorithm = ParseDnnlConvAlgorithm(value);
+      if (!algorithm.ok()) return algorithm.status();
+      device_.SetConvAlgorithm(*algorithm);
+      return absl::OkStatus();
+    }
     if (key == kIsa) {
       return absl::InvalidArgumentError(
           "dnnl option 'isa' is read-only: oneDNN picks the ISA at run time; "
@@ -64,7 +76,7 @@ class DnnlBackend : public Backend {
     }
     return absl::InvalidArgumentError(absl::StrCat(
         "the dnnl backend has no option '", key,
-        "'; its options: threads, isa (read-only)"));
+        "'; its options: threads, conv_algorithm, isa (read-only)"));
   }
 
  private:

@@ -4,6 +4,8 @@
 #include <functional>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "absl/strings/str_join.h"
@@ -53,8 +55,25 @@ int64_t Product(const Dims& dims, size_t from) {
 std::string MdString(const memory::desc& md) {
   const dnnl_memory_desc_t& d = md.data;
   std::string out = absl::StrJoin(md.dims(), "x");
+  if (d.format_kind == dnnl_format_kind_wino) {
+    // Winograd weights are laid out for one problem's blocking: the string
+    // keys shared prepared weights, so every parameter is in it (a
+    // detector's RPN head conv, one weight at 200x200 and at 100x100, got
+    // the other size's blocking when this said only "wino").
+    const dnnl_wino_desc_t& w = d.format_desc.wino_desc;
+    return absl::StrCat(out, " wino format ", w.wino_format, " r ", w.r,
+                        " alpha ", w.alpha, " ic ", w.ic, " oc ", w.oc,
+                        " blocks ", w.ic_block, ",", w.oc_block, ",",
+                        w.ic2_block, ",", w.oc2_block, " scale ", w.adj_scale,
+                        " size ", w.size);
+  }
   if (d.format_kind != dnnl_blocked) {
-    return absl::StrCat(out, " ", dnnl_fmt_kind2str(d.format_kind));
+    // Another opaque layout: its description's bytes, hashed, so that two
+    // strings are equal only for the same description.
+    const std::string_view bytes(reinterpret_cast<const char*>(&d.format_desc),
+                                 sizeof(d.format_desc));
+    return absl::StrCat(out, " ", dnnl_fmt_kind2str(d.format_kind), " ",
+                        std::hash<std::string_view>()(bytes));
   }
   const dnnl_blocking_desc_t& b = d.format_desc.blocking;
   absl::StrAppend(&out, " strides ",
@@ -93,7 +112,8 @@ PartitionBuilder::PartitionBuilder(const Graph& graph,
                                    const std::vector<ValueId>& outputs,
                                    const dnnl::engine& engine,
                                    const BackendDevice& device,
-                                   PreparedWeights& prepared_weights)
+                                   PreparedWeights& prepared_weights,
+                                   DnnlConvAlgorithm conv_algorithm)
     : graph_(graph),
       nodes_(nodes),
       inputs_(inputs),
@@ -101,7 +121,8 @@ PartitionBuilder::PartitionBuilder(const Graph& graph,
       engine_(engine),
       stream_(engine),
       device_(device),
-      prepared_weights_(prepared_weights) {
+      prepared_weights_(prepared_weights),
+      conv_algorithm_(conv_algorithm) {
   // The last position inside the partition that reads each value;
   // partition outputs stay alive to the end.
   for (int p = 0; p < static_cast<int>(nodes_.size()); ++p) {

@@ -25,6 +25,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "backends/dnnl/dnnl_conv_algorithm.h"
 #include "backends/dnnl/dnnl_fusion.h"
 #include "backends/dnnl/dnnl_partition_kernel.h"
 #include "core/backend.h"
@@ -81,12 +82,15 @@ class PartitionBuilder {
                    const std::vector<ValueId>& inputs,
                    const std::vector<ValueId>& outputs,
                    const dnnl::engine& engine, const BackendDevice& device,
-                   PreparedWeights& prepared_weights);
+                   PreparedWeights& prepared_weights,
+                   DnnlConvAlgorithm conv_algorithm = DnnlConvAlgorithm::kAuto);
 
   // Lowers every group and makes the kernel.
   absl::StatusOr<std::unique_ptr<Kernel>> Build(int threads);
 
   const Graph& graph() const { return graph_; }
+  // The backend option dnnl.conv_algorithm when the partition was built.
+  DnnlConvAlgorithm conv_algorithm() const { return conv_algorithm_; }
   const dnnl::engine& engine() const { return engine_; }
   // Node `i` of group `g` (0: its head).
   const Node& GroupNode(const FusionGroup& g, int i) const {
@@ -190,6 +194,7 @@ class PartitionBuilder {
   dnnl::stream stream_;
   const BackendDevice& device_;
   PreparedWeights& prepared_weights_;
+  const DnnlConvAlgorithm conv_algorithm_;
   std::unique_ptr<PartitionKernel> kernel_;
 
   std::map<ValueId, Val> vals_;

@@ -1,9 +1,14 @@
 // conv2d on oneDNN: convolution_forward with format_tag::any for source,
-// weights and destination (blocked nChw8c/nChw16c layouts on AVX2/AVX-512),
-// taking a following residual add (sum post-op) and an eltwise post-op
-// (relu, clip, sigmoid, SiLU, ...: dnnl_fusion.h).
+// weights and destination (oneDNN picks: channels-last for its brgemm
+// kernels on AVX-512, nChw8c on AVX2), taking a following residual add (sum
+// post-op) and an eltwise post-op (relu, clip, sigmoid, SiLU, ...:
+// dnnl_fusion.h). Direct or Winograd per dnnl.conv_algorithm
+// (dnnl_conv_algorithm.h).
+
+#include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "backends/dnnl/dnnl_conv_algorithm.h"
 #include "backends/dnnl/dnnl_lowering.h"
 #include "backends/dnnl/dnnl_support.h"
 #include "core/status_macros.h"
@@ -38,11 +43,26 @@ absl::Status LowerConv2d(PartitionBuilder& b, const FusionGroup& g,
   const Dims dilates = {a.dilation_h - 1, a.dilation_w - 1};
   const Dims pad_l = {a.pad_h, a.pad_w};
   const Dims pad_r = {a.pad_h, a.pad_w};
-  dnnl::convolution_forward::desc desc(
-      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-      any(src), any(wdims), BiasDesc(graph, node), any(dst), strides, dilates, pad_l, pad_r);
-  dnnl::convolution_forward::primitive_desc pd(
-      desc, PrimitiveAttr(g), b.engine());
+  auto make = [&](dnnl::algorithm algorithm) {
+    dnnl::convolution_forward::desc desc(
+        dnnl::prop_kind::forward_inference, algorithm, any(src), any(wdims),
+        BiasDesc(graph, node), any(dst), strides, dilates, pad_l, pad_r);
+    return dnnl::convolution_forward::primitive_desc(desc, PrimitiveAttr(g),
+                                                     b.engine());
+  };
+  std::optional<dnnl::convolution_forward::primitive_desc> winograd;
+  if (WantsWinograd(b.conv_algorithm(),
+                    WinogradShape(w[2], w[3], a.stride_h, a.stride_w,
+                                  a.dilation_h, a.dilation_w, a.groups),
+                    src[1], dst[1])) {
+    try {
+      winograd = make(dnnl::algorithm::convolution_winograd);
+    } catch (const dnnl::error&) {
+      // No Winograd kernel for this ISA, layout or post-op: direct.
+    }
+  }
+  const dnnl::convolution_forward::primitive_desc pd =
+      winograd ? *winograd : make(dnnl::algorithm::convolution_direct);
   SY_ASSIGN_OR_RETURN(MemRef s, b.As(node.inputs[0], pd.src_desc()));
   SY_ASSIGN_OR_RETURN(MemRef wm,
                       b.Owned(node.inputs[1], wplain, pd.weights_desc()));

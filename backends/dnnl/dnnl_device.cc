@@ -123,6 +123,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> DnnlDevice::CreateKernel(
   if (absl::Status s = CheckNode(node, graph); !s.ok()) return s;
   PartitionOptions options;
   options.threads = threads_.load();
+  options.conv_algorithm = conv_algorithm_.load();
   return BuildPartitionKernel(graph, {node.id}, node.inputs, node.outputs,
                               engine_, *this, prepared_weights_, options);
 }
@@ -156,6 +157,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> DnnlDevice::CreatePartitionKernel(
   }
   PartitionOptions options;
   options.threads = threads_.load();
+  options.conv_algorithm = conv_algorithm_.load();
   return BuildPartitionKernel(graph, partition.nodes,
                               PartitionInputs(graph, partition),
                               PartitionOutputs(graph, partition), engine_,

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/dnnl/dnnl_conv_algorithm.h"
 #include "core/backend.h"
 #include "core/caching_allocator.h"
 #include "core/prepared_weights.h"
@@ -45,6 +46,9 @@ class DnnlDevice : public BackendDevice {
   int threads() const { return threads_.load(); }
   // For kernels created afterwards.
   void SetThreads(int threads) { threads_.store(threads); }
+  DnnlConvAlgorithm conv_algorithm() const { return conv_algorithm_.load(); }
+  // For kernels created afterwards.
+  void SetConvAlgorithm(DnnlConvAlgorithm a) { conv_algorithm_.store(a); }
   // Parameters reordered into the layouts primitives chose, shared by every
   // kernel of every plan on this device.
   PreparedWeights& prepared_weights() { return prepared_weights_; }
@@ -56,6 +60,7 @@ class DnnlDevice : public BackendDevice {
   const Device device_;
   dnnl::engine engine_;
   std::atomic<int> threads_;
+  std::atomic<DnnlConvAlgorithm> conv_algorithm_{DnnlConvAlgorithm::kAuto};
   PreparedWeights prepared_weights_;
   // Shared with every buffer's release function: a buffer may outlive the
   // device.

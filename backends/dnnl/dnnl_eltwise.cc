@@ -51,9 +51,8 @@ absl::StatusOr<int> Src0Operand(const Node& node, const Shape& in0,
 // is [1, ..., 1].
 Dims AlignedDims(const Shape& shape, size_t rank) {
   Dims dims(rank, 1);
-  for (size_t i = 0; i < shape.rank(); ++i) {
-    dims[rank - shape.rank() + i] = shape.dim(i);
-  }
+  const size_t own = static_cast<size_t>(shape.rank());
+  for (size_t i = 0; i < own; ++i) dims[rank - own + i] = shape.dim(static_cast<int>(i));
   return dims;
 }
 

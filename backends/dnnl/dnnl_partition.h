@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "backends/dnnl/dnnl_conv_algorithm.h"
 #include "core/backend.h"
 #include "core/graph.h"
 #include "core/prepared_weights.h"
@@ -45,6 +46,7 @@ namespace onednn {
 
 struct PartitionOptions {
   int threads = 1;  // OpenMP threads for creation and runs
+  DnnlConvAlgorithm conv_algorithm = DnnlConvAlgorithm::kAuto;
 };
 
 // The kernel of `nodes` (consecutive, each passing CheckNode), whose Run
