@@ -80,7 +80,8 @@ absl::StatusOr<bool> ScatterRowsPass::Run(Graph& graph) {
        --id) {
     id = std::min(id, static_cast<NodeId>(graph.nodes().size()) - 1);
     if (id < 0) break;
-    const ValueReaders readers(graph);
+    if (graph.node(id).op != op_names::kScatterElements) continue;
+    const ValueReaders readers(graph);  // recounted after every edit
     const std::optional<RowsMatch> m = Match(graph, readers, graph.node(id));
     if (!m) continue;
     const Value& rows = graph.value(m->rows);
