@@ -12,6 +12,7 @@ namespace op_names {
 
 inline constexpr char kAdd[] = "add";
 inline constexpr char kBatchNorm[] = "batch_norm";
+inline constexpr char kConcat[] = "concat";
 inline constexpr char kConv2d[] = "conv2d";
 inline constexpr char kDiv[] = "div";
 inline constexpr char kErf[] = "erf";

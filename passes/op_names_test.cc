@@ -11,7 +11,7 @@ namespace {
 
 TEST(OpNamesTest, EveryNameIsARegisteredOp) {
   for (const char* name :
-       {op_names::kAdd, op_names::kBatchNorm, op_names::kConv2d,
+       {op_names::kAdd, op_names::kBatchNorm, op_names::kConcat, op_names::kConv2d,
         op_names::kDiv, op_names::kErf, op_names::kExpand, op_names::kGelu,
         op_names::kLayerNorm, op_names::kLinear, op_names::kMul, op_names::kPow,
         op_names::kReduceMean, op_names::kRelu, op_names::kReshape,

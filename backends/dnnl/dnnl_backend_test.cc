@@ -147,7 +147,9 @@ TEST(DnnlDeviceTest, ConvAlgorithmsMatchTheReferenceWithAWeightSharedAcrossSizes
     }
     // Where oneDNN has Winograd (AVX-512), asking for it gets it.
     const bool wino = absl::StrContains(absl::StrJoin(steps, "\n"), "wino");
-    if (std::string(algorithm) == "direct") EXPECT_FALSE(wino);
+    if (std::string(algorithm) == "direct") {
+      EXPECT_FALSE(wino);
+    }
     if (std::string(algorithm) != "direct" &&
         absl::StrContains(EffectiveIsaName(), "avx512")) {
       EXPECT_TRUE(wino) << absl::StrJoin(steps, "\n");

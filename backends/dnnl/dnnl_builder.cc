@@ -132,6 +132,7 @@ PartitionBuilder::PartitionBuilder(const Graph& graph,
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> PartitionBuilder::Build(int threads) {
+  threads_ = threads;
   kernel_ = std::make_unique<PartitionKernel>(device_, engine_, threads,
                                               inputs_.size(), outputs_.size());
   for (const FusionGroup& g : PlanFusionGroups(graph_, nodes_)) {
@@ -221,7 +222,15 @@ void PartitionBuilder::AddStep(dnnl::primitive p,
                                const memory::desc& scratchpad,
                                std::string what) {
   scratch_bytes_ = std::max(scratch_bytes_, scratchpad.get_size());
-  steps_.push_back({std::move(p), std::move(args), scratchpad, std::move(what)});
+  steps_.push_back(
+      {std::move(p), nullptr, std::move(args), scratchpad, std::move(what)});
+}
+
+void PartitionBuilder::AddHostStep(PartitionKernel::HostStep step,
+                                   std::vector<std::pair<int, MemRef>> args,
+                                   std::string what) {
+  steps_.push_back({dnnl::primitive(), std::move(step), std::move(args),
+                    memory::desc(), std::move(what)});
 }
 
 absl::Status PartitionBuilder::AddWeightedStep(
@@ -423,7 +432,11 @@ absl::Status PartitionBuilder::Finalize() {
     if (step.scratchpad.get_size() > 0) {
       args.emplace(DNNL_ARG_SCRATCHPAD, memory(step.scratchpad, engine_, scratch));
     }
-    kernel_->AddPrimitive(step.primitive, std::move(args), step.what);
+    if (step.host) {
+      kernel_->AddHostStep(std::move(step.host), std::move(args), step.what);
+    } else {
+      kernel_->AddPrimitive(step.primitive, std::move(args), step.what);
+    }
   }
   return absl::OkStatus();
 }

@@ -142,6 +142,11 @@ class PartitionBuilder {
 
   void AddStep(dnnl::primitive p, std::vector<std::pair<int, MemRef>> args,
                const dnnl::memory::desc& scratchpad, std::string what);
+  // A step the kernel runs on the host (PartitionKernel::HostStep).
+  void AddHostStep(PartitionKernel::HostStep step,
+                   std::vector<std::pair<int, MemRef>> args, std::string what);
+  // The OpenMP threads of the kernel being built (host steps use them).
+  int threads() const { return threads_; }
   // The step of a one-source primitive of kind `Primitive` made from `pd`
   // (src -> dst); then value `out` lives in `dst`.
   template <typename Primitive, typename PD>
@@ -174,7 +179,8 @@ class PartitionBuilder {
 
  private:
   struct Step {
-    dnnl::primitive primitive;
+    dnnl::primitive primitive;  // empty for a host step
+    PartitionKernel::HostStep host;
     std::vector<std::pair<int, MemRef>> args;
     dnnl::memory::desc scratchpad;  // zero size: none
     std::string what;
@@ -195,6 +201,7 @@ class PartitionBuilder {
   const BackendDevice& device_;
   PreparedWeights& prepared_weights_;
   const DnnlConvAlgorithm conv_algorithm_;
+  int threads_ = 1;  // of the kernel being built
   std::unique_ptr<PartitionKernel> kernel_;
 
   std::map<ValueId, Val> vals_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_join.h"
+#include "backends/dnnl/dnnl_eltwise_algorithm.h"
 #include "backends/dnnl/dnnl_op_table.h"
 #include "ops/op_names.h"
 
@@ -93,6 +94,28 @@ std::vector<FusionGroup> PlanFusionGroups(const Graph& graph,
       groups.push_back(g);
       p += 2;
       continue;
+    }
+    // DenseNet's concat -> batch_norm -> relu.
+    if (head.op == op_names::kConcat && q < n) {
+      const Node& norm = graph.node(nodes[q]);
+      if (norm.op == op_names::kBatchNorm && norm.inputs[0] == made &&
+          OnlyFeeds(graph, made, norm)) {
+        g.concat_norm = true;
+        made = norm.outputs[0];
+        ++q;
+        if (q < n && graph.node(nodes[q]).op == op_names::kRelu &&
+            OnlyFeeds(graph, made, graph.node(nodes[q]))) {
+          absl::StatusOr<EltwiseAlgorithm> relu = EltwiseAlgorithmOf(graph.node(nodes[q]));
+          if (relu.ok()) {
+            g.eltwise = *relu;
+            ++q;
+          }
+        }
+        g.count = q - p;
+        groups.push_back(g);
+        p = q;
+        continue;
+      }
     }
     if (row != nullptr && row->bias_add && q < n &&
         OnlyFeeds(graph, made, graph.node(nodes[q])) &&

@@ -38,6 +38,9 @@ struct FusionGroup {
   // The unary node (or SiLU pair) folded into the head's primitive.
   std::optional<EltwiseAlgorithm> eltwise;
   bool silu = false;  // eltwise is SiLU, from a sigmoid and a mul
+  // concat -> batch_norm (-> relu: eltwise), the concat read by the norm
+  // alone: one host pass (dnnl_concat_norm.h) where the layouts allow.
+  bool concat_norm = false;
 };
 
 // The groups of `nodes` (consecutive, each supported), in order.

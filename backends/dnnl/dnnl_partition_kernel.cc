@@ -45,7 +45,13 @@ absl::Status PartitionKernel::Run(absl::Span<const Tensor* const> inputs,
   omp_set_num_threads(threads_);
   try {
     for (size_t i = 0; i < primitives_.size(); ++i) {
-      primitives_[i].execute(stream_, args_[i]);
+      // On the CPU engine a primitive has finished when execute returns,
+      // so a host step after it reads its result.
+      if (host_steps_[i]) {
+        host_steps_[i](args_[i]);
+      } else {
+        primitives_[i].execute(stream_, args_[i]);
+      }
     }
     stream_.wait();
   } catch (const dnnl::error& e) {

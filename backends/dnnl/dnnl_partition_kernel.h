@@ -2,10 +2,13 @@
 #define SWITCHYARD_BACKENDS_DNNL_DNNL_PARTITION_KERNEL_H_
 
 // The kernel of a dnnl partition: oneDNN primitives created once (by
-// PartitionBuilder, dnnl_builder.h) and executed in order. Run() only points
-// the edge memories at the tensors it is given and executes.
+// PartitionBuilder, dnnl_builder.h) and executed in order, with host steps
+// among them for work oneDNN has no primitive for (dnnl_concat_norm.h).
+// Run() only points the edge memories at the tensors it is given and
+// executes.
 
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -55,11 +58,24 @@ class PartitionKernel : public Kernel {
   // What each primitive is, in order (KernelSteps, dnnl_partition.h).
   const std::vector<std::string>& steps() const { return steps_; }
 
+  // A step run on the host, given its arguments' memories (their data
+  // handles bound for this run).
+  using HostStep =
+      std::function<void(const std::unordered_map<int, dnnl::memory>&)>;
+
   // Filled by the builder.
   void AddPrimitive(dnnl::primitive primitive,
                     std::unordered_map<int, dnnl::memory> args,
                     std::string what) {
     primitives_.push_back(std::move(primitive));
+    host_steps_.emplace_back();
+    args_.push_back(std::move(args));
+    steps_.push_back(std::move(what));
+  }
+  void AddHostStep(HostStep step, std::unordered_map<int, dnnl::memory> args,
+                   std::string what) {
+    primitives_.emplace_back();
+    host_steps_.push_back(std::move(step));
     args_.push_back(std::move(args));
     steps_.push_back(std::move(what));
   }
@@ -79,7 +95,8 @@ class PartitionKernel : public Kernel {
   dnnl::stream stream_;
   int threads_;
   size_t num_inputs_, num_outputs_;
-  std::vector<dnnl::primitive> primitives_;
+  std::vector<dnnl::primitive> primitives_;  // empty for a host step
+  std::vector<HostStep> host_steps_;          // empty for a primitive
   std::vector<std::unordered_map<int, dnnl::memory>> args_;
   std::vector<Binding> bindings_;
   std::vector<std::shared_ptr<const dnnl::memory>> owned_;  // weights, ...

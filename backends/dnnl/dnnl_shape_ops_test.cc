@@ -470,6 +470,76 @@ TEST(DnnlConcatTest, AnyAxisOfPlainOperands) {
   }
 }
 
+// DenseNet's layer: concat -> batch_norm (-> relu), the concat read by the
+// norm alone, is one host pass (dnnl_concat_norm.h) over sources in one
+// layout: convolution outputs (oneDNN's layout), plain partition inputs
+// (nchw), two images, with and without the relu. A concat with another
+// reader, or sources in different layouts, keeps oneDNN's primitives.
+ValueId BatchNorm(Builder& b, ValueId x, int64_t channels) {
+  BatchNormAttrs a;
+  a.epsilon = 1e-3;
+  return b.Node("batch_norm",
+                {x, b.Constant(Shape({channels})), b.Constant(Shape({channels})),
+                 b.Constant(Shape({channels})), b.Constant(Shape({channels}), 2.0f)},
+                a.ToAttrMap());
+}
+
+int HostConcatNorms(const Result& r) {
+  int n = 0;
+  for (const std::string& step : r.steps) n += absl::StrContains(step, "host concat+batch_norm");
+  return n;
+}
+
+TEST(DnnlConcatTest, ConcatNormReluIsOneHostPass) {
+  ConcatAttrs a;
+  a.axis = 1;
+  for (bool relu : {true, false}) {
+    Result r = ExpectMatchesReference(
+        [&](Builder& b) {
+          ValueId x = b.Conv(b.Input(Shape({2, 8, 6, 6})), 8, 32);
+          ValueId y = b.Conv(x, 32, 16);
+          ValueId z = b.Conv(y, 16, 16);
+          ValueId n = BatchNorm(b, b.Node("concat", {x, y, z}, a.ToAttrMap()), 64);
+          if (relu) n = b.Node("relu", {n});
+          b.graph().AddOutput(b.Conv(n, 64, 16));
+        },
+        relu ? "dense layer" : "dense layer without relu");
+    EXPECT_EQ(HostConcatNorms(r), 1) << absl::StrJoin(r.steps, "\n");
+  }
+  Result plain = ExpectMatchesReference(
+      [&](Builder& b) {
+        ValueId n = BatchNorm(
+            b, b.Node("concat", {b.Input(Shape({2, 3, 4, 5})), b.Input(Shape({2, 5, 4, 5}))},
+                      a.ToAttrMap()),
+            8);
+        b.graph().AddOutput(b.Node("relu", {n}));
+      },
+      "plain sources");
+  EXPECT_EQ(HostConcatNorms(plain), 1) << absl::StrJoin(plain.steps, "\n");
+}
+
+TEST(DnnlConcatTest, ConcatReadElsewhereOrInMixedLayoutsKeepsPrimitives) {
+  ConcatAttrs a;
+  a.axis = 1;
+  Result shared = ExpectMatchesReference(
+      [&](Builder& b) {
+        ValueId x = b.Conv(b.Input(Shape({1, 8, 6, 6})), 8, 16);
+        ValueId joined = b.Node("concat", {x, b.Conv(x, 16, 16)}, a.ToAttrMap());
+        b.graph().AddOutput(b.Node("relu", {BatchNorm(b, joined, 32)}));
+        b.graph().AddOutput(joined);
+      },
+      "concat also an output");
+  EXPECT_EQ(HostConcatNorms(shared), 0) << absl::StrJoin(shared.steps, "\n");
+  Result mixed = ExpectMatchesReference(
+      [&](Builder& b) {
+        ValueId x = b.Conv(b.Input(Shape({1, 8, 6, 6})), 8, 16);
+        ValueId joined = b.Node("concat", {x, b.Input(Shape({1, 16, 6, 6}))}, a.ToAttrMap());
+        b.graph().AddOutput(b.Node("relu", {BatchNorm(b, joined, 32)}));
+      },
+      "a convolution output beside a plain input");
+  EXPECT_EQ(HostConcatNorms(mixed), 0) << absl::StrJoin(mixed.steps, "\n");
+}
+
 // --- slice -------------------------------------------------------------------
 
 TEST(DnnlSliceTest, WindowsAtTheEdges) {
