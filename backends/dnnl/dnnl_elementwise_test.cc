@@ -191,6 +191,38 @@ TEST(DnnlBinaryTest, SqueezeExciteOnABlockedConvolutionOutput) {
   EXPECT_LE(StepsStartingWith(ran, "reorder:"), 1) << absl::StrJoin(ran.steps, "\n");
 }
 
+int StepsContaining(const Ran& ran, const std::string& part) {
+  int n = 0;
+  for (const std::string& s : ran.steps) n += absl::StrContains(s, part);
+  return n;
+}
+
+// x * s with x channels-last and s per image and channel (or one for every
+// image) is a host pass (dnnl_channel_scale.h): in place when nothing
+// reads x later, into its own buffer when x is also an output. oneDNN
+// picks channels-last for its brgemm convolutions (AVX-512); elsewhere
+// (nChw8c on AVX2) the binary primitive stays, and the results match
+// either way.
+TEST(DnnlBinaryTest, ChannelScaleOfAChannelsLastValueIsAHostPass) {
+  for (bool x_is_output : {false, true}) {
+    for (bool per_image : {true, false}) {
+      const std::string what = absl::StrCat("channel scale, x an output: ", x_is_output,
+                                            ", per image: ", per_image);
+      const Ran ran = ExpectLikeReference(what, [&](Builder& b) {
+        ValueId x = b.Conv1x1(b.Input(Shape({2, 24, 5, 7})), 24, 32);
+        ValueId s = per_image ? b.Node("sigmoid", {b.Input(Shape({2, 32, 1, 1}))})
+                              : b.Constant(Shape({1, 32, 1, 1}));
+        b.graph.AddOutput(b.Conv1x1(b.Node("mul", {s, x}), 32, 8));
+        if (x_is_output) b.graph.AddOutput(x);
+      });
+      EXPECT_TRUE(AllOnDnnl(ran)) << ran.partitions;
+      const bool channels_last = StepsContaining(ran, "brgconv") > 0;
+      EXPECT_EQ(StepsContaining(ran, "host channel scale"), channels_last ? 1 : 0)
+          << what << "\n" << absl::StrJoin(ran.steps, "\n");
+    }
+  }
+}
+
 // Same-shape sub and div on blocked values, and x - x (never in place).
 TEST(DnnlBinaryTest, SameShapeSubAndDiv) {
   const Ran ran = ExpectLikeReference("sub, div", [](Builder& b) {

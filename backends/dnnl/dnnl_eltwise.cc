@@ -6,12 +6,15 @@
 // oneDNN broadcasts src1 only (each of its dims 1 or src0's), so src0 is
 // the operand with the output's shape: the first, or the second of a
 // commutative op (mul(sigmoid [N,C,1,1], x [N,C,H,W]) is x * sigmoid).
+// That squeeze-and-excitation scaling on a channels-last x is a host pass
+// instead (dnnl_channel_scale.h): oneDNN 2.6 ran it on one thread at batch 1.
 
 #include <optional>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "backends/dnnl/dnnl_channel_scale.h"
 #include "backends/dnnl/dnnl_lowering.h"
 #include "backends/dnnl/dnnl_support.h"
 #include "core/status_macros.h"
@@ -178,6 +181,52 @@ absl::StatusOr<BroadcastOperand> ChooseBroadcastOperand(
   return BroadcastOperand{plain, std::nullopt};
 }
 
+// x * s, x a channels-last [N, C, H, W] value and s [N or 1, C, 1, 1], as
+// the host pass of dnnl_channel_scale.h; false (nothing added) for anything
+// else.
+absl::StatusOr<bool> LowerChannelScaleOnHost(PartitionBuilder& b, const FusionGroup& g,
+                                             const Node& node, ValueId v0, ValueId v1,
+                                             const MemRef& a, const Dims& src1_dims,
+                                             ValueId out) {
+  const Dims& dims = a.md.dims();
+  if (node.op != "mul" || g.count != 1 || v0 == v1 || dims.size() != 4 ||
+      a.md != dnnl::memory::desc(dims, kF32, Tag::acdb) ||
+      (src1_dims[0] != 1 && src1_dims[0] != dims[0]) || src1_dims[1] != dims[1] ||
+      src1_dims[2] != 1 || src1_dims[3] != 1) {
+    return false;
+  }
+  // s's own bytes when they are already row-major [N, C] (a [N, C, 1, 1]
+  // convolution output in channels-last or whole channel blocks is).
+  SY_ASSIGN_OR_RETURN(PartitionBuilder::Val * sv, b.Get(v1));
+  MemRef scale = sv->ref;
+  const Dims& sd = scale.md.dims();
+  const bool row_major =
+      sd.size() == 4 && sd[2] == 1 && sd[3] == 1 &&
+      (IsPlain(scale.md) || scale.md == dnnl::memory::desc(sd, kF32, Tag::acdb) ||
+       (sd[1] % 8 == 0 && scale.md == dnnl::memory::desc(sd, kF32, Tag::aBcd8b)) ||
+       (sd[1] % 16 == 0 && scale.md == dnnl::memory::desc(sd, kF32, Tag::aBcd16b)));
+  if (!row_major) {
+    SY_ASSIGN_OR_RETURN(scale, b.PlainOf(v1));
+  }
+  const MemRef d = InPlaceOr(b, node, v0, a, a.md);
+  ChannelScalePlan plan;
+  plan.batch = dims[0];
+  plan.channels = dims[1];
+  plan.pixels = dims[2] * dims[3];
+  plan.per_image = src1_dims[0] == dims[0];
+  const int threads = b.threads();
+  b.AddHostStep(
+      [plan, threads](const std::unordered_map<int, dnnl::memory>& bound) {
+        ChannelScale(plan, static_cast<const float*>(bound.at(DNNL_ARG_SRC_0).get_data_handle()),
+                     static_cast<const float*>(bound.at(DNNL_ARG_SRC_1).get_data_handle()),
+                     static_cast<float*>(bound.at(DNNL_ARG_DST).get_data_handle()), threads);
+      },
+      {{DNNL_ARG_SRC_0, a}, {DNNL_ARG_SRC_1, scale}, {DNNL_ARG_DST, d}},
+      absl::StrCat(node.name, ": host channel scale"));
+  b.Define(out, d);
+  return true;
+}
+
 }  // namespace
 
 MemRef InPlaceOr(PartitionBuilder& b, const Node& node, ValueId operand,
@@ -208,6 +257,9 @@ absl::Status LowerBinary(PartitionBuilder& b, const FusionGroup& g,
   const dnnl::algorithm algorithm = BinaryAlgorithm(node.op);
   SY_ASSIGN_OR_RETURN(MemRef a, b.Natural(v0));
   const Dims src1_dims = AlignedDims(*graph.value(v1).shape, out_shape.rank());
+  SY_ASSIGN_OR_RETURN(const bool on_host,
+                      LowerChannelScaleOnHost(b, g, node, v0, v1, a, src1_dims, out));
+  if (on_host) return absl::OkStatus();
   MemRef other;
   std::optional<dnnl::binary::primitive_desc> pd;
   if (src1_dims == a.md.dims()) {
