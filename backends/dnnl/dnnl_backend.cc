@@ -16,6 +16,7 @@ namespace {
 constexpr char kThreads[] = "threads";
 constexpr char kIsa[] = "isa";
 constexpr char kConvAlgorithm[] = "conv_algorithm";
+constexpr char kSilu[] = "silu";
 
 int DefaultThreads() {
   if (const char* env = std::getenv(kDnnlThreadsEnv)) {
@@ -46,6 +47,10 @@ class DnnlBackend : public Backend {
              "convolutions with at least 64 channels in and out, direct for "
              "the rest), direct, or winograd (wherever it applies); Winograd "
              "needs AVX-512 in oneDNN 2.6, elsewhere every conv is direct"},
+            {kSilu, DnnlSiluName(device_.silu()),
+             "SiLU after a conv2d: auto (a host pass over outputs of at least "
+             "256Ki floats on AVX-512 CPUs, oneDNN's swish post-op otherwise), "
+             "post_op, or host (always the pass)"},
             {kIsa, EffectiveIsaName(),
              "instruction set oneDNN's JIT picked for this CPU (read-only; "
              "ONEDNN_MAX_CPU_ISA caps it)"}};
@@ -68,6 +73,12 @@ class DnnlBackend : public Backend {
       device_.SetConvAlgorithm(*algorithm);
       return absl::OkStatus();
     }
+    if (key == kSilu) {
+      absl::StatusOr<DnnlSilu> silu = ParseDnnlSilu(value);
+      if (!silu.ok()) return silu.status();
+      device_.SetSilu(*silu);
+      return absl::OkStatus();
+    }
     if (key == kIsa) {
       return absl::InvalidArgumentError(
           "dnnl option 'isa' is read-only: oneDNN picks the ISA at run time; "
@@ -76,7 +87,7 @@ class DnnlBackend : public Backend {
     }
     return absl::InvalidArgumentError(absl::StrCat(
         "the dnnl backend has no option '", key,
-        "'; its options: threads, conv_algorithm, isa (read-only)"));
+        "'; its options: threads, conv_algorithm, silu, isa (read-only)"));
   }
 
  private:

@@ -113,7 +113,8 @@ PartitionBuilder::PartitionBuilder(const Graph& graph,
                                    const dnnl::engine& engine,
                                    const BackendDevice& device,
                                    PreparedWeights& prepared_weights,
-                                   DnnlConvAlgorithm conv_algorithm)
+                                   DnnlConvAlgorithm conv_algorithm,
+                                   DnnlSilu silu)
     : graph_(graph),
       nodes_(nodes),
       inputs_(inputs),
@@ -122,7 +123,8 @@ PartitionBuilder::PartitionBuilder(const Graph& graph,
       stream_(engine),
       device_(device),
       prepared_weights_(prepared_weights),
-      conv_algorithm_(conv_algorithm) {
+      conv_algorithm_(conv_algorithm),
+      silu_(silu) {
   // The last position inside the partition that reads each value;
   // partition outputs stay alive to the end.
   for (int p = 0; p < static_cast<int>(nodes_.size()); ++p) {

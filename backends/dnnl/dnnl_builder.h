@@ -28,6 +28,7 @@
 #include "backends/dnnl/dnnl_conv_algorithm.h"
 #include "backends/dnnl/dnnl_fusion.h"
 #include "backends/dnnl/dnnl_partition_kernel.h"
+#include "backends/dnnl/dnnl_silu.h"
 #include "core/backend.h"
 #include "core/graph.h"
 #include "core/prepared_weights.h"
@@ -83,7 +84,8 @@ class PartitionBuilder {
                    const std::vector<ValueId>& outputs,
                    const dnnl::engine& engine, const BackendDevice& device,
                    PreparedWeights& prepared_weights,
-                   DnnlConvAlgorithm conv_algorithm = DnnlConvAlgorithm::kAuto);
+                   DnnlConvAlgorithm conv_algorithm = DnnlConvAlgorithm::kAuto,
+                   DnnlSilu silu = DnnlSilu::kAuto);
 
   // Lowers every group and makes the kernel.
   absl::StatusOr<std::unique_ptr<Kernel>> Build(int threads);
@@ -91,6 +93,8 @@ class PartitionBuilder {
   const Graph& graph() const { return graph_; }
   // The backend option dnnl.conv_algorithm when the partition was built.
   DnnlConvAlgorithm conv_algorithm() const { return conv_algorithm_; }
+  // The backend option dnnl.silu when the partition was built.
+  DnnlSilu silu() const { return silu_; }
   const dnnl::engine& engine() const { return engine_; }
   // Node `i` of group `g` (0: its head).
   const Node& GroupNode(const FusionGroup& g, int i) const {
@@ -201,6 +205,7 @@ class PartitionBuilder {
   const BackendDevice& device_;
   PreparedWeights& prepared_weights_;
   const DnnlConvAlgorithm conv_algorithm_;
+  const DnnlSilu silu_;
   int threads_ = 1;  // of the kernel being built
   std::unique_ptr<PartitionKernel> kernel_;
 

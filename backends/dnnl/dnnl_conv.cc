@@ -3,13 +3,15 @@
 // kernels on AVX-512, nChw8c on AVX2), taking a following residual add (sum
 // post-op) and an eltwise post-op (relu, clip, sigmoid, SiLU, ...:
 // dnnl_fusion.h). Direct or Winograd per dnnl.conv_algorithm
-// (dnnl_conv_algorithm.h).
+// (dnnl_conv_algorithm.h). SiLU runs as oneDNN's post-op or as a host pass
+// after the convolution, per dnnl.silu (dnnl_silu.h).
 
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "backends/dnnl/dnnl_conv_algorithm.h"
 #include "backends/dnnl/dnnl_lowering.h"
+#include "backends/dnnl/dnnl_silu.h"
 #include "backends/dnnl/dnnl_support.h"
 #include "core/status_macros.h"
 #include "ops/conv_attrs.h"
@@ -43,11 +45,16 @@ absl::Status LowerConv2d(PartitionBuilder& b, const FusionGroup& g,
   const Dims dilates = {a.dilation_h - 1, a.dilation_w - 1};
   const Dims pad_l = {a.pad_h, a.pad_w};
   const Dims pad_r = {a.pad_h, a.pad_w};
+  // SiLU as a host pass over the output (dnnl_silu.h) instead of the
+  // swish post-op.
+  const bool host_silu = g.silu && WantsHostSilu(b.silu(), Product(dst));
+  FusionGroup conv_group = g;
+  if (host_silu) conv_group.eltwise.reset();
   auto make = [&](dnnl::algorithm algorithm) {
     dnnl::convolution_forward::desc desc(
         dnnl::prop_kind::forward_inference, algorithm, any(src), any(wdims),
         BiasDesc(graph, node), any(dst), strides, dilates, pad_l, pad_r);
-    return dnnl::convolution_forward::primitive_desc(desc, PrimitiveAttr(g),
+    return dnnl::convolution_forward::primitive_desc(desc, PrimitiveAttr(conv_group),
                                                      b.engine());
   };
   std::optional<dnnl::convolution_forward::primitive_desc> winograd;
@@ -87,8 +94,19 @@ absl::Status LowerConv2d(PartitionBuilder& b, const FusionGroup& g,
   } else {
     d = b.NewBuffer(pd.dst_desc());
   }
-  return b.AddWeightedStep(dnnl::convolution_forward(pd), node, s, wm, d, out,
-                           pd.scratchpad_desc(), Describe(pd, node));
+  SY_RETURN_IF_ERROR(b.AddWeightedStep(dnnl::convolution_forward(pd), node, s, wm, d,
+                                       out, pd.scratchpad_desc(), Describe(pd, node)));
+  if (host_silu) {
+    const int64_t floats = static_cast<int64_t>(pd.dst_desc().get_size() / sizeof(float));
+    const int threads = b.threads();
+    b.AddHostStep(
+        [floats, threads](const std::unordered_map<int, memory>& bound) {
+          SiluInPlace(static_cast<float*>(bound.at(DNNL_ARG_DST).get_data_handle()), floats,
+                      threads);
+        },
+        {{DNNL_ARG_DST, d}}, absl::StrCat(node.name, ": host silu"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace onednn

@@ -124,6 +124,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> DnnlDevice::CreateKernel(
   PartitionOptions options;
   options.threads = threads_.load();
   options.conv_algorithm = conv_algorithm_.load();
+  options.silu = silu_.load();
   return BuildPartitionKernel(graph, {node.id}, node.inputs, node.outputs,
                               engine_, *this, prepared_weights_, options);
 }
@@ -158,6 +159,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> DnnlDevice::CreatePartitionKernel(
   PartitionOptions options;
   options.threads = threads_.load();
   options.conv_algorithm = conv_algorithm_.load();
+  options.silu = silu_.load();
   return BuildPartitionKernel(graph, partition.nodes,
                               PartitionInputs(graph, partition),
                               PartitionOutputs(graph, partition), engine_,

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backends/dnnl/dnnl_conv_algorithm.h"
+#include "backends/dnnl/dnnl_silu.h"
 #include "core/backend.h"
 #include "core/caching_allocator.h"
 #include "core/prepared_weights.h"
@@ -49,6 +50,9 @@ class DnnlDevice : public BackendDevice {
   DnnlConvAlgorithm conv_algorithm() const { return conv_algorithm_.load(); }
   // For kernels created afterwards.
   void SetConvAlgorithm(DnnlConvAlgorithm a) { conv_algorithm_.store(a); }
+  DnnlSilu silu() const { return silu_.load(); }
+  // For kernels created afterwards.
+  void SetSilu(DnnlSilu s) { silu_.store(s); }
   // Parameters reordered into the layouts primitives chose, shared by every
   // kernel of every plan on this device.
   PreparedWeights& prepared_weights() { return prepared_weights_; }
@@ -61,6 +65,7 @@ class DnnlDevice : public BackendDevice {
   dnnl::engine engine_;
   std::atomic<int> threads_;
   std::atomic<DnnlConvAlgorithm> conv_algorithm_{DnnlConvAlgorithm::kAuto};
+  std::atomic<DnnlSilu> silu_{DnnlSilu::kAuto};
   PreparedWeights prepared_weights_;
   // Shared with every buffer's release function: a buffer may outlive the
   // device.

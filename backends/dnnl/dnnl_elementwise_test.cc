@@ -379,6 +379,32 @@ TEST(DnnlFusionTest, SiluAfterConvolutionIsOnePrimitive) {
       << absl::StrJoin(ran.steps, "\n");
 }
 
+// dnnl.silu: SiLU after a conv2d as a host pass over its output
+// (dnnl_silu.h) or as oneDNN's post-op, both matching the reference, after
+// a plain conv and after a conv with a residual sum; auto at these small
+// sizes keeps the post-op.
+TEST(DnnlFusionTest, SiluOptionHostPassOrPostOp) {
+  // The option is the registry's, shared with later tests: back to auto
+  // however this test ends.
+  struct RestoreAuto {
+    ~RestoreAuto() { EXPECT_TRUE(Registry().SetOption("dnnl.silu=auto").ok()); }
+  } restore;
+  for (const char* silu : {"host", "post_op", "auto"}) {
+    SCOPED_TRACE(silu);
+    ASSERT_TRUE(Registry().SetOption(absl::StrCat("dnnl.silu=", silu)).ok());
+    const Ran ran = ExpectLikeReference(absl::StrCat("silu ", silu), [](Builder& b) {
+      ValueId c = b.Conv(b.Input(Shape({2, 3, 6, 6}), Random(216, b.rng, 4.0f)), 3, 8);
+      ValueId x = b.Node("mul", {c, b.Node("sigmoid", {c})});
+      ValueId r = b.Node("add", {b.Conv(x, 8, 8), x});
+      b.graph.AddOutput(b.Node("mul", {b.Node("sigmoid", {r}), r}));
+    });
+    EXPECT_TRUE(absl::StrContains(ran.partitions, "conv2d+add+silu")) << ran.partitions;
+    EXPECT_EQ(StepsContaining(ran, "host silu"), std::string(silu) == "host" ? 2 : 0)
+        << absl::StrJoin(ran.steps, "\n");
+  }
+  EXPECT_FALSE(Registry().SetOption("dnnl.silu=fast").ok());
+}
+
 // A residual add and then SiLU: sum and swish post-ops; and SiLU after a
 // binary head and a linear.
 TEST(DnnlFusionTest, SiluAfterSumAddAndLinear) {

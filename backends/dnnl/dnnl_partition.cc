@@ -26,7 +26,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> BuildPartitionKernel(
   // Some primitives size their work split by the thread count at creation.
   omp_set_num_threads(options.threads);
   PartitionBuilder builder(graph, nodes, inputs, outputs, engine, device,
-                           prepared_weights, options.conv_algorithm);
+                           prepared_weights, options.conv_algorithm, options.silu);
   return builder.Build(options.threads);
 }
 

@@ -36,6 +36,7 @@
 
 #include "absl/status/statusor.h"
 #include "backends/dnnl/dnnl_conv_algorithm.h"
+#include "backends/dnnl/dnnl_silu.h"
 #include "core/backend.h"
 #include "core/graph.h"
 #include "core/prepared_weights.h"
@@ -47,6 +48,7 @@ namespace onednn {
 struct PartitionOptions {
   int threads = 1;  // OpenMP threads for creation and runs
   DnnlConvAlgorithm conv_algorithm = DnnlConvAlgorithm::kAuto;
+  DnnlSilu silu = DnnlSilu::kAuto;
 };
 
 // The kernel of `nodes` (consecutive, each passing CheckNode), whose Run
