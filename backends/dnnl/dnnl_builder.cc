@@ -327,6 +327,11 @@ absl::StatusOr<const Tensor*> PartitionBuilder::Constant(ValueId id) const {
   return &*v.constant;
 }
 
+absl::StatusOr<std::vector<float>> PartitionBuilder::ConstantValues(ValueId id) const {
+  SY_ASSIGN_OR_RETURN(const Tensor* t, Constant(id));
+  return t->ToVector();
+}
+
 absl::StatusOr<MemRef> PartitionBuilder::Owned(ValueId id,
                                                const memory::desc& plain,
                                                const memory::desc& md) {

@@ -141,6 +141,8 @@ class PartitionBuilder {
   // another kernel that reordered the same tensor into the same layout.
   absl::StatusOr<MemRef> Owned(ValueId id, const dnnl::memory::desc& plain,
                                const dnnl::memory::desc& md);
+  // A parameter's values as floats, for host steps.
+  absl::StatusOr<std::vector<float>> ConstantValues(ValueId id) const;
 
   // --- steps -----------------------------------------------------------------
 

@@ -90,14 +90,6 @@ ConcatNormLayout NormLayout(Tag tag) {
   }
 }
 
-// A float32 constant's values (a batch_norm parameter).
-absl::StatusOr<std::vector<float>> ConstantValues(const Graph& graph, ValueId id) {
-  const Value& v = graph.value(id);
-  if (!v.constant.has_value()) {
-    return absl::InternalError(absl::StrCat("'", v.name, "' is not a constant"));
-  }
-  return v.constant->ToVector();
-}
 
 // The concat `node` and the batch_norm (and relu) of group `g` as one host
 // pass, when the sources share a 4-D layout and the concat is along
@@ -121,10 +113,10 @@ absl::StatusOr<bool> LowerConcatNormOnHost(PartitionBuilder& b, const FusionGrou
   const Node& norm = b.GroupNode(g, 1);
   SY_ASSIGN_OR_RETURN(BatchNormAttrs na, BatchNormAttrs::FromAttrMap(norm.attrs));
   // Operands: input, weight (scale), bias (shift), running_mean, running_var.
-  SY_ASSIGN_OR_RETURN(std::vector<float> gamma, ConstantValues(graph, norm.inputs[1]));
-  SY_ASSIGN_OR_RETURN(std::vector<float> beta, ConstantValues(graph, norm.inputs[2]));
-  SY_ASSIGN_OR_RETURN(std::vector<float> mean, ConstantValues(graph, norm.inputs[3]));
-  SY_ASSIGN_OR_RETURN(std::vector<float> var, ConstantValues(graph, norm.inputs[4]));
+  SY_ASSIGN_OR_RETURN(std::vector<float> gamma, b.ConstantValues(norm.inputs[1]));
+  SY_ASSIGN_OR_RETURN(std::vector<float> beta, b.ConstantValues(norm.inputs[2]));
+  SY_ASSIGN_OR_RETURN(std::vector<float> mean, b.ConstantValues(norm.inputs[3]));
+  SY_ASSIGN_OR_RETURN(std::vector<float> var, b.ConstantValues(norm.inputs[4]));
   const size_t channels = static_cast<size_t>(out_dims[1]);
   if (gamma.size() != channels || beta.size() != channels || mean.size() != channels ||
       var.size() != channels) {

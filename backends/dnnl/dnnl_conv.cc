@@ -27,6 +27,26 @@ absl::Status CheckConv2d(const Node& node, const Graph& graph,
   return CheckConstants(node, graph, 1);
 }
 
+absl::StatusOr<MemRef> ConvDestination(PartitionBuilder& b, const FusionGroup& g,
+                                       int add_index, const Node& conv, const MemRef& src,
+                                       const memory::desc& md) {
+  if (!g.sum) return b.NewBuffer(md);
+  // The residual becomes the destination's initial contents: its own
+  // buffer when nothing reads it afterwards and the layout matches, else a
+  // copy in the destination's layout.
+  const Node& add = b.GroupNode(g, add_index);
+  const ValueId residual = add.inputs[0] == conv.outputs[0] ? add.inputs[1] : add.inputs[0];
+  SY_ASSIGN_OR_RETURN(MemRef r, b.Natural(residual));
+  const bool is_source = r.kind == src.kind && r.index == src.index;
+  if (r.md == md && !is_source && b.IsOwnBuffer(residual, r) &&
+      b.Reusable(residual, g.first + add_index)) {
+    return r;
+  }
+  const MemRef d = b.NewBuffer(md);
+  b.AddReorder(r, d, absl::StrCat("residual: ", b.graph().value(residual).name));
+  return d;
+}
+
 absl::Status LowerConv2d(PartitionBuilder& b, const FusionGroup& g,
                          const Node& node, ValueId out) {
   const Graph& graph = b.graph();
@@ -73,27 +93,7 @@ absl::Status LowerConv2d(PartitionBuilder& b, const FusionGroup& g,
   SY_ASSIGN_OR_RETURN(MemRef s, b.As(node.inputs[0], pd.src_desc()));
   SY_ASSIGN_OR_RETURN(MemRef wm,
                       b.Owned(node.inputs[1], wplain, pd.weights_desc()));
-  MemRef d;
-  if (g.sum) {
-    // The residual becomes the destination's initial contents: its own
-    // buffer when nothing reads it afterwards and the layout matches, else
-    // a copy in the destination's layout.
-    const Node& add = b.GroupNode(g, 1);
-    const ValueId residual =
-        add.inputs[0] == node.outputs[0] ? add.inputs[1] : add.inputs[0];
-    SY_ASSIGN_OR_RETURN(MemRef r, b.Natural(residual));
-    const bool is_source = r.kind == s.kind && r.index == s.index;
-    if (r.md == pd.dst_desc() && !is_source && b.IsOwnBuffer(residual, r) &&
-        b.Reusable(residual, g.first + 1)) {
-      d = r;
-    } else {
-      d = b.NewBuffer(pd.dst_desc());
-      b.AddReorder(r, d,
-                   absl::StrCat("residual: ", graph.value(residual).name));
-    }
-  } else {
-    d = b.NewBuffer(pd.dst_desc());
-  }
+  SY_ASSIGN_OR_RETURN(const MemRef d, ConvDestination(b, g, 1, node, s, pd.dst_desc()));
   SY_RETURN_IF_ERROR(b.AddWeightedStep(dnnl::convolution_forward(pd), node, s, wm, d,
                                        out, pd.scratchpad_desc(), Describe(pd, node)));
   if (host_silu) {

@@ -212,7 +212,9 @@ TEST(DnnlBinaryTest, ChannelScaleOfAChannelsLastValueIsAHostPass) {
         ValueId x = b.Conv1x1(b.Input(Shape({2, 24, 5, 7})), 24, 32);
         ValueId s = per_image ? b.Node("sigmoid", {b.Input(Shape({2, 32, 1, 1}))})
                               : b.Constant(Shape({1, 32, 1, 1}));
-        b.graph.AddOutput(b.Conv1x1(b.Node("mul", {s, x}), 32, 8));
+        // A 3x3 conv reads the product (a 1x1 one would take the scaling
+        // into its weights: ScaledInputOfAPointwiseConvolution).
+        b.graph.AddOutput(b.Conv(b.Node("mul", {s, x}), 32, 8));
         if (x_is_output) b.graph.AddOutput(x);
       });
       EXPECT_TRUE(AllOnDnnl(ran)) << ran.partitions;
@@ -220,6 +222,42 @@ TEST(DnnlBinaryTest, ChannelScaleOfAChannelsLastValueIsAHostPass) {
       EXPECT_EQ(StepsContaining(ran, "host channel scale"), channels_last ? 1 : 0)
           << what << "\n" << absl::StrJoin(ran.steps, "\n");
     }
+  }
+}
+
+// mul(x, s [1, C, 1, 1]) read by a 1x1 conv alone: the conv runs on x with
+// its weights scaled (dnnl_scaled_conv.cc) where they are smaller than x;
+// on a plain input and on a convolution's output (oneDNN's layout), with a
+// residual add after the conv, one s for a batch of 3. A factor per image
+// at batch 3, or weights no smaller than x: mul then conv.
+TEST(DnnlFusionTest, ScaledInputOfAPointwiseConvolution) {
+  struct Case {
+    std::string what;
+    int64_t batch, s_batch, size;  // size: H = W
+    bool from_conv, residual;
+    int scaled;  // expected host steps
+  };
+  const std::vector<Case> cases = {
+      {"batch 1, plain x", 1, 1, 6, false, false, 1},
+      {"batch 1, conv output, residual", 1, 1, 6, true, true, 1},
+      {"batch 3, one s for all", 3, 1, 6, true, false, 1},
+      {"batch 3, s per image", 3, 3, 6, false, true, 0},
+      {"weights no smaller than x", 1, 1, 2, false, true, 0},
+  };
+  for (const Case& c : cases) {
+    const Ran ran = ExpectLikeReference(c.what, [&](Builder& b) {
+      const int64_t n = c.batch * 16 * c.size * c.size;
+      ValueId x = b.Input(Shape({c.batch, 16, c.size, c.size}), Random(n, b.rng, 2.0f));
+      if (c.from_conv) x = b.Conv(x, 16, 16);
+      ValueId s = b.Node("sigmoid", {b.Input(Shape({c.s_batch, 16, 1, 1}),
+                                             Random(c.s_batch * 16, b.rng, 4.0f))});
+      ValueId y = b.Conv1x1(b.Node("mul", {s, x}), 16, 8);
+      if (c.residual) y = b.Node("add", {y, b.Input(Shape({c.batch, 8, c.size, c.size}))});
+      b.graph.AddOutput(y);
+    });
+    EXPECT_TRUE(AllOnDnnl(ran)) << c.what << ": " << ran.partitions;
+    EXPECT_EQ(StepsContaining(ran, "on scaled weights"), c.scaled)
+        << c.what << "\n" << absl::StrJoin(ran.steps, "\n");
   }
 }
 

@@ -195,19 +195,7 @@ absl::StatusOr<bool> LowerChannelScaleOnHost(PartitionBuilder& b, const FusionGr
       src1_dims[2] != 1 || src1_dims[3] != 1) {
     return false;
   }
-  // s's own bytes when they are already row-major [N, C] (a [N, C, 1, 1]
-  // convolution output in channels-last or whole channel blocks is).
-  SY_ASSIGN_OR_RETURN(PartitionBuilder::Val * sv, b.Get(v1));
-  MemRef scale = sv->ref;
-  const Dims& sd = scale.md.dims();
-  const bool row_major =
-      sd.size() == 4 && sd[2] == 1 && sd[3] == 1 &&
-      (IsPlain(scale.md) || scale.md == dnnl::memory::desc(sd, kF32, Tag::acdb) ||
-       (sd[1] % 8 == 0 && scale.md == dnnl::memory::desc(sd, kF32, Tag::aBcd8b)) ||
-       (sd[1] % 16 == 0 && scale.md == dnnl::memory::desc(sd, kF32, Tag::aBcd16b)));
-  if (!row_major) {
-    SY_ASSIGN_OR_RETURN(scale, b.PlainOf(v1));
-  }
+  SY_ASSIGN_OR_RETURN(const MemRef scale, RowMajorFactors(b, v1));
   const MemRef d = InPlaceOr(b, node, v0, a, a.md);
   ChannelScalePlan plan;
   plan.batch = dims[0];
@@ -229,6 +217,21 @@ absl::StatusOr<bool> LowerChannelScaleOnHost(PartitionBuilder& b, const FusionGr
 
 }  // namespace
 
+absl::StatusOr<MemRef> RowMajorFactors(PartitionBuilder& b, ValueId s) {
+  // s's own bytes when they already are (a [N, C, 1, 1] convolution output
+  // in channels-last or in whole channel blocks is), else a plain copy.
+  SY_ASSIGN_OR_RETURN(PartitionBuilder::Val * sv, b.Get(s));
+  const MemRef& own = sv->ref;
+  const Dims& d = own.md.dims();
+  const bool row_major =
+      d.size() == 4 && d[2] == 1 && d[3] == 1 &&
+      (IsPlain(own.md) || own.md == dnnl::memory::desc(d, kF32, Tag::acdb) ||
+       (d[1] % 8 == 0 && own.md == dnnl::memory::desc(d, kF32, Tag::aBcd8b)) ||
+       (d[1] % 16 == 0 && own.md == dnnl::memory::desc(d, kF32, Tag::aBcd16b)));
+  if (row_major) return own;
+  return b.PlainOf(s);
+}
+
 MemRef InPlaceOr(PartitionBuilder& b, const Node& node, ValueId operand,
                  const MemRef& ref, const dnnl::memory::desc& md) {
   const bool in_place = b.IsOwnBuffer(operand, ref) &&
@@ -246,6 +249,7 @@ absl::Status CheckBinary(const Node& node, const Graph&, const NodeShapes& shape
 
 absl::Status LowerBinary(PartitionBuilder& b, const FusionGroup& g,
                          const Node& node, ValueId out) {
+  if (g.scaled_input) return LowerScaledConv2d(b, g, out);
   const Graph& graph = b.graph();
   const Shape& out_shape = *graph.value(node.outputs[0]).shape;
   SY_ASSIGN_OR_RETURN(

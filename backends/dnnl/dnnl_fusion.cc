@@ -5,6 +5,7 @@
 #include "absl/strings/str_join.h"
 #include "backends/dnnl/dnnl_eltwise_algorithm.h"
 #include "backends/dnnl/dnnl_op_table.h"
+#include "ops/conv_attrs.h"
 #include "ops/op_names.h"
 
 namespace switchyard {
@@ -67,6 +68,31 @@ bool IsBiasAddOf(const Graph& graph, ValueId v, const Node& add) {
   return b.shape->dim(b.shape->rank() - 1) == shape.dim(shape.rank() - 1);
 }
 
+// Whether `mul` scales a 4-D x by one factor per image and channel ([N, C,
+// 1, 1] or [1, C, 1, 1]) and `conv`, a 1x1 stride-1 conv2d without groups,
+// is the only reader of the product.
+bool IsScaledConvInput(const Graph& graph, const Node& mul, const Node& conv) {
+  if (mul.op != "mul" || mul.inputs.size() != 2 || mul.inputs[0] == mul.inputs[1] ||
+      conv.op != op_names::kConv2d || conv.inputs.size() < 2 ||
+      conv.inputs[0] != mul.outputs[0] || !OnlyFeeds(graph, mul.outputs[0], conv)) {
+    return false;
+  }
+  const Shape& y = *graph.value(mul.outputs[0]).shape;
+  if (y.rank() != 4) return false;
+  const Shape& a = *graph.value(mul.inputs[0]).shape;
+  const Shape& b = *graph.value(mul.inputs[1]).shape;
+  const Shape& s = a == y ? b : a;
+  if ((a != y && b != y) || s.rank() != 4 || (s.dim(0) != 1 && s.dim(0) != y.dim(0)) ||
+      s.dim(1) != y.dim(1) || s.dim(2) != 1 || s.dim(3) != 1) {
+    return false;
+  }
+  absl::StatusOr<Conv2dAttrs> c = Conv2dAttrs::FromAttrMap(conv.attrs);
+  const Shape& w = *graph.value(conv.inputs[1]).shape;
+  return c.ok() && c->groups == 1 && c->stride_h == 1 && c->stride_w == 1 &&
+         c->pad_h == 0 && c->pad_w == 0 && w.rank() == 4 && w.dim(1) == y.dim(1) &&
+         w.dim(2) == 1 && w.dim(3) == 1;
+}
+
 }  // namespace
 
 ValueId BiasOf(const Graph& graph, const Node& head, const Node& add) {
@@ -84,6 +110,14 @@ std::vector<FusionGroup> PlanFusionGroups(const Graph& graph,
     const DnnlOp* row = FindDnnlOp(head.op);
     ValueId made = head.outputs[0];
     int q = p + 1;
+    // A squeeze-and-excitation scaling and the 1x1 conv reading it: the
+    // conv is the head of what follows.
+    if (q < n && IsScaledConvInput(graph, head, graph.node(nodes[q]))) {
+      g.scaled_input = true;
+      row = FindDnnlOp(op_names::kConv2d);
+      made = graph.node(nodes[q]).outputs[0];
+      ++q;
+    }
     // SiLU of a value made elsewhere: sigmoid(x) and x * sigmoid(x) are one
     // eltwise swish on x (x may have other readers: it stays as it is).
     if (q < n && IsSiluOf(graph, head.inputs.empty() ? -1 : head.inputs[0],

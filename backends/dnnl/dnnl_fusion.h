@@ -17,6 +17,7 @@
 //
 //   conv2d -> add -> relu -> max_pool2d: {conv2d+add+relu}, {max_pool2d}
 //   conv2d -> sigmoid -> mul:            {conv2d+silu}
+//   mul(x, s [N,C,1,1]) -> conv2d 1x1 -> add: {mul+conv2d+add} (scaled_input)
 
 #include <optional>
 #include <string>
@@ -41,6 +42,12 @@ struct FusionGroup {
   // concat -> batch_norm (-> relu: eltwise), the concat read by the norm
   // alone: one host pass (dnnl_concat_norm.h) where the layouts allow.
   bool concat_norm = false;
+  // mul(x, s) with s one factor per image and channel ([N or 1, C, 1, 1]),
+  // read by a 1x1 stride-1 conv2d alone (a squeeze-and-excitation block's
+  // scaling, then its projection): the conv's weights are scaled instead
+  // of x where that is cheaper (dnnl_scaled_conv.cc). The conv (node 1)
+  // then takes its post-ops as a head does.
+  bool scaled_input = false;
 };
 
 // The groups of `nodes` (consecutive, each supported), in order.

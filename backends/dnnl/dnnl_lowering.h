@@ -22,6 +22,18 @@ namespace onednn {
 // eltwise post-ops).
 DnnlCheck CheckConv2d;
 DnnlLowering LowerConv2d;
+// Where a conv2d (node `conv` of group `g`) writes: a new buffer of `md`,
+// or with a sum post-op (the add is node `add_index` of the group) the
+// residual's own buffer when nothing reads it later, else a copy of it.
+absl::StatusOr<MemRef> ConvDestination(PartitionBuilder& b, const FusionGroup& g,
+                                       int add_index, const Node& conv, const MemRef& src,
+                                       const dnnl::memory::desc& md);
+
+// dnnl_scaled_conv.cc: mul(x, s [N or 1, C, 1, 1]) read by a 1x1 conv2d
+// alone (FusionGroup::scaled_input): the conv's weights scaled, where s is
+// shared by the batch and the weights are smaller than x; else the two
+// lowered one by one.
+absl::Status LowerScaledConv2d(PartitionBuilder& b, const FusionGroup& g, ValueId out);
 
 // dnnl_linear.cc: linear (inner_product_forward, reading a flattened
 // blocked NCHW value directly).
@@ -45,6 +57,10 @@ DnnlLowering LowerBinary;
 // reads it later) and it has layout `md`; else a new buffer of `md`.
 MemRef InPlaceOr(PartitionBuilder& b, const Node& node, ValueId operand,
                  const MemRef& ref, const dnnl::memory::desc& md);
+// The bytes of `s`, one factor per image and channel ([N or 1, C, 1, 1]),
+// as row-major [N or 1, C] floats: its own buffer when its layout already
+// is that, else a plain copy.
+absl::StatusOr<MemRef> RowMajorFactors(PartitionBuilder& b, ValueId s);
 
 // dnnl_unary.cc: relu, clip, sigmoid, tanh, sqrt, abs, leaky_relu,
 // hard_swish, gelu (eltwise_forward; dnnl_eltwise_algorithm.h).
