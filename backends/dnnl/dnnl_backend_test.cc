@@ -127,11 +127,7 @@ TEST(DnnlDeviceTest, ConvAlgorithmsMatchTheReferenceWithAWeightSharedAcrossSizes
   };
   const std::vector<std::vector<float>> want = run(Ref(), nullptr);
   ASSERT_EQ(want.size(), 2u);
-  // The option is the registry's, shared with later tests: back to auto
-  // however this test ends.
-  struct RestoreAuto {
-    ~RestoreAuto() { EXPECT_TRUE(Registry().SetOption("dnnl.conv_algorithm=auto").ok()); }
-  } restore;
+  testing::RestoreOptionAtExit restore("dnnl.conv_algorithm=auto");
   for (const char* algorithm : {"direct", "winograd", "auto"}) {
     SCOPED_TRACE(algorithm);
     ASSERT_TRUE(Registry().SetOption(absl::StrCat("dnnl.conv_algorithm=", algorithm)).ok());

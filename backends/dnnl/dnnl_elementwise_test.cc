@@ -422,11 +422,7 @@ TEST(DnnlFusionTest, SiluAfterConvolutionIsOnePrimitive) {
 // a plain conv and after a conv with a residual sum; auto at these small
 // sizes keeps the post-op.
 TEST(DnnlFusionTest, SiluOptionHostPassOrPostOp) {
-  // The option is the registry's, shared with later tests: back to auto
-  // however this test ends.
-  struct RestoreAuto {
-    ~RestoreAuto() { EXPECT_TRUE(Registry().SetOption("dnnl.silu=auto").ok()); }
-  } restore;
+  testing::RestoreOptionAtExit restore("dnnl.silu=auto");
   for (const char* silu : {"host", "post_op", "auto"}) {
     SCOPED_TRACE(silu);
     ASSERT_TRUE(Registry().SetOption(absl::StrCat("dnnl.silu=", silu)).ok());

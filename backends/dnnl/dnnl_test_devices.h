@@ -5,6 +5,8 @@
 // ref:0 (the oracle), in one registry per test binary.
 
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/dnnl/dnnl_backend.h"
@@ -31,6 +33,18 @@ inline BackendRegistry& Registry() {
 
 inline BackendDevice& Dnnl() { return **Registry().GetDevice(*Device::Parse("dnnl:0")); }
 inline BackendDevice& Ref() { return **Registry().GetDevice(*Device::Parse("ref:0")); }
+
+// Sets registry option `setting` ("dnnl.silu=auto") when it goes out of
+// scope: a test that changes an option of the registry, which later tests
+// share, puts it back however the test ends.
+class RestoreOptionAtExit {
+ public:
+  explicit RestoreOptionAtExit(std::string setting) : setting_(std::move(setting)) {}
+  ~RestoreOptionAtExit() { EXPECT_TRUE(Registry().SetOption(setting_).ok()) << setting_; }
+
+ private:
+  std::string setting_;
+};
 
 // `n` values uniform in [-scale, scale).
 inline std::vector<float> Random(int64_t n, std::mt19937& rng, float scale = 1.0f) {
