@@ -1,5 +1,7 @@
 #include "backends/dnnl/dnnl_builder.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <functional>
 #include <optional>
@@ -224,14 +226,25 @@ void PartitionBuilder::AddStep(dnnl::primitive p,
                                const memory::desc& scratchpad,
                                std::string what) {
   scratch_bytes_ = std::max(scratch_bytes_, scratchpad.get_size());
-  steps_.push_back(
-      {std::move(p), nullptr, std::move(args), scratchpad, std::move(what)});
+  if (step_threads_ == 1) what += " (1 thread)";
+  steps_.push_back({step_threads_, std::move(p), nullptr, std::move(args), scratchpad,
+                    std::move(what)});
+}
+
+PartitionBuilder::OneThread::OneThread(PartitionBuilder& b) : b_(b) {
+  omp_set_num_threads(1);
+  b_.step_threads_ = 1;
+}
+
+PartitionBuilder::OneThread::~OneThread() {
+  omp_set_num_threads(b_.threads_);
+  b_.step_threads_ = 0;
 }
 
 void PartitionBuilder::AddHostStep(PartitionKernel::HostStep step,
                                    std::vector<std::pair<int, MemRef>> args,
                                    std::string what) {
-  steps_.push_back({dnnl::primitive(), std::move(step), std::move(args),
+  steps_.push_back({0, dnnl::primitive(), std::move(step), std::move(args),
                     memory::desc(), std::move(what)});
 }
 
@@ -442,7 +455,7 @@ absl::Status PartitionBuilder::Finalize() {
     if (step.host) {
       kernel_->AddHostStep(std::move(step.host), std::move(args), step.what);
     } else {
-      kernel_->AddPrimitive(step.primitive, std::move(args), step.what);
+      kernel_->AddPrimitive(step.primitive, std::move(args), step.what, step.threads);
     }
   }
   return absl::OkStatus();

@@ -21,6 +21,11 @@ namespace onednn {
 
 using dnnl::memory;
 
+// Below this many multiply-adds a conv2d runs on one thread: EfficientNet's
+// squeeze convs at batch 1 (55k) took 12 us on 2 threads and 8 on 1 (AMD
+// EPYC); at batch 8 (442k) two threads are as fast.
+constexpr int64_t kOneThreadMacs = int64_t{1} << 17;
+
 absl::Status CheckConv2d(const Node& node, const Graph& graph,
                          const NodeShapes& shapes) {
   if (shapes.in[0].rank() != 4) return Refuse(node, "input must be NCHW");
@@ -70,6 +75,11 @@ absl::Status LowerConv2d(PartitionBuilder& b, const FusionGroup& g,
   const bool host_silu = g.silu && WantsHostSilu(b.silu(), Product(dst));
   FusionGroup conv_group = g;
   if (host_silu) conv_group.eltwise.reset();
+  // Too little work to share among threads: the conv is made and run on
+  // one (the reorders around it keep the kernel's threads).
+  const bool tiny = Product(dst) * (src[1] / a.groups) * w[2] * w[3] < kOneThreadMacs;
+  std::optional<PartitionBuilder::OneThread> one_thread;
+  if (tiny) one_thread.emplace(b);
   auto make = [&](dnnl::algorithm algorithm) {
     dnnl::convolution_forward::desc desc(
         dnnl::prop_kind::forward_inference, algorithm, any(src), any(wdims),
@@ -90,12 +100,15 @@ absl::Status LowerConv2d(PartitionBuilder& b, const FusionGroup& g,
   }
   const dnnl::convolution_forward::primitive_desc pd =
       winograd ? *winograd : make(dnnl::algorithm::convolution_direct);
+  one_thread.reset();
   SY_ASSIGN_OR_RETURN(MemRef s, b.As(node.inputs[0], pd.src_desc()));
   SY_ASSIGN_OR_RETURN(MemRef wm,
                       b.Owned(node.inputs[1], wplain, pd.weights_desc()));
   SY_ASSIGN_OR_RETURN(const MemRef d, ConvDestination(b, g, 1, node, s, pd.dst_desc()));
+  if (tiny) one_thread.emplace(b);
   SY_RETURN_IF_ERROR(b.AddWeightedStep(dnnl::convolution_forward(pd), node, s, wm, d,
                                        out, pd.scratchpad_desc(), Describe(pd, node)));
+  one_thread.reset();
   if (host_silu) {
     const int64_t floats = static_cast<int64_t>(pd.dst_desc().get_size() / sizeof(float));
     const int threads = b.threads();

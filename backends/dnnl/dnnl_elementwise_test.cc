@@ -261,6 +261,23 @@ TEST(DnnlFusionTest, ScaledInputOfAPointwiseConvolution) {
   }
 }
 
+// A conv2d with too little work to share (a squeeze conv on one pixel) is
+// made for and runs on one thread; a larger one keeps the kernel's
+// threads. Both match the reference.
+TEST(DnnlFusionTest, TinyConvolutionsRunOnOneThread) {
+  const Ran ran = ExpectLikeReference("squeeze convs", [](Builder& b) {
+    ValueId x = b.Conv(b.Input(Shape({1, 16, 16, 16})), 16, 64);  // 147k MACs
+    AttrMap one;
+    one.Set("output_size", Ints{1, 1});
+    ValueId s = b.Node("adaptive_avg_pool2d", {x}, one);
+    s = b.Node("relu", {b.Conv1x1(s, 64, 16)});                    // 1k MACs
+    s = b.Node("sigmoid", {b.Conv1x1(s, 16, 64)});
+    b.graph.AddOutput(b.Node("mul", {s, x}));
+  });
+  EXPECT_TRUE(AllOnDnnl(ran)) << ran.partitions;
+  EXPECT_EQ(StepsContaining(ran, "(1 thread)"), 2) << absl::StrJoin(ran.steps, "\n");
+}
+
 // Same-shape sub and div on blocked values, and x - x (never in place).
 TEST(DnnlBinaryTest, SameShapeSubAndDiv) {
   const Ran ran = ExpectLikeReference("sub, div", [](Builder& b) {

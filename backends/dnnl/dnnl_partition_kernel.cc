@@ -43,8 +43,16 @@ absl::Status PartitionKernel::Run(absl::Span<const Tensor* const> inputs,
     b.mem.set_data_handle(t->buffer()->data());
   }
   omp_set_num_threads(threads_);
+  int current_threads = threads_;
   try {
     for (size_t i = 0; i < primitives_.size(); ++i) {
+      // A primitive created for fewer threads runs on as many (oneDNN sizes
+      // its scratchpad and work split at creation).
+      const int threads = step_threads_[i] > 0 ? step_threads_[i] : threads_;
+      if (threads != current_threads) {
+        omp_set_num_threads(threads);
+        current_threads = threads;
+      }
       // On the CPU engine a primitive has finished when execute returns,
       // so a host step after it reads its result.
       if (host_steps_[i]) {
@@ -54,7 +62,9 @@ absl::Status PartitionKernel::Run(absl::Span<const Tensor* const> inputs,
       }
     }
     stream_.wait();
+    if (current_threads != threads_) omp_set_num_threads(threads_);
   } catch (const dnnl::error& e) {
+    omp_set_num_threads(threads_);
     return absl::InternalError(
         absl::StrCat("oneDNN failed running a partition: ", e.what()));
   }

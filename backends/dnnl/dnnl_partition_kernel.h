@@ -64,10 +64,13 @@ class PartitionKernel : public Kernel {
       std::function<void(const std::unordered_map<int, dnnl::memory>&)>;
 
   // Filled by the builder.
+  // `threads`: the OpenMP threads it was created for and runs on (0: the
+  // kernel's).
   void AddPrimitive(dnnl::primitive primitive,
                     std::unordered_map<int, dnnl::memory> args,
-                    std::string what) {
+                    std::string what, int threads = 0) {
     primitives_.push_back(std::move(primitive));
+    step_threads_.push_back(threads);
     host_steps_.emplace_back();
     args_.push_back(std::move(args));
     steps_.push_back(std::move(what));
@@ -75,6 +78,7 @@ class PartitionKernel : public Kernel {
   void AddHostStep(HostStep step, std::unordered_map<int, dnnl::memory> args,
                    std::string what) {
     primitives_.emplace_back();
+    step_threads_.push_back(0);
     host_steps_.push_back(std::move(step));
     args_.push_back(std::move(args));
     steps_.push_back(std::move(what));
@@ -96,6 +100,7 @@ class PartitionKernel : public Kernel {
   int threads_;
   size_t num_inputs_, num_outputs_;
   std::vector<dnnl::primitive> primitives_;  // empty for a host step
+  std::vector<int> step_threads_;             // 0: threads_
   std::vector<HostStep> host_steps_;          // empty for a primitive
   std::vector<std::unordered_map<int, dnnl::memory>> args_;
   std::vector<Binding> bindings_;
