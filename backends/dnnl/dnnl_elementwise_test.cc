@@ -261,10 +261,10 @@ TEST(DnnlFusionTest, ScaledInputOfAPointwiseConvolution) {
   }
 }
 
-// A conv2d with too little work to share (a squeeze conv on one pixel) is
-// made for and runs on one thread; a larger one keeps the kernel's
-// threads. Both match the reference.
-TEST(DnnlFusionTest, TinyConvolutionsRunOnOneThread) {
+// A conv2d or pooling with too little work to share (a squeeze block's
+// pool and convs on one pixel) is made for and runs on one thread; a larger
+// conv keeps the kernel's threads. Both match the reference.
+TEST(DnnlFusionTest, TinyConvolutionsAndPoolsRunOnOneThread) {
   const Ran ran = ExpectLikeReference("squeeze convs", [](Builder& b) {
     ValueId x = b.Conv(b.Input(Shape({1, 16, 16, 16})), 16, 64);  // 147k MACs
     AttrMap one;
@@ -275,7 +275,7 @@ TEST(DnnlFusionTest, TinyConvolutionsRunOnOneThread) {
     b.graph.AddOutput(b.Node("mul", {s, x}));
   });
   EXPECT_TRUE(AllOnDnnl(ran)) << ran.partitions;
-  EXPECT_EQ(StepsContaining(ran, "(1 thread)"), 2) << absl::StrJoin(ran.steps, "\n");
+  EXPECT_EQ(StepsContaining(ran, "(1 thread)"), 3) << absl::StrJoin(ran.steps, "\n");
 }
 
 // Same-shape sub and div on blocked values, and x - x (never in place).
