@@ -236,6 +236,7 @@ TEST(DnnlFusionTest, ScaledInputOfAPointwiseConvolution) {
     int64_t batch, s_batch, size;  // size: H = W
     bool from_conv, residual;
     int scaled;  // expected host steps
+    int64_t channels = 16, out_channels = 8;
   };
   const std::vector<Case> cases = {
       {"batch 1, plain x", 1, 1, 6, false, false, 1},
@@ -243,16 +244,21 @@ TEST(DnnlFusionTest, ScaledInputOfAPointwiseConvolution) {
       {"batch 3, one s for all", 3, 1, 6, true, false, 1},
       {"batch 3, s per image", 3, 3, 6, false, true, 0},
       {"weights no smaller than x", 1, 1, 2, false, true, 0},
+      // Channel counts off oneDNN's blocks: padded weight layouts.
+      {"batch 1, 20 -> 37 channels", 1, 1, 7, true, true, 1, 20, 37},
+      {"batch 2, 67 -> 5 channels", 2, 1, 5, false, false, 1, 67, 5},
   };
   for (const Case& c : cases) {
     const Ran ran = ExpectLikeReference(c.what, [&](Builder& b) {
-      const int64_t n = c.batch * 16 * c.size * c.size;
-      ValueId x = b.Input(Shape({c.batch, 16, c.size, c.size}), Random(n, b.rng, 2.0f));
-      if (c.from_conv) x = b.Conv(x, 16, 16);
-      ValueId s = b.Node("sigmoid", {b.Input(Shape({c.s_batch, 16, 1, 1}),
-                                             Random(c.s_batch * 16, b.rng, 4.0f))});
-      ValueId y = b.Conv1x1(b.Node("mul", {s, x}), 16, 8);
-      if (c.residual) y = b.Node("add", {y, b.Input(Shape({c.batch, 8, c.size, c.size}))});
+      const int64_t n = c.batch * c.channels * c.size * c.size;
+      ValueId x = b.Input(Shape({c.batch, c.channels, c.size, c.size}), Random(n, b.rng, 2.0f));
+      if (c.from_conv) x = b.Conv(x, c.channels, c.channels);
+      ValueId s = b.Node("sigmoid", {b.Input(Shape({c.s_batch, c.channels, 1, 1}),
+                                             Random(c.s_batch * c.channels, b.rng, 4.0f))});
+      ValueId y = b.Conv1x1(b.Node("mul", {s, x}), c.channels, c.out_channels);
+      if (c.residual) {
+        y = b.Node("add", {y, b.Input(Shape({c.batch, c.out_channels, c.size, c.size}))});
+      }
       b.graph.AddOutput(y);
     });
     EXPECT_TRUE(AllOnDnnl(ran)) << c.what << ": " << ran.partitions;
