@@ -40,8 +40,8 @@ bool WantsHostSilu(DnnlSilu requested, int64_t floats);
 
 // data[i] = data[i] * sigmoid(data[i]) for n floats, split among `threads`
 // OpenMP threads: AVX-512 where the CPU has it, else AVX2 where the build
-// targets it, else scalar. Relative error below 1e-6 (e^t from a degree-6
-// polynomial after range reduction, 1 / (1 + e^t) from the hardware
+// targets it, else scalar. Relative error below 1e-6 (e^-x as 2^k times
+// 2^f, 2^f from a degree-5 polynomial, 1 / (1 + e^-x) from the hardware
 // reciprocal and a Newton step).
 void SiluInPlace(float* data, int64_t n, int threads);
 
