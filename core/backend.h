@@ -1,6 +1,7 @@
 #ifndef SWITCHYARD_CORE_BACKEND_H_
 #define SWITCHYARD_CORE_BACKEND_H_
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -35,6 +36,15 @@ struct DeviceInfo {
 // One node bound to one device, ready to run. Created once at lowering and
 // run many times; inputs and outputs are on the kernel's device and outputs
 // are allocated by the executor with the shapes shape inference gave.
+// One part of a kernel's Run timed on the host clock: a primitive or a
+// host pass inside a fused partition, for the profiler (a partition is one
+// node event; its parts say where its time went).
+struct KernelPart {
+  std::string name;  // what it ran for: a node ("/layer1/conv/conv2d"), "input"
+  std::string kind;  // what ran: "brgconv_1x1:avx512_core", "host silu", "reorder"
+  std::chrono::steady_clock::time_point start, end;
+};
+
 class Kernel {
  public:
   virtual ~Kernel() = default;
@@ -44,6 +54,18 @@ class Kernel {
   // --explain-placement` (the cpu's conv2d: "winograd4: ..."). Optional;
   // empty when there is nothing to say.
   virtual std::string Describe() const { return ""; }
+
+  // While a profiler is on, the executor gives a kernel somewhere to append
+  // the parts of its next Run (null otherwise). A kernel that runs in parts
+  // on the host, finished when Run returns, times them there; others ignore
+  // it.
+  void set_part_sink(std::vector<KernelPart>* sink) { part_sink_ = sink; }
+
+ protected:
+  std::vector<KernelPart>* part_sink() const { return part_sink_; }
+
+ private:
+  std::vector<KernelPart>* part_sink_ = nullptr;
 };
 
 // A group of nodes one device runs as one kernel (ONNX Runtime's

@@ -56,6 +56,7 @@ absl::StatusOr<std::vector<Tensor>> ExecutablePlan::Run(
 
   std::vector<const Tensor*> operand_ptrs;
   std::vector<Tensor*> output_ptrs;
+  std::vector<KernelPart> parts;  // of the current kernel, when profiling
   for (const Step& step : steps_) {
     const Node& node = *step.node;
     for (ValueId id : step.outputs) {
@@ -83,9 +84,12 @@ absl::StatusOr<std::vector<Tensor>> ExecutablePlan::Run(
     for (const Tensor* output : output_ptrs) {
       nothing_to_compute = nothing_to_compute && output->num_elements() == 0;
     }
+    parts.clear();
+    step.kernel->set_part_sink(profiler != nullptr ? &parts : nullptr);
     absl::Status status = nothing_to_compute
                               ? absl::OkStatus()
                               : step.kernel->Run(operand_ptrs, output_ptrs);
+    step.kernel->set_part_sink(nullptr);
     if (!status.ok()) {
       return absl::Status(status.code(),
                           absl::StrCat(DescribeNode(node), " on ",
@@ -94,6 +98,7 @@ absl::StatusOr<std::vector<Tensor>> ExecutablePlan::Run(
     }
     if (profiler != nullptr) {
       SY_RETURN_IF_ERROR(profiler->OnNodeEnd(node, *step.device, step.fused));
+      profiler->AddKernelParts(*step.device, parts);
     }
   }
   for (BackendDevice* device : devices_used_) {

@@ -139,6 +139,20 @@ void Profiler::AddHostEvent(const std::string& lane, const std::string& name,
   events_.push_back(std::move(event));
 }
 
+void Profiler::AddKernelParts(BackendDevice& device, absl::Span<const KernelPart> parts) {
+  for (const KernelPart& part : parts) {
+    ProfileEvent event;
+    event.kind = ProfileEvent::Kind::kPart;
+    event.name = part.name;
+    event.op = part.kind;
+    event.lane = device.device().ToString();
+    event.iteration = iteration_;
+    event.start_us = ToUs(part.start);
+    event.duration_us = std::chrono::duration<double, std::micro>(part.end - part.start).count();
+    events_.push_back(std::move(event));
+  }
+}
+
 absl::Status Profiler::OnRunStart(const Graph& graph,
                                   absl::Span<BackendDevice* const> devices) {
   if (run_graph_ != nullptr) {

@@ -28,10 +28,14 @@ struct ProfileEvent {
     kCopy,  // a host<->device copy outside a plan (input upload, output download)
     kRun,   // one ExecutablePlan::Run on one device, enclosing its node events
     kHost,  // a span on a host thread (loader, waiting for input, ...)
+    // A part of a node's kernel (Kernel::set_part_sink: a primitive inside
+    // a dnnl partition), on the host clock, within its node's span on the
+    // same lane. Not work of its own: its node already counts it.
+    kPart,
   };
   Kind kind = Kind::kNode;
   std::string name;   // "features.3/conv2d", "input h2d", "forward", "load"
-  std::string op;     // "conv2d"; "h2d" / "d2h" for copies; "" otherwise
+  std::string op;     // "conv2d"; "h2d" / "d2h" for copies; a part's kind; "" otherwise
   std::string layer;  // "features.3" for nodes; "" otherwise
   // The lane it belongs to: a device ("cpu:0") for device events, whose
   // work is serialized on that device's stream; "host", "loader 0", ... for
@@ -133,6 +137,9 @@ class Profiler {
   // it ran; `node` then names the group and its cost is theirs.
   absl::Status OnNodeEnd(const Node& node, BackendDevice& device,
                          absl::Span<const NodeId> fused = {});
+  // The parts a kernel timed in its Run (after OnNodeEnd for its node), as
+  // kPart events on the device's lane.
+  void AddKernelParts(BackendDevice& device, absl::Span<const KernelPart> parts);
   // After the run's devices were synchronized.
   absl::Status OnRunEnd();
   // When a run failed between OnRunStart and OnRunEnd: forgets the run, keeps

@@ -14,12 +14,16 @@
 namespace switchyard {
 namespace {
 
+bool IsWork(const ProfileEvent& e) { return e.is_work(); }
+bool IsPart(const ProfileEvent& e) { return e.kind == ProfileEvent::Kind::kPart; }
+
 std::vector<ProfileSummaryRow> Group(
     absl::Span<const ProfileEvent> events, double total_ms,
-    std::string (*key_of)(const ProfileEvent&)) {
+    std::string (*key_of)(const ProfileEvent&),
+    bool (*counts)(const ProfileEvent&) = &IsWork) {
   std::map<std::pair<std::string, std::string>, ProfileSummaryRow> rows;
   for (const ProfileEvent& e : events) {
-    if (!e.is_work()) continue;
+    if (!counts(e)) continue;
     const std::string key = key_of(e);
     ProfileSummaryRow& row = rows[{key, e.lane}];
     row.key = key;
@@ -44,6 +48,7 @@ std::vector<ProfileSummaryRow> Group(
 
 std::string OpKey(const ProfileEvent& e) { return e.op.empty() ? e.name : e.op; }
 std::string NameKey(const ProfileEvent& e) { return e.name; }
+std::string PartKey(const ProfileEvent& e) { return absl::StrCat(e.name, ": ", e.op); }
 // Layer "/backbone/body/Conv" -> "backbone"; a layer without a path
 // ("features.3"), or a copy, is "(other)".
 std::string StageKey(const ProfileEvent& e) {
@@ -119,6 +124,8 @@ ProfileSummary SummarizeProfile(absl::Span<const ProfileEvent> events) {
   int stages = 0;
   for (const ProfileSummaryRow& r : summary.by_stage) stages += r.key != "(other)";
   if (stages < 2) summary.by_stage.clear();
+  summary.by_part_kind = Group(events, summary.total_ms, &OpKey, &IsPart);
+  summary.by_part = Group(events, summary.total_ms, &PartKey, &IsPart);
   return summary;
 }
 
@@ -140,6 +147,12 @@ std::string FormatProfileSummary(const ProfileSummary& summary, int max_rows) {
   if (!summary.by_stage.empty()) {
     out += "\n";
     AppendTable(&out, "by stage", summary.by_stage, max_rows);
+  }
+  if (!summary.by_part_kind.empty()) {
+    out += "\n(parts: the steps inside fused kernels, host clock, already counted in their node)\n";
+    AppendTable(&out, "parts by kind", summary.by_part_kind, max_rows);
+    out += "\n";
+    AppendTable(&out, "parts", summary.by_part, max_rows);
   }
   if (!summary.by_layer.empty() && summary.by_layer[0].share >= kSlowLayerShare) {
     const ProfileSummaryRow& slow = summary.by_layer[0];

@@ -35,6 +35,12 @@ struct ProfileSummary {
   // backbone, RPN, RoI heads and transform). Empty unless the layers name
   // two stages or more.
   std::vector<ProfileSummaryRow> by_stage;
+  // Parts of fused kernels (kPart events: the primitives of a dnnl
+  // partition, which is one node) by kind ("brgconv_1x1:avx512_core",
+  // "host silu") and one by one ("/layer1/conv/conv2d: brgconv:..."); their
+  // share is of the same total. Empty when no kernel reported parts.
+  std::vector<ProfileSummaryRow> by_part_kind;
+  std::vector<ProfileSummaryRow> by_part;
   double total_ms = 0;  // every node and copy event
   int iterations = 0;   // distinct iteration numbers among them
 };
@@ -44,7 +50,8 @@ ProfileSummary SummarizeProfile(absl::Span<const ProfileEvent> events);
 // Two tables as text, `max_rows` rows each (0: all), e.g.
 //   by op                calls   total ms   mean ms   share   GFLOP/s
 //   conv2d  cpu:0           16    1185.00     74.06   83.1%    102.74
-// The stages table follows when there is one, and a verdict line when one
+// The stages table follows when there is one, then the kernel parts' tables
+// when there are parts, and a verdict line when one
 // layer takes a quarter of the time or more:
 //   verdict: one op (rpn/NonMaxSuppression) takes 61% of the profiled time (host)
 std::string FormatProfileSummary(const ProfileSummary& summary, int max_rows = 0);

@@ -3,6 +3,7 @@
 
 #include "core/profiler.h"
 
+#include <chrono>
 #include <memory>
 #include <set>
 #include <string>
@@ -18,6 +19,7 @@
 #include "core/graph.h"
 #include "core/profiler_summary.h"
 #include "core/profiler_trace.h"
+#include "core/status_macros.h"
 #include "core/tensor.h"
 #include "core/testing/host_backend.h"
 #include "gmock/gmock.h"
@@ -94,6 +96,65 @@ class ScriptedClockBackend : public Backend {
   ScriptedClockDevice device_;
 };
 
+// Runs the host test kernel and reports it as two parts, "first" and
+// "second", when given a sink; counts the runs that had one.
+class TwoPartKernel : public Kernel {
+ public:
+  TwoPartKernel(std::unique_ptr<Kernel> inner, int* runs_with_sink)
+      : inner_(std::move(inner)), runs_with_sink_(runs_with_sink) {}
+  absl::Status Run(absl::Span<const Tensor* const> inputs,
+                   absl::Span<Tensor* const> outputs) override {
+    std::vector<KernelPart>* parts = part_sink();
+    if (parts != nullptr) ++*runs_with_sink_;
+    const auto start = std::chrono::steady_clock::now();
+    absl::Status status = inner_->Run(inputs, outputs);
+    const auto middle = std::chrono::steady_clock::now();
+    const auto end = std::chrono::steady_clock::now();
+    if (parts != nullptr) {
+      parts->push_back({"first", "inner kernel", start, middle});
+      parts->push_back({"second", "nothing", middle, end});
+    }
+    return status;
+  }
+
+ private:
+  std::unique_ptr<Kernel> inner_;
+  int* runs_with_sink_;
+};
+
+class TwoPartDevice : public ScriptedClockDevice {
+ public:
+  TwoPartDevice(BackendDevice& inner, int* runs_with_sink)
+      : ScriptedClockDevice(inner, 0), inner_(inner), runs_with_sink_(runs_with_sink) {}
+  absl::StatusOr<std::unique_ptr<DeviceClock>> CreateClock() override {
+    return inner_.CreateClock();
+  }
+  absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(const Node& node,
+                                                       const Graph& graph) override {
+    SY_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, inner_.CreateKernel(node, graph));
+    return std::unique_ptr<Kernel>(std::make_unique<TwoPartKernel>(std::move(kernel),
+                                                                   runs_with_sink_));
+  }
+
+ private:
+  BackendDevice& inner_;
+  int* runs_with_sink_;
+};
+
+class TwoPartBackend : public Backend {
+ public:
+  explicit TwoPartBackend(int* runs_with_sink)
+      : inner_(testing::MakeHostBackend("parts", 1)),
+        device_(inner_->GetDevice(0), runs_with_sink) {}
+  std::string type() const override { return "parts"; }
+  int DeviceCount() const override { return 1; }
+  BackendDevice& GetDevice(int index) override { return device_; }
+
+ private:
+  std::unique_ptr<Backend> inner_;
+  TwoPartDevice device_;
+};
+
 // relu -> add(relu, x) -> relu on `device`, layers block.0 .. block.2.
 Graph SmallGraph(const Device& device) {
   Graph g;
@@ -119,6 +180,12 @@ class ProfilerTest : public ::testing::Test {
                     .ok());
     ASSERT_TRUE(registry_
                     .Register("none", [] { return testing::MakeHostBackend("none", 0); })
+                    .ok());
+    ASSERT_TRUE(registry_
+                    .Register("parts",
+                              [this]() -> absl::StatusOr<std::unique_ptr<Backend>> {
+                                return std::make_unique<TwoPartBackend>(&runs_with_sink_);
+                              })
                     .ok());
   }
 
@@ -156,6 +223,7 @@ class ProfilerTest : public ::testing::Test {
   }
 
   BackendRegistry registry_;
+  int runs_with_sink_ = 0;  // TwoPartKernel runs given a part sink
 };
 
 TEST_F(ProfilerTest, OneEventPerNodePerIterationAndOneRunEvent) {
@@ -199,6 +267,41 @@ TEST_F(ProfilerTest, OneEventPerNodePerIterationAndOneRunEvent) {
       last = e.start_us;
     }
   }
+}
+
+// A kernel's parts (Kernel::set_part_sink) become kPart events on its
+// device's lane, inside their node's span; a run without a profiler gives
+// the kernel no sink.
+TEST_F(ProfilerTest, KernelPartsAreEventsInsideTheirNode) {
+  const Device device = *Device::Parse("parts:0");
+  std::vector<ProfileEvent> events = Profile(device, 2);
+  EXPECT_EQ(runs_with_sink_, 6);  // 3 nodes, 2 iterations
+  int parts = 0;
+  for (const ProfileEvent& part : events) {
+    if (part.kind != ProfileEvent::Kind::kPart) continue;
+    ++parts;
+    EXPECT_EQ(part.lane, "parts:0");
+    EXPECT_TRUE(part.name == "first" || part.name == "second") << part.name;
+    EXPECT_EQ(part.op, part.name == "first" ? "inner kernel" : "nothing");
+    EXPECT_FALSE(part.is_work());
+    int inside = 0;
+    for (const ProfileEvent& node : events) {
+      if (node.kind != ProfileEvent::Kind::kNode || node.iteration != part.iteration) continue;
+      inside += part.start_us >= node.start_us - 1e-3 &&
+                part.start_us + part.duration_us <= node.start_us + node.duration_us + 1e-3;
+    }
+    EXPECT_EQ(inside, 1) << part.name << " at " << part.start_us;
+  }
+  EXPECT_EQ(parts, 12);
+  const ProfileSummary summary = SummarizeProfile(events);
+  ASSERT_EQ(summary.by_part_kind.size(), 2u);
+  EXPECT_EQ(summary.by_part_kind[0].calls, 6);
+  EXPECT_THAT(FormatProfileSummary(summary), HasSubstr("parts by kind"));
+
+  std::unique_ptr<ExecutablePlan> plan = CompileSmall(device);
+  ASSERT_NE(plan, nullptr);
+  ASSERT_TRUE(plan->Run({Input(device)}, RunOptions()).ok());
+  EXPECT_EQ(runs_with_sink_, 6);
 }
 
 TEST_F(ProfilerTest, TimesComeFromTheDeviceClock) {
@@ -354,6 +457,33 @@ TEST(ProfileSummaryTest, ArithmeticByOpAndByLayer) {
 // A partition's name joins its nodes' names: the text table shows its first
 // and last node and the count, a long plain name its end; the summary's
 // rows keep the whole names.
+// Parts of fused kernels have their own tables, by kind and one by one,
+// with shares of the nodes' time, and add nothing to it.
+TEST(ProfileSummaryTest, KernelPartsHaveTheirOwnTables) {
+  using K = ProfileEvent::Kind;
+  const std::vector<ProfileEvent> events = {
+      Event(K::kNode, "conv2d+silu+conv2d", "conv2d", 10, 0, 0),
+      Event(K::kPart, "/a/conv2d", "brgconv:avx512_core", 4, 0, 0),
+      Event(K::kPart, "/a/conv2d", "host silu", 1, 0, 0),
+      Event(K::kPart, "/b/conv2d", "brgconv:avx512_core", 3, 0, 0),
+  };
+  const ProfileSummary s = SummarizeProfile(events);
+  EXPECT_DOUBLE_EQ(s.total_ms, 10);
+  ASSERT_EQ(s.by_op.size(), 1u);
+  ASSERT_EQ(s.by_part_kind.size(), 2u);
+  EXPECT_EQ(s.by_part_kind[0].key, "brgconv:avx512_core");
+  EXPECT_EQ(s.by_part_kind[0].calls, 2);
+  EXPECT_DOUBLE_EQ(s.by_part_kind[0].total_ms, 7);
+  EXPECT_DOUBLE_EQ(s.by_part_kind[0].share, 0.7);
+  ASSERT_EQ(s.by_part.size(), 3u);
+  EXPECT_EQ(s.by_part[0].key, "/a/conv2d: brgconv:avx512_core");
+  const std::string text = FormatProfileSummary(s);
+  EXPECT_THAT(text, HasSubstr("parts by kind"));
+  EXPECT_THAT(text, HasSubstr("/b/conv2d: brgconv:avx512_core"));
+  EXPECT_THAT(FormatProfileSummary(SummarizeProfile({events[0]})),
+              Not(HasSubstr("parts")));
+}
+
 TEST(ProfileSummaryTest, LongNamesAreShortenedInTheTextOnly) {
   using K = ProfileEvent::Kind;
   std::string partition;
@@ -426,14 +556,15 @@ TEST(ProfileSummaryTest, StagesFromLayerPathsAndTheSlowLayer) {
 
 TEST_F(ProfilerTest, DeviceListShowsMissingDevicesWithTheReason) {
   std::vector<DeviceChoice> all = AllDevices(registry_);
-  ASSERT_EQ(all.size(), 3u);
+  ASSERT_EQ(all.size(), 4u);
   EXPECT_EQ(all[0].name, "fake:0");
   EXPECT_TRUE(all[0].available());
   EXPECT_EQ(all[1].name, "none");
   EXPECT_FALSE(all[1].available());
   EXPECT_THAT(all[1].unavailable_reason,
               HasSubstr("the test backend was made with no devices"));
-  EXPECT_EQ(all[2].name, "slow:0");
+  EXPECT_EQ(all[2].name, "parts:0");
+  EXPECT_EQ(all[3].name, "slow:0");
 
   absl::StatusOr<std::vector<DeviceChoice>> chosen =
       ChooseDevices(registry_, {"fake", "fake:0", "cuda", "fake:3"});

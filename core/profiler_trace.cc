@@ -24,6 +24,8 @@ const char* Category(ProfileEvent::Kind kind) {
       return "run";
     case ProfileEvent::Kind::kHost:
       return "host";
+    case ProfileEvent::Kind::kPart:
+      return "part";
   }
   return "other";
 }

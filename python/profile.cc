@@ -25,6 +25,7 @@ const char* KindName(ProfileEvent::Kind kind) {
     case ProfileEvent::Kind::kCopy: return "copy";
     case ProfileEvent::Kind::kRun: return "run";
     case ProfileEvent::Kind::kHost: return "host";
+    case ProfileEvent::Kind::kPart: return "part";
   }
   return "?";
 }

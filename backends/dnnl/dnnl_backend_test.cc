@@ -18,6 +18,7 @@
 #include "backends/reference/reference_backend.h"
 #include "core/compile.h"
 #include "core/partition.h"
+#include "core/profiler.h"
 #include "core/tensor.h"
 #include "backends/dnnl/dnnl_test_devices.h"
 #include "gtest/gtest.h"
@@ -567,6 +568,53 @@ TEST(DnnlDeviceTest, UnclaimedNodeSplitsThePartitions) {
   ASSERT_TRUE(out.ok()) << out.status();
   const std::vector<float> values = *(*out)[0].ToVector();
   EXPECT_EQ(values, std::vector<float>(8, 0.0f));
+}
+
+// Profiled, a partition (one node event) reports each of its primitives as
+// a part: named by its node, of the primitive's kind, inside the
+// partition's span; the conv's part is oneDNN's implementation.
+TEST(DnnlDeviceTest, ProfiledPartitionReportsItsPrimitivesAsParts) {
+  std::mt19937 rng(4);
+  Graph g;
+  const Device d = *Device::Parse("dnnl:0");
+  const Shape in({1, 4, 6, 6});
+  ValueId x = g.AddInput("input", in, d);
+  ValueId w = g.AddConstant("w", *Tensor::FromVector({8, 4, 3, 3}, Random(288, rng, 0.2f), Dnnl()));
+  Conv2dAttrs pad1;
+  pad1.pad_h = pad1.pad_w = 1;
+  x = g.AddNode("conv2d", "c", {x, w}, pad1.ToAttrMap());
+  x = g.AddNode("relu", "r", {x}, AttrMap());
+  ValueId pooled = g.AddNode("max_pool2d", "p", {x}, MaxPool2dAttrs::Square(2, 2).ToAttrMap());
+  g.AddOutput(pooled);
+  CompileOptions options;
+  options.backends = &Registry();
+  absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan = Compile(std::move(g), options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  Tensor input = *Tensor::FromVector(in, Random(in.num_elements(), rng), Dnnl());
+  Profiler profiler;
+  RunOptions run;
+  run.profiler = &profiler;
+  ASSERT_TRUE(profiler.BeginIteration(0).ok());
+  ASSERT_TRUE((*plan)->Run({input}, run).ok());
+  ASSERT_TRUE(profiler.EndIteration().ok());
+  const ProfileEvent* node = nullptr;
+  std::vector<const ProfileEvent*> parts;
+  for (const ProfileEvent& e : profiler.events()) {
+    if (e.kind == ProfileEvent::Kind::kNode) node = &e;
+    if (e.kind == ProfileEvent::Kind::kPart) parts.push_back(&e);
+  }
+  ASSERT_NE(node, nullptr);
+  std::string listed;
+  for (const ProfileEvent* p : parts) listed += absl::StrCat(p->name, " | ", p->op, "\n");
+  bool conv = false, pool = false;
+  for (const ProfileEvent* p : parts) {
+    EXPECT_EQ(p->lane, "dnnl:0");
+    EXPECT_GE(p->start_us, node->start_us - 1e-3) << listed;
+    EXPECT_LE(p->start_us + p->duration_us, node->start_us + node->duration_us + 1e-3) << listed;
+    conv = conv || (p->name == "c/conv2d" && absl::StrContains(p->op, "conv"));
+    pool = pool || (p->name == "p/max_pool2d" && absl::StrContains(p->op, "jit"));
+  }
+  EXPECT_TRUE(conv && pool) << listed;
 }
 
 }  // namespace

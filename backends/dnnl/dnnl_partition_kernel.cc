@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "absl/strings/str_cat.h"
 
@@ -19,6 +20,28 @@ absl::StatusOr<AlignedBlock> AllocateAligned(size_t bytes) {
   }
   return AlignedBlock(p);
 }
+
+namespace {
+
+// A step's description as a profiler part: "node: implementation", or one
+// of the builder's reorders ("reorder: v", "to plain: v", "output: v"),
+// which name the value.
+KernelPart PartOf(const std::string& what) {
+  KernelPart part;
+  const size_t colon = what.find(": ");
+  if (colon == std::string::npos) {
+    part.name = what;
+    return part;
+  }
+  const std::string head = what.substr(0, colon);
+  const std::string tail = what.substr(colon + 2);
+  const bool reorder = head == "reorder" || head == "to plain" || head == "output";
+  part.name = reorder ? tail : head;
+  part.kind = reorder ? "reorder" : tail;
+  return part;
+}
+
+}  // namespace
 
 absl::Status PartitionKernel::Run(absl::Span<const Tensor* const> inputs,
                                   absl::Span<Tensor* const> outputs) {
@@ -54,11 +77,21 @@ absl::Status PartitionKernel::Run(absl::Span<const Tensor* const> inputs,
         current_threads = threads;
       }
       // On the CPU engine a primitive has finished when execute returns,
-      // so a host step after it reads its result.
+      // so a host step after it reads its result (and the host clock
+      // brackets it, for a profiler's parts).
+      std::vector<KernelPart>* const parts = part_sink();
+      const auto start = parts != nullptr ? std::chrono::steady_clock::now()
+                                          : std::chrono::steady_clock::time_point();
       if (host_steps_[i]) {
         host_steps_[i](args_[i]);
       } else {
         primitives_[i].execute(stream_, args_[i]);
+      }
+      if (parts != nullptr) {
+        KernelPart part = PartOf(steps_[i]);
+        part.start = start;
+        part.end = std::chrono::steady_clock::now();
+        parts->push_back(std::move(part));
       }
     }
     stream_.wait();
