@@ -33,9 +33,6 @@ struct DeviceInfo {
   std::vector<std::pair<std::string, std::string>> properties;
 };
 
-// One node bound to one device, ready to run. Created once at lowering and
-// run many times; inputs and outputs are on the kernel's device and outputs
-// are allocated by the executor with the shapes shape inference gave.
 // One part of a kernel's Run timed on the host clock: a primitive or a
 // host pass inside a fused partition, for the profiler (a partition is one
 // node event; its parts say where its time went).
@@ -45,6 +42,9 @@ struct KernelPart {
   std::chrono::steady_clock::time_point start, end;
 };
 
+// One node bound to one device, ready to run. Created once at lowering and
+// run many times; inputs and outputs are on the kernel's device and outputs
+// are allocated by the executor with the shapes shape inference gave.
 class Kernel {
  public:
   virtual ~Kernel() = default;
