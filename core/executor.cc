@@ -1,5 +1,6 @@
 // ExecutablePlan::Run: binds inputs, runs the kernels in order, returns outputs.
 
+#include <chrono>
 #include <optional>
 
 #include "absl/status/status.h"
@@ -86,6 +87,8 @@ absl::StatusOr<std::vector<Tensor>> ExecutablePlan::Run(
     }
     parts.clear();
     step.kernel->set_part_sink(profiler != nullptr ? &parts : nullptr);
+    const auto run_start = profiler != nullptr ? std::chrono::steady_clock::now()
+                                               : std::chrono::steady_clock::time_point();
     absl::Status status = nothing_to_compute
                               ? absl::OkStatus()
                               : step.kernel->Run(operand_ptrs, output_ptrs);
@@ -98,7 +101,7 @@ absl::StatusOr<std::vector<Tensor>> ExecutablePlan::Run(
     }
     if (profiler != nullptr) {
       SY_RETURN_IF_ERROR(profiler->OnNodeEnd(node, *step.device, step.fused));
-      profiler->AddKernelParts(*step.device, parts);
+      SY_RETURN_IF_ERROR(profiler->AddKernelParts(parts, run_start));
     }
   }
   for (BackendDevice* device : devices_used_) {

@@ -139,18 +139,26 @@ void Profiler::AddHostEvent(const std::string& lane, const std::string& name,
   events_.push_back(std::move(event));
 }
 
-void Profiler::AddKernelParts(BackendDevice& device, absl::Span<const KernelPart> parts) {
+absl::Status Profiler::AddKernelParts(absl::Span<const KernelPart> parts,
+                                      Clock::time_point run_start) {
+  if (parts.empty()) return absl::OkStatus();
+  if (pending_.empty() || pending_.back().event.kind != ProfileEvent::Kind::kNode) {
+    return absl::FailedPreconditionError(
+        "Profiler::AddKernelParts without a node just ended (OnNodeEnd)");
+  }
+  Pending& node = pending_.back();
   for (const KernelPart& part : parts) {
     ProfileEvent event;
     event.kind = ProfileEvent::Kind::kPart;
     event.name = part.name;
     event.op = part.kind;
-    event.lane = device.device().ToString();
+    event.lane = node.event.lane;
     event.iteration = iteration_;
-    event.start_us = ToUs(part.start);
+    event.start_us = std::chrono::duration<double, std::micro>(part.start - run_start).count();
     event.duration_us = std::chrono::duration<double, std::micro>(part.end - part.start).count();
-    events_.push_back(std::move(event));
+    node.parts.push_back(std::move(event));
   }
+  return absl::OkStatus();
 }
 
 absl::Status Profiler::OnRunStart(const Graph& graph,
@@ -243,7 +251,12 @@ absl::Status Profiler::ResolvePending() {
                         clock.ElapsedMs(p.start_mark, p.end_mark));
     p.event.start_us = p.session->anchor_us + offset_ms * 1e3;
     p.event.duration_us = duration_ms * 1e3;
+    const double node_start_us = p.event.start_us;
     events_.push_back(std::move(p.event));
+    for (ProfileEvent& part : p.parts) {
+      part.start_us += node_start_us;
+      events_.push_back(std::move(part));
+    }
   }
   pending_.clear();
   return absl::OkStatus();

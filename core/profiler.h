@@ -137,9 +137,13 @@ class Profiler {
   // it ran; `node` then names the group and its cost is theirs.
   absl::Status OnNodeEnd(const Node& node, BackendDevice& device,
                          absl::Span<const NodeId> fused = {});
-  // The parts a kernel timed in its Run (after OnNodeEnd for its node), as
-  // kPart events on the device's lane.
-  void AddKernelParts(BackendDevice& device, absl::Span<const KernelPart> parts);
+  // The parts a kernel timed in its Run, which started on the host at
+  // `run_start` (after OnNodeEnd for its node): kPart events on the node's
+  // lane, placed at their offsets from `run_start` after the node's start on
+  // the timeline, so they nest inside it whatever the device clock's anchor
+  // error.
+  absl::Status AddKernelParts(absl::Span<const KernelPart> parts,
+                              Clock::time_point run_start);
   // After the run's devices were synchronized.
   absl::Status OnRunEnd();
   // When a run failed between OnRunStart and OnRunEnd: forgets the run, keeps
@@ -168,6 +172,8 @@ class Profiler {
     DeviceSession* session = nullptr;
     int start_mark = 0;
     int end_mark = 0;
+    // A node's kernel parts, start_us relative to the node's start.
+    std::vector<ProfileEvent> parts;
   };
   struct NodeInfo {
     int64_t flops = 0;
