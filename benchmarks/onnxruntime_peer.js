@@ -67,6 +67,7 @@ function fail(message) {
 
 const NPY_TYPES = {
   '<f4': ['float32', Float32Array], '<f8': ['float64', Float64Array],
+  '<f2': ['float16', Uint16Array],  // bits, as onnxruntime-node takes float16
   '<i8': ['int64', BigInt64Array], '<i4': ['int32', Int32Array],
   '<i2': ['int16', Int16Array], '|i1': ['int8', Int8Array],
   '|u1': ['uint8', Uint8Array], '|b1': ['bool', Uint8Array],
@@ -213,8 +214,9 @@ function parseArgs(argv) {
 }
 
 const TYPED = {
-  float32: Float32Array, float64: Float64Array, int64: BigInt64Array, int32: Int32Array,
-  int16: Int16Array, int8: Int8Array, uint8: Uint8Array, bool: Uint8Array,
+  float32: Float32Array, float64: Float64Array, float16: Uint16Array,
+  int64: BigInt64Array, int32: Int32Array, int16: Int16Array, int8: Int8Array,
+  uint8: Uint8Array, bool: Uint8Array,
 };
 
 // The feeds of one workload: [{name, type, dims, host}] (host: the values in

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "core/pass.h"
 #include "core/passes/auto_placement.h"
+#include "core/passes/float32_fallback.h"
 #include "core/passes/shape_inference.h"
 #include "core/passes/strict_placement.h"
 #include "core/status_macros.h"
@@ -78,11 +79,22 @@ absl::Status InferAndPlace(Graph& graph, const CompileOptions& options) {
           "auto placement needs a target device and the graph has no inputs "
           "or parameters to take it from");
     }
+    // float16/bfloat16 nodes the devices run only in float32 get their
+    // casts first; auto placement then places the casts like any node.
+    std::vector<Device> candidates = {*target};
+    if (options.fallback) candidates.push_back(*options.fallback);
+    pipeline.Add(std::make_unique<Float32FallbackPass>(*options.backends,
+                                                       std::move(candidates)));
     pipeline.Add(std::make_unique<AutoPlacementPass>(
         *options.backends, *target, options.fallback, options.report));
   }
   // Under the auto policy this only checks what auto placement built.
   pipeline.Add(std::make_unique<StrictPlacementPass>(*options.backends));
+  if (options.placement == PlacementPolicy::kStrict) {
+    // Judged on each node's own device, so after placement; it places the
+    // casts it adds.
+    pipeline.Add(std::make_unique<Float32FallbackPass>(*options.backends));
+  }
   std::string dump_after = options.dump_after;
   if (const char* env = std::getenv("SWITCHYARD_DUMP_GRAPH_AFTER");
       dump_after.empty() && env != nullptr) {

@@ -99,16 +99,33 @@ absl::Status ConvertMin(NodeContext& ctx) { return Variadic(ctx, "min"); }
 // ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum, ReduceLogSumExp:
 // reduce_sum of |x|, x * x, x or exp(x) (then a square root for L2, a log
 // for the log ones), with ReduceSum's axes and keepdims (axes an attribute
-// before opset 18). LogSumExp subtracts the maximum first, so large inputs
-// do not overflow: log(sum(exp(x - m))) + m.
+// before opset 18, an optional input from it). LogSumExp subtracts the
+// maximum first, so large inputs do not overflow: log(sum(exp(x - m))) + m.
+// Opset 18's noop_with_empty_axes with no axes skips the sum but not the
+// rest (ONNX Runtime: ReduceL1 gives |x|, ReduceLogSum log(x)).
 absl::Status ReduceOf(NodeContext& ctx, const char* kind) {
-  SY_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ctx.Ints("axes"));
+  std::vector<int64_t> axes;
+  int64_t noop = 0;
+  if (ctx.opset() < 18) {
+    SY_ASSIGN_OR_RETURN(axes, ctx.Ints("axes"));
+  } else {
+    if (ctx.HasInput(1)) {
+      SY_ASSIGN_OR_RETURN(axes, ctx.ConstInts(1, "axes"));
+    }
+    SY_ASSIGN_OR_RETURN(noop, ctx.Int("noop_with_empty_axes", 0));
+  }
   SY_ASSIGN_OR_RETURN(int64_t keepdims, ctx.Int("keepdims", 1));
   const int rank = ctx.InShape(0).rank();
   for (int64_t& a : axes) {
     SY_ASSIGN_OR_RETURN(a, NormalizeAxis(a, rank, "axis"));
   }
+  const bool skip_sum = axes.empty() && noop != 0;
   const AttrMap reduced = Attrs({{"axes", axes}, {"keepdims", keepdims != 0}});
+  // reduce_sum, or nothing under noop_with_empty_axes.
+  auto sum = [&](const char* op, Val v, const AttrMap& attrs) -> absl::StatusOr<Val> {
+    if (skip_sum) return v;
+    return Op(ctx, op, {v}, attrs);
+  };
   const std::string k = kind;
   Val x = ctx.In(0);
   std::optional<Val> shift;  // LogSumExp's maximum, in the output's shape
@@ -118,12 +135,12 @@ absl::Status ReduceOf(NodeContext& ctx, const char* kind) {
     SY_ASSIGN_OR_RETURN(x, Op(ctx, "mul", {x, x}));
   } else if (k == "log_sum_exp") {
     SY_ASSIGN_OR_RETURN(
-        Val m, Op(ctx, "reduce_max", {x}, Attrs({{"axes", axes}, {"keepdims", true}})));
+        Val m, sum("reduce_max", x, Attrs({{"axes", axes}, {"keepdims", true}})));
     SY_ASSIGN_OR_RETURN(Val centered, Op(ctx, "sub", {x, m}));
     SY_ASSIGN_OR_RETURN(x, Op(ctx, "exp", {centered}));
-    SY_ASSIGN_OR_RETURN(shift, Op(ctx, "reduce_max", {ctx.In(0)}, reduced));
+    SY_ASSIGN_OR_RETURN(shift, sum("reduce_max", ctx.In(0), reduced));
   }
-  SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "reduce_sum", {x}, reduced));
+  SY_ASSIGN_OR_RETURN(Val y, sum("reduce_sum", x, reduced));
   if (k == "l2") {
     SY_ASSIGN_OR_RETURN(y, Op(ctx, "sqrt", {y}));
   } else if (k == "log_sum" || k == "log_sum_exp") {

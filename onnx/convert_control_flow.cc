@@ -101,12 +101,74 @@ absl::StatusOr<std::vector<Val>> ConvertSubgraph(NodeContext& ctx,
   return outputs;
 }
 
+// "float32 rank 2", or what of it the value info declares.
+std::string Declared(const onnx::ValueInfoProto& info) {
+  const onnx::TypeProto::Tensor& t = info.type().tensor_type();
+  absl::StatusOr<DType> dtype = DTypeFromOnnx(t.elem_type());
+  return absl::StrCat(dtype.ok() ? DTypeName(*dtype) : absl::StrCat("type ", t.elem_type()),
+                      t.has_shape() ? absl::StrCat(" rank ", t.shape().dim_size()) : "");
+}
+
+// Both branches must declare outputs of one dtype and rank (ONNX's If
+// gives its outputs one type whichever branch runs): a model whose
+// branches disagree is refused whichever branch this run takes.
+absl::Status CheckBranchesAgree(const onnx::GraphProto& then_branch,
+                                const onnx::GraphProto& else_branch) {
+  if (then_branch.output_size() != else_branch.output_size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "then_branch has ", then_branch.output_size(), " outputs, else_branch ",
+        else_branch.output_size(), "; both must produce the If node's outputs"));
+  }
+  for (int i = 0; i < then_branch.output_size(); ++i) {
+    const onnx::ValueInfoProto& a = then_branch.output(i);
+    const onnx::ValueInfoProto& b = else_branch.output(i);
+    if (!a.type().has_tensor_type() || !b.type().has_tensor_type()) continue;
+    const auto& ta = a.type().tensor_type();
+    const auto& tb = b.type().tensor_type();
+    const bool dtype_differs = ta.elem_type() != 0 && tb.elem_type() != 0 &&
+                               ta.elem_type() != tb.elem_type();
+    const bool rank_differs = ta.has_shape() && tb.has_shape() &&
+                              ta.shape().dim_size() != tb.shape().dim_size();
+    if (dtype_differs || rank_differs) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "output ", i, " is ", Declared(a), " ('", a.name(), "') in then_branch but ",
+          Declared(b), " ('", b.name(), "') in else_branch; both branches must give "
+          "each output one dtype and rank"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The chosen branch's outputs must be what it declares.
+absl::Status CheckBranchOutputs(NodeContext& ctx, const onnx::GraphProto& branch,
+                                const std::vector<Val>& outputs, const char* chosen) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const onnx::TypeProto& type = branch.output(static_cast<int>(i)).type();
+    if (!type.has_tensor_type() || type.tensor_type().elem_type() == 0) continue;
+    absl::StatusOr<DType> declared = DTypeFromOnnx(type.tensor_type().elem_type());
+    if (!declared.ok()) return declared.status();
+    const TensorType& got = ctx.Type(outputs[i]);
+    if (got.dtype != *declared) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          chosen, " output ", i, " ('", branch.output(static_cast<int>(i)).name(),
+          "') is declared ", DTypeName(*declared), " but its node makes ",
+          DTypeName(got.dtype)));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ConvertIf(NodeContext& ctx) {
+  const onnx::AttributeProto* then_attr = ctx.Attr("then_branch");
+  const onnx::AttributeProto* else_attr = ctx.Attr("else_branch");
+  if (then_attr != nullptr && then_attr->has_g() && else_attr != nullptr &&
+      else_attr->has_g()) {
+    SY_RETURN_IF_ERROR(CheckBranchesAgree(then_attr->g(), else_attr->g()));
+  }
   SY_ASSIGN_OR_RETURN(double cond, ctx.ConstScalar(0, "cond"));
   const bool take_then = cond != 0;
   const char* chosen = take_then ? "then_branch" : "else_branch";
-  const onnx::AttributeProto* branch = ctx.Attr(chosen);
-  ctx.Ignore(take_then ? "else_branch" : "then_branch");
+  const onnx::AttributeProto* branch = take_then ? then_attr : else_attr;
   if (branch == nullptr || !branch->has_g()) {
     return absl::InvalidArgumentError(
         absl::StrCat("attribute '", chosen, "' (a graph) is missing"));
@@ -121,6 +183,7 @@ absl::Status ConvertIf(NodeContext& ctx) {
         chosen, " has ", outputs.size(), " outputs; the If node has ",
         ctx.num_outputs()));
   }
+  SY_RETURN_IF_ERROR(CheckBranchOutputs(ctx, branch->g(), outputs, chosen));
   for (int i = 0; i < ctx.num_outputs(); ++i) {
     SY_RETURN_IF_ERROR(ctx.SetOutput(i, outputs[i]));
   }

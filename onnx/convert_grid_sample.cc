@@ -1,5 +1,6 @@
-// GridSample (opset 16: input [N, C, H, W], grid [N, H_out, W_out, 2] of
-// (x, y) in [-1, 1]) composed of elementwise ops and gather_elements, so
+// GridSample (opsets 16 and 20: input [N, C, H, W], grid [N, H_out, W_out, 2]
+// of (x, y) in [-1, 1]; opset 20's modes are linear and cubic, 16's bilinear
+// and bicubic) composed of elementwise ops and gather_elements, so
 // every backend runs it. Semantics as PyTorch's grid_sample, which ONNX's
 // follows:
 //   - a grid value becomes a pixel coordinate: (g + 1) / 2 * (size - 1)
@@ -257,12 +258,18 @@ absl::Status ConvertGridSample(NodeContext& ctx) {
   const Shape x = ctx.InShape(0);
   const Shape grid = ctx.InShape(1);
   const DType dtype = ctx.Type(ctx.In(0)).dtype;
-  SY_ASSIGN_OR_RETURN(std::string mode, ctx.String("mode", "bilinear"));
+  // GridSample-20 renamed bilinear and bicubic to linear and cubic.
+  const bool renamed = ctx.opset() >= 20;
+  const std::string linear = renamed ? "linear" : "bilinear";
+  const std::string cubic = renamed ? "cubic" : "bicubic";
+  SY_ASSIGN_OR_RETURN(std::string mode, ctx.String("mode", linear));
   SY_ASSIGN_OR_RETURN(std::string padding_mode, ctx.String("padding_mode", "zeros"));
   SY_ASSIGN_OR_RETURN(int64_t align_corners, ctx.Int("align_corners", 0));
   if (x.rank() != 4) {
     return absl::UnimplementedError(absl::StrCat(
-        "only 4-D GridSample (input [N, C, H, W]) is supported; got ", x.ToString()));
+        "only 4-D GridSample (input [N, C, H, W], grid [N, H_out, W_out, 2]) is "
+        "supported; got input ", x.ToString(),
+        renamed ? " (GridSample-20's volumetric and other N-D forms are not)" : ""));
   }
   if (grid.rank() != 4 || grid.dim(0) != x.dim(0) || grid.dim(3) != 2) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -289,9 +296,11 @@ absl::Status ConvertGridSample(NodeContext& ctx) {
     return absl::InvalidArgumentError(absl::StrCat(
         "unknown padding_mode '", padding_mode, "' (zeros, border or reflection)"));
   }
-  if (mode != "bilinear" && mode != "nearest" && mode != "bicubic") {
+  if (mode != linear && mode != "nearest" && mode != cubic) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "unknown mode '", mode, "' (bilinear, nearest or bicubic)"));
+        "unknown mode '", mode, "' for GridSample-", renamed ? 20 : 16, " (", linear,
+        ", nearest or ", cubic, renamed ? "; opset 20 renamed bilinear and bicubic" :
+                                          "; linear and cubic are opset 20's names", ")"));
   }
   if (x.num_elements() == 0 || grid.num_elements() == 0) {
     // Nothing to read (an empty image) or to write: zeros of the output's shape.
@@ -314,9 +323,9 @@ absl::Status ConvertGridSample(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(gy, Reshape(ctx, gy, {grid.dim(0), grid.dim(1), grid.dim(2)}));
   SY_ASSIGN_OR_RETURN(Val px, sampler.Unnormalize(gx, x.dim(3)));
   SY_ASSIGN_OR_RETURN(Val py, sampler.Unnormalize(gy, x.dim(2)));
-  absl::StatusOr<Val> y = mode == "nearest"  ? sampler.Nearest(px, py)
-                          : mode == "bicubic" ? sampler.Bicubic(px, py)
-                                              : sampler.Bilinear(px, py);
+  absl::StatusOr<Val> y = mode == "nearest" ? sampler.Nearest(px, py)
+                          : mode == cubic    ? sampler.Bicubic(px, py)
+                                             : sampler.Bilinear(px, py);
   if (!y.ok()) return y.status();
   return ctx.SetOutput(0, *y);
 }

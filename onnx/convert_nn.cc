@@ -16,6 +16,7 @@
 #include "ops/cumsum_attrs.h"
 #include "ops/gemm_attrs.h"
 #include "ops/nms_attrs.h"
+#include "ops/pool_geometry.h"
 #include "ops/norm_attrs.h"
 #include "ops/reduce_attrs.h"
 #include "ops/roi_align_attrs.h"
@@ -126,15 +127,96 @@ absl::Status ConvertMaxPool(NodeContext& ctx) {
   return ctx.SetOutput(0, y);
 }
 
+// A window of ones over one channel ([channels, 1, kh, kw]) in `dtype`.
+Val OnesFilter(NodeContext& ctx, int64_t channels, const Window& w, DType dtype) {
+  const Shape shape({channels, 1, w.kernel[0], w.kernel[1]});
+  std::vector<char> bytes(static_cast<size_t>(shape.num_elements()) * DTypeSize(dtype));
+  for (int64_t i = 0; i < shape.num_elements(); ++i) {
+    SetElementFromDouble(bytes.data(), dtype, i, 1.0);
+  }
+  return ctx.Constant(HostArray(shape, dtype, std::move(bytes)));
+}
+
+// AveragePool-19 with dilations (avg_pool2d has none): the window sums are
+// a depthwise conv2d with a dilated window of ones over the input padded
+// with zeros (and, for ceil_mode, to the last window's end), divided by a
+// conv2d of the same window over a mask of what each window counts: the
+// input, or with count_include_pad the input and its declared pads.
+absl::StatusOr<Val> DilatedAvgPool2d(NodeContext& ctx, Val x, const Window& w,
+                                     bool ceil_mode, bool count_include_pad) {
+  const Shape shape = ctx.Type(x).shape;
+  const DType dtype = ctx.Type(x).dtype;
+  std::vector<int64_t> extra(2), padded(2);
+  for (int d = 0; d < 2; ++d) {
+    const int64_t in = shape.dim(2 + d);
+    const int64_t out = PooledLength(in, w.kernel[d], w.strides[d], w.pad_begin[d],
+                                     w.pad_end[d], w.dilations[d], ceil_mode);
+    if (out < 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input ", shape.ToString(), " is too small for the pooling window on spatial "
+          "axis ", d, ": kernel ", w.kernel[d], ", dilation ", w.dilations[d], ", stride ",
+          w.strides[d], ", pads ", w.pad_begin[d], " and ", w.pad_end[d]));
+    }
+    const int64_t reach = (out - 1) * w.strides[d] + (w.kernel[d] - 1) * w.dilations[d] + 1;
+    const int64_t declared = in + w.pad_begin[d] + w.pad_end[d];
+    extra[d] = std::max<int64_t>(0, reach - declared);
+    padded[d] = declared + extra[d];
+  }
+  // The padded input and the mask are materialized: bound them before
+  // anything is allocated (pads and dilations may each be 2^30).
+  constexpr double kMaxPaddedElements = double{int64_t{1} << 28};
+  const double plane = static_cast<double>(padded[0]) * static_cast<double>(padded[1]);
+  if (plane * static_cast<double>(shape.dim(0) * shape.dim(1)) > kMaxPaddedElements) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the dilated window pads ", shape.ToString(), " to ", padded[0], " x ", padded[1],
+        " per channel, more than the ", kMaxPaddedElements,
+        " elements Switchyard pads for one AveragePool; check its pads and dilations"));
+  }
+  Window all = w;
+  all.pad_end = {w.pad_end[0] + extra[0], w.pad_end[1] + extra[1]};
+  SY_ASSIGN_OR_RETURN(Val input, PadSpatial(ctx, x, all, 0.0));
+  const AttrMap conv = Attrs({{"stride", w.strides},
+                              {"padding", std::vector<int64_t>{0, 0}},
+                              {"dilation", w.dilations},
+                              {"groups", shape.dim(1)}});
+  SY_ASSIGN_OR_RETURN(Val sums, ctx.EmitOne("conv2d", {input, OnesFilter(ctx, shape.dim(1), w, dtype)},
+                                            conv));
+  // The mask: 1 where a window counts an element, [1, 1, Hp, Wp].
+  const Shape mask_shape({1, 1, padded[0], padded[1]});
+  std::vector<char> mask(static_cast<size_t>(mask_shape.num_elements()) * DTypeSize(dtype));
+  for (int64_t i = 0; i < padded[0]; ++i) {
+    for (int64_t j = 0; j < padded[1]; ++j) {
+      const auto counted = [&](int d, int64_t k) {
+        const int64_t low = count_include_pad ? 0 : w.pad_begin[d];
+        const int64_t high = count_include_pad ? padded[d] - extra[d]
+                                               : w.pad_begin[d] + shape.dim(2 + d);
+        return k >= low && k < high;
+      };
+      SetElementFromDouble(mask.data(), dtype, i * padded[1] + j,
+                           counted(0, i) && counted(1, j) ? 1.0 : 0.0);
+    }
+  }
+  const Val mask_value = ctx.Constant(HostArray(mask_shape, dtype, std::move(mask)));
+  AttrMap one_channel = conv;
+  one_channel.Set("groups", int64_t{1});
+  SY_ASSIGN_OR_RETURN(Val counts, ctx.EmitOne("conv2d", {mask_value, OnesFilter(ctx, 1, w, dtype)},
+                                              one_channel));
+  return Op(ctx, "div", {sums, counts});
+}
+
 absl::Status ConvertAveragePool(NodeContext& ctx) {
   if (ctx.InShape(0).rank() == 5) return ConvertPool3d(ctx, /*is_max=*/false);
   SY_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, ctx.Ints("kernel_shape"));
-  SY_ASSIGN_OR_RETURN(Window w, Read2dWindow(ctx, ctx.InShape(0), kernel, false));
+  // Dilations came with AveragePool-19.
+  SY_ASSIGN_OR_RETURN(Window w, Read2dWindow(ctx, ctx.InShape(0), kernel, ctx.opset() >= 19));
   SY_ASSIGN_OR_RETURN(int64_t ceil_mode, ctx.Int("ceil_mode", 0));
   SY_ASSIGN_OR_RETURN(int64_t count_include_pad, ctx.Int("count_include_pad", 0));
   SY_ASSIGN_OR_RETURN(Val input, As4d(ctx, ctx.In(0)));
-  SY_ASSIGN_OR_RETURN(Val y, EmitAvgPool2d(ctx, input, w, ceil_mode != 0,
-                                           count_include_pad != 0));
+  const bool dilated = w.dilations[0] != 1 || w.dilations[1] != 1;
+  SY_ASSIGN_OR_RETURN(Val y, dilated ? DilatedAvgPool2d(ctx, input, w, ceil_mode != 0,
+                                                        count_include_pad != 0)
+                                     : EmitAvgPool2d(ctx, input, w, ceil_mode != 0,
+                                                     count_include_pad != 0));
   SY_ASSIGN_OR_RETURN(y, BackToRank(ctx, y, ctx.InShape(0).rank()));
   return ctx.SetOutput(0, y);
 }
@@ -175,7 +257,19 @@ absl::Status Reduce(NodeContext& ctx, const char* op, int axes_input_opset) {
   for (int64_t& a : axes) {
     SY_ASSIGN_OR_RETURN(a, NormalizeAxis(a, rank, "axis"));
   }
-  return EmitUnary(ctx, op, Attrs({{"axes", axes}, {"keepdims", keepdims != 0}}));
+  const AttrMap attrs = Attrs({{"axes", axes}, {"keepdims", keepdims != 0}});
+  const std::string name = op;
+  if (ctx.Type(ctx.In(0)).dtype == DType::kBool &&
+      (name == "reduce_max" || name == "reduce_min")) {
+    // Opset 20's bool ReduceMax (any) and ReduceMin (all): exact on 0 and 1
+    // as int32, which the reduce ops take.
+    const AttrMap to_int = Attrs({{"to", std::string("int32")}});
+    SY_ASSIGN_OR_RETURN(Val ints, Op(ctx, "cast", {ctx.In(0)}, to_int));
+    SY_ASSIGN_OR_RETURN(Val r, Op(ctx, op, {ints}, attrs));
+    SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "cast", {r}, Attrs({{"to", std::string("bool")}})));
+    return ctx.SetOutput(0, y);
+  }
+  return EmitUnary(ctx, op, attrs);
 }
 
 // ReduceSum takes its axes as an input from opset 13, the others

@@ -5,6 +5,8 @@
 // Gather -> Concat), or, in a staged run, values computed at run time
 // (the runner ends the segment at this node and converts it again with
 // their contents). Every value is checked before anything is allocated.
+// Opset 18's antialias (linear and cubic) is composed: a matrix of filter
+// weights per resized axis, computed at import, and a matmul.
 
 #include <algorithm>
 #include <cmath>
@@ -19,6 +21,7 @@
 #include "onnx/convert_util.h"
 #include "onnx/converter_registry.h"
 #include "ops/resize_attrs.h"
+#include "ops/resize_geometry.h"
 
 namespace switchyard {
 namespace onnx_import {
@@ -178,6 +181,113 @@ absl::Status EmitResize(NodeContext& ctx, const ResizeAttrs& a) {
   return EmitUnary(ctx, "resize", a.ToAttrMap());
 }
 
+// The most weights one antialiased axis may have (in x out, 128 MiB of
+// float32): a guard before the matrix is allocated.
+constexpr int64_t kMaxAntialiasWeights = int64_t{1} << 25;
+
+// Output index o's source coordinate on axis `a`, as ONNX Runtime's
+// antialiased resize takes it: align_corners divides by the integer output
+// length less one (ResizeSourceCoordinate, by in * scale less one).
+double AntialiasSource(const ResizeAxis& a, int64_t o) {
+  if (a.coordinate == ResizeCoordinateMode::kAlignCorners) {
+    return a.out == 1 ? 0.0
+                      : static_cast<double>(o) * static_cast<double>(a.in - 1) /
+                            static_cast<double>(a.out - 1);
+  }
+  return ResizeSourceCoordinate(a, o);
+}
+
+// Resize-18's antialias (linear and cubic): each output element of axis `a`
+// is a weighted sum of the input elements under the interpolation filter
+// stretched by 1 / scale when the axis shrinks (so every input element
+// contributes), as ONNX Runtime and PIL compute it: taps from
+// floor(center - support + 0.5) to floor(center + support + 0.5), weights
+// normalized to sum to 1; taps outside the axis read the edge element, or
+// with exclude_outside are dropped. A [out, in] matrix of weights.
+absl::StatusOr<HostArray> AntialiasWeights(const ResizeAxis& a, DType dtype) {
+  const double shrink = 1.0 / a.scale;  // input elements per output element
+  const double stretch = std::max(shrink, 1.0);
+  const double support = (a.mode == ResizeMode::kCubic ? 2.0 : 1.0) * stretch;
+  std::vector<double> weights(static_cast<size_t>(a.out * a.in), 0.0);
+  std::vector<double> row;
+  for (int64_t o = 0; o < a.out; ++o) {
+    const double center =
+        (a.scale == 1.0 ? static_cast<double>(o) : AntialiasSource(a, o)) + 0.5;
+    double first = std::floor(center - support + 0.5);
+    double last = std::floor(center + support + 0.5);  // exclusive
+    if (a.exclude_outside) {
+      first = std::max(first, 0.0);
+      last = std::min(last, static_cast<double>(a.in));
+    }
+    // The source coordinate is within an output's reach of the axis, so the
+    // taps number at most 2 * support + 2 <= 4 * in + 2.
+    if (!(last - first <= 4.0 * static_cast<double>(a.in) + 2.0)) {
+      return absl::InternalError(absl::StrCat("antialias taps ", first, " to ", last,
+                                              " for an axis of ", a.in));
+    }
+    double total = 0;
+    row.assign(static_cast<size_t>(a.in), 0.0);
+    for (double k = first; k < last; k += 1.0) {
+      const double d = std::fabs((k - center + 0.5) / stretch);
+      const double w = a.mode == ResizeMode::kCubic ? ResizeCubicWeight(d, a.cubic_a)
+                                                    : std::max(0.0, 1.0 - d);
+      total += w;
+      row[ResizeClampIndex(static_cast<int64_t>(k), a.in)] += w;
+    }
+    const double scale = total == 0 ? 1.0 : 1.0 / total;
+    for (int64_t i = 0; i < a.in; ++i) weights[o * a.in + i] = row[i] * scale;
+  }
+  const Shape shape({a.out, a.in});
+  std::vector<char> bytes(weights.size() * DTypeSize(dtype));
+  for (size_t i = 0; i < weights.size(); ++i) {
+    SetElementFromDouble(bytes.data(), dtype, static_cast<int64_t>(i), weights[i]);
+  }
+  return HostArray(shape, dtype, std::move(bytes));
+}
+
+// Antialiased linear or cubic Resize, axis by axis (the filter is
+// separable): X viewed as [outer, in, inner], the weights [out, in] times it.
+absl::Status EmitAntialiasedResize(NodeContext& ctx, const ResizeAttrs& a) {
+  const Shape x = ctx.InShape(0);
+  const DType dtype = ctx.Type(ctx.In(0)).dtype;
+  if (dtype != DType::kFloat32 && dtype != DType::kFloat64 && dtype != DType::kFloat16) {
+    return absl::UnimplementedError(absl::StrCat(
+        "antialias on ", DTypeName(dtype), " X: Switchyard's antialiased Resize takes "
+        "float, float16 and double; cast X first"));
+  }
+  double elements = 1;
+  for (int64_t d : a.sizes) elements *= static_cast<double>(d);
+  if (elements > kMaxOutputElements) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the output ", Shape(a.sizes).ToString(), " of X ", x.ToString(), " has ", elements,
+        " elements, more than Switchyard allocates for one Resize (", kMaxOutputElements,
+        "); check its scales or sizes"));
+  }
+  Val y = ctx.In(0);
+  std::vector<int64_t> dims = x.dims();
+  for (int d = 0; d < x.rank(); ++d) {
+    const ResizeAxis axis = a.Axis(x, d);
+    if (axis.identity) continue;
+    if (static_cast<double>(axis.in) * static_cast<double>(axis.out) >
+        static_cast<double>(kMaxAntialiasWeights)) {
+      return absl::UnimplementedError(absl::StrCat(
+          "antialias resizes axis ", d, " from ", axis.in, " to ", axis.out,
+          ": Switchyard composes it as a matrix of ", axis.in, " x ", axis.out,
+          " weights, more than the ", kMaxAntialiasWeights, " it allows"));
+    }
+    SY_ASSIGN_OR_RETURN(HostArray weights, AntialiasWeights(axis, dtype));
+    int64_t outer = 1, inner = 1;
+    for (int k = 0; k < d; ++k) outer *= dims[k];
+    for (int k = d + 1; k < x.rank(); ++k) inner *= dims[k];
+    SY_ASSIGN_OR_RETURN(Val view, Reshape(ctx, y, {outer, axis.in, inner}));
+    SY_ASSIGN_OR_RETURN(Val mixed, Op(ctx, "matmul", {ctx.Constant(std::move(weights)), view}));
+    dims[d] = axis.out;
+    SY_ASSIGN_OR_RETURN(y, Reshape(ctx, mixed, dims));
+  }
+  if (y == ctx.In(0)) return Alias(ctx);
+  return ctx.SetOutput(0, y);
+}
+
 // Every axis kept: sizes = X's dims, scales 1.
 ResizeAttrs Unchanged(const Shape& x) {
   ResizeAttrs a;
@@ -235,6 +345,7 @@ absl::Status ConvertResize(NodeContext& ctx) {
   }
   // Only tf_crop_and_resize reads roi and extrapolation_value.
   ctx.Ignore("extrapolation_value");
+  ctx.IgnoreInput(1);
   const bool has_scales = Given(ctx, 2), has_sizes = Given(ctx, 3);
   if (has_scales == has_sizes) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -261,14 +372,7 @@ absl::Status ConvertResize(NodeContext& ctx) {
                           given));
   SY_ASSIGN_OR_RETURN(int64_t antialias, ctx.Int("antialias", 0));
   if (antialias != 0 && parsed.mode != ResizeMode::kNearest) {
-    for (int d = 0; d < x.rank(); ++d) {
-      if (parsed.sizes[d] < x.dim(d)) {
-        return absl::UnimplementedError(absl::StrCat(
-            "antialias=", antialias, " (an antialiasing filter when "
-            "downsampling, PyTorch's antialias=True) is not supported; axis ",
-            d, " shrinks from ", x.dim(d), " to ", parsed.sizes[d]));
-      }
-    }
+    return EmitAntialiasedResize(ctx, parsed);
   }
   return EmitResize(ctx, parsed);
 }

@@ -4,6 +4,7 @@
 // Upsample-7, -9 are converted too, for files and ranges beyond that), and
 // the error for every hostile value, before anything is allocated.
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -71,6 +72,7 @@ HostArray Sizes(const std::vector<int64_t>& v) {
 struct Result {
   absl::Status status;
   std::optional<ResizeAttrs> resize;  // the resize node's, if one was added
+  std::vector<std::string> ops;       // every node's op, in order
   ConversionState::Need need = ConversionState::Need::kNone;
   std::vector<std::string> needed;
 };
@@ -107,6 +109,7 @@ Result Convert(const onnx::NodeProto& node, int opset, const Shape& x,
   r.need = state.need;
   r.needed = state.needed;
   for (const switchyard::Node& n : graph.nodes()) {
+    r.ops.push_back(n.op);
     if (n.op == "resize") r.resize = *ResizeAttrs::FromAttrMap(n.attrs);
   }
   return r;
@@ -169,22 +172,36 @@ TEST(ResizeConverterTest, Opset18AxesAndAspectRatio) {
   EXPECT_THAT(r.status.message(), HasSubstr("lists axis 3 twice"));
 }
 
-TEST(ResizeConverterTest, Opset19HalfPixelSymmetricAndAntialias) {
+TEST(ResizeConverterTest, Opset19HalfPixelSymmetric) {
   onnx::NodeProto n = MakeNode("Resize", {"X", "", "s"});
   AddString(n, "mode", "cubic");
   AddString(n, "coordinate_transformation_mode", "half_pixel_symmetric");
   AddInt(n, "exclude_outside", 1);
-  AddInt(n, "antialias", 1);
-  // Upsampling: antialias changes nothing.
   Result r = Convert(n, 19, Shape({1, 1, 4, 4}), {{"s", Scales({1, 1, 2, 2})}});
   ASSERT_TRUE(r.status.ok()) << r.status;
+  ASSERT_TRUE(r.resize.has_value());
   EXPECT_EQ(r.resize->coordinate_transformation_mode,
             ResizeCoordinateMode::kHalfPixelSymmetric);
   EXPECT_TRUE(r.resize->exclude_outside);
-  // Downsampling with antialias is refused.
-  r = Convert(n, 19, Shape({1, 1, 4, 4}), {{"s", Scales({1, 1, 0.5f, 0.5f})}});
+}
+
+// Antialias (values checked against ONNX Runtime by tests/onnx_cases'
+// resize_antialias_* cases): one weight matrix per resized axis.
+TEST(ResizeConverterTest, AntialiasIsAMatmulPerResizedAxis) {
+  onnx::NodeProto n = MakeNode("Resize", {"X", "", "s"});
+  AddString(n, "mode", "linear");
+  AddInt(n, "antialias", 1);
+  Result r = Convert(n, 18, Shape({1, 1, 4, 8}), {{"s", Scales({1, 1, 1, 0.5f})}});
+  ASSERT_TRUE(r.status.ok()) << r.status;
+  EXPECT_FALSE(r.resize.has_value());
+  EXPECT_EQ(std::count(r.ops.begin(), r.ops.end(), "matmul"), 1);
+  r = Convert(n, 18, Shape({1, 1, 4, 8}), {{"s", Scales({1, 1, 0.5f, 2})}});
+  ASSERT_TRUE(r.status.ok()) << r.status;
+  EXPECT_EQ(std::count(r.ops.begin(), r.ops.end(), "matmul"), 2);
+  // A matrix of 6000 x 5999 weights is refused before it is allocated.
+  r = Convert(n, 18, Shape({1, 1, 1, 6000}), {{"s", Scales({1, 1, 1, 0.99984f})}});
   EXPECT_EQ(r.status.code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(r.status.message(), HasSubstr("antialias=1"));
+  EXPECT_THAT(r.status.message(), HasSubstr("antialias resizes axis 3 from 6000 to 5999"));
 }
 
 TEST(ResizeConverterTest, LegacyOpsUseAsymmetricCoordinates) {

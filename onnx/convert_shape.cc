@@ -3,9 +3,13 @@
 // attributes of reshape, slice, pad, ... (ops/ shape family).
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -150,19 +154,57 @@ absl::Status ConvertConcat(NodeContext& ctx) {
   return ctx.SetOutput(0, y);
 }
 
+// Split: sizes from input 1 (an attribute before opset 13), or from
+// opset 18's num_outputs (equal parts, the last smaller when the axis does
+// not divide: ceil(length / n) each), or before 18 equal parts, one per
+// output.
 absl::Status ConvertSplit(NodeContext& ctx) {
   const Shape& in = ctx.InShape(0);
   SY_ASSIGN_OR_RETURN(int64_t a, ctx.Int("axis", 0));
   SY_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(a, in.rank(), "axis"));
+  const int64_t length = in.dim(static_cast<int>(axis));
+  const int n = ctx.num_outputs();
   std::vector<int64_t> sizes;
   if (ctx.opset() < 13) {
     SY_ASSIGN_OR_RETURN(sizes, ctx.Ints("split"));
   } else if (ctx.HasInput(1)) {
     SY_ASSIGN_OR_RETURN(sizes, ctx.ConstInts(1, "split"));
   }
-  const int n = ctx.num_outputs();
+  if (ctx.opset() >= 18 && !ctx.HasInput(1) && !ctx.HasAttr("num_outputs")) {
+    return absl::InvalidArgumentError(
+        "neither input 1 (split) nor attribute 'num_outputs' is given; Split-18 "
+        "needs one of them (Split-13 split equally by the output count)");
+  }
+  if (ctx.opset() >= 18 && ctx.HasAttr("num_outputs")) {
+    SY_ASSIGN_OR_RETURN(int64_t parts, ctx.Int("num_outputs", 0));
+    if (ctx.HasInput(1)) {
+      return absl::InvalidArgumentError(
+          "both input 1 (split) and attribute 'num_outputs' are given; Split "
+          "takes one of them");
+    }
+    if (parts < 1 || parts != n) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "attribute 'num_outputs' is ", parts, " but the node has ", n,
+          " outputs; it must equal the output count (>= 1)"));
+    }
+    if (parts > length) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "attribute 'num_outputs' is ", parts, ", more parts than axis ", axis,
+          " of ", in.ToString(), " has elements (", length, ")"));
+    }
+    const int64_t chunk = length / parts + (length % parts != 0 ? 1 : 0);
+    const int64_t last = length - chunk * (parts - 1);
+    if (last < 0) {
+      // 5 into 4: chunks of 2 leave nothing for the last two outputs.
+      return absl::InvalidArgumentError(absl::StrCat(
+          "attribute 'num_outputs' is ", parts, ": axis ", axis, " of ",
+          in.ToString(), " in chunks of ", chunk, " (ceil(", length, " / ",
+          parts, ")) cannot fill ", parts, " outputs"));
+    }
+    sizes.assign(parts - 1, chunk);
+    sizes.push_back(last);
+  }
   if (sizes.empty()) {
-    const int64_t length = in.dim(static_cast<int>(axis));
     if (n == 0 || length % n != 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "cannot split ", in.ToString(), " along axis ", axis, " into ", n,
@@ -226,16 +268,131 @@ absl::Status ConvertTrilu(NodeContext& ctx) {
   return EmitUnary(ctx, "trilu", a.ToAttrMap());
 }
 
+// The most elements a padded output may have (as Resize's cap): a guard
+// against pads that ask for petabytes, before anything is allocated.
+constexpr double kMaxPadOutputElements = double{int64_t{1} << 31};
+
+// Pad-19's wrap mode, axis by axis (wrapping is separable): negative pads
+// crop first, as ONNX Runtime does, then output j of the padded axis is
+// cropped element (j - begin) mod length: a slice of the cropped axis
+// repeated (concat) enough times.
+absl::Status CheckPadOutput(const Shape& in, const std::vector<int64_t>& pads) {
+  const int rank = in.rank();
+  double elements = 1;
+  for (int d = 0; d < rank; ++d) {
+    elements *= std::max(0.0, static_cast<double>(in.dim(d)) + static_cast<double>(pads[d]) +
+                                  static_cast<double>(pads[rank + d]));
+  }
+  if (elements > kMaxPadOutputElements) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "pads [", absl::StrJoin(pads, ", "), "] ask for an output of ", elements,
+        " elements from ", in.ToString(), ", more than Switchyard allocates for one Pad (",
+        kMaxPadOutputElements, ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Val> WrapPad(NodeContext& ctx, Val x, const std::vector<int64_t>& pads) {
+  const Shape in = ctx.Type(x).shape;
+  const int rank = in.rank();
+  for (int d = 0; d < rank; ++d) {
+    const int64_t begin = pads[d], end = pads[rank + d], length = in.dim(d);
+    if (begin == 0 && end == 0) continue;
+    const int64_t crop_begin = std::max<int64_t>(0, -begin);
+    const int64_t kept = length - crop_begin - std::max<int64_t>(0, -end);
+    if (kept < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "pads ", begin, " and ", end, " remove more than the ", length,
+          " elements of axis ", d, " of ", in.ToString()));
+    }
+    const std::vector<int64_t> axis = {d};
+    if (kept != length) {
+      SY_ASSIGN_OR_RETURN(x, ctx.EmitOne("slice", {x},
+                                         Attrs({{"starts", std::vector<int64_t>{crop_begin}},
+                                                {"ends", std::vector<int64_t>{crop_begin + kept}},
+                                                {"axes", axis}})));
+    }
+    const int64_t before = std::max<int64_t>(0, begin), after = std::max<int64_t>(0, end);
+    if (before == 0 && after == 0) continue;
+    if (kept == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "wrap mode pads axis ", d, " of ", in.ToString(),
+          ", which has no elements to repeat (after cropping)"));
+    }
+    // Output j reads concatenated copy element j + skip.
+    const int64_t out = kept + before + after;
+    const int64_t skip = (kept - before % kept) % kept;
+    const int64_t copies = (skip + out + kept - 1) / kept;
+    constexpr int64_t kMaxCopies = 1024;
+    if (copies > kMaxCopies) {
+      return absl::UnimplementedError(absl::StrCat(
+          "wrap mode pads axis ", d, " of length ", kept, " by ", before, " and ", after,
+          ": that repeats it ", copies, " times, more than the ", kMaxCopies,
+          " Switchyard composes"));
+    }
+    SY_ASSIGN_OR_RETURN(
+        Val repeated,
+        ctx.EmitOne("concat", std::vector<Val>(static_cast<size_t>(copies), x),
+                    Attrs({{"axis", int64_t{d}}})));
+    SY_ASSIGN_OR_RETURN(x, ctx.EmitOne("slice", {repeated},
+                                       Attrs({{"starts", std::vector<int64_t>{skip}},
+                                              {"ends", std::vector<int64_t>{skip + out}},
+                                              {"axes", axis}})));
+  }
+  return x;
+}
+
+// Pad: pads (and, from opset 18, the axes they apply to) must be known at
+// import; opset 19's wrap mode is composed of slices and concats.
 absl::Status ConvertPad(NodeContext& ctx) {
-  SY_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ctx.ConstInts(1, "pads"));
+  const int rank = ctx.InShape(0).rank();
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> given_pads, ctx.ConstInts(1, "pads"));
+  std::vector<int64_t> axes;
+  if (ctx.HasInput(3)) {
+    if (ctx.opset() < 18) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Pad-", ctx.opset(), " has 3 inputs; the axes input came with opset 18"));
+    }
+    SY_ASSIGN_OR_RETURN(axes, ctx.ConstInts(3, "axes"));
+    std::vector<bool> seen(rank, false);
+    for (int64_t& a : axes) {
+      const int64_t given = a;
+      SY_ASSIGN_OR_RETURN(a, NormalizeAxis(a, rank, "input 3 (axes)"));
+      if (seen[a]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "input 3 (axes) lists axis ", given, " (", a, ") twice"));
+      }
+      seen[a] = true;
+    }
+  } else {
+    for (int d = 0; d < rank; ++d) axes.push_back(d);
+  }
+  const size_t n = axes.size();
+  if (given_pads.size() != 2 * n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input 1 (pads) has ", given_pads.size(), " values; ", n,
+        " padded axes need ", 2 * n, " (every begin, then every end)"));
+  }
+  std::vector<int64_t> pads(2 * static_cast<size_t>(rank), 0);
+  for (size_t k = 0; k < n; ++k) {
+    pads[axes[k]] = given_pads[k];
+    pads[rank + axes[k]] = given_pads[n + k];
+  }
+  SY_RETURN_IF_ERROR(CheckPadOutput(ctx.InShape(0), pads));
+  SY_ASSIGN_OR_RETURN(std::string mode, ctx.String("mode", "constant"));
+  if (mode == "wrap") {
+    ctx.IgnoreInput(2);  // constant_value: the constant mode's only
+    if (ctx.opset() < 19) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "mode 'wrap' came with Pad-19; this model's opset is ", ctx.opset()));
+    }
+    SY_ASSIGN_OR_RETURN(Val y, WrapPad(ctx, ctx.In(0), pads));
+    return ctx.SetOutput(0, y);
+  }
   AttrMap given = Attrs({{"pads", pads}});
   if (ctx.HasInput(2)) {
     SY_ASSIGN_OR_RETURN(double value, ctx.ConstScalar(2, "constant_value"));
     given.Set("value", value);
-  }
-  if (ctx.HasInput(3)) {
-    // opset 18's axes; kept for files that set it early.
-    return absl::UnimplementedError("the axes input of Pad is not supported");
   }
   SY_ASSIGN_OR_RETURN(PadAttrs a, OnnxAttrs<PadAttrs>(ctx, {{"mode", "mode"}}, given));
   return EmitUnary(ctx, "pad", a.ToAttrMap());
@@ -276,6 +433,7 @@ absl::Status ConvertIdentity(NodeContext& ctx) { return Alias(ctx); }
 absl::Status ConvertDropout(NodeContext& ctx) {
   ctx.Ignore("seed");
   ctx.Ignore("ratio");  // opset 11's attribute; any ratio is the identity here
+  ctx.IgnoreInput(1);  // the ratio input: read only in training mode
   if (ctx.HasInput(2)) {
     SY_ASSIGN_OR_RETURN(double training, ctx.ConstScalar(2, "training_mode"));
     double ratio = 0.5;  // ONNX's default
@@ -458,7 +616,14 @@ absl::Status ConvertRange(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(double start, ctx.ConstScalar(0, "start"));
   SY_ASSIGN_OR_RETURN(double limit, ctx.ConstScalar(1, "limit"));
   SY_ASSIGN_OR_RETURN(double delta, ctx.ConstScalar(2, "delta"));
-  if (delta == 0) return absl::InvalidArgumentError("delta is 0");
+  for (auto [what, value] : {std::pair<const char*, double>{"start", start},
+                             {"limit", limit}, {"delta", delta}}) {
+    if (!std::isfinite(value)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input '", what, "' is ", value, "; Range needs finite start, limit and delta"));
+    }
+  }
+  if (delta == 0) return absl::InvalidArgumentError("input 'delta' is 0; Range needs a nonzero step");
   const double count = std::max(0.0, std::ceil((limit - start) / delta));
   if (count > (1 << 24)) {
     return absl::ResourceExhaustedError(absl::StrCat("Range of ", count, " elements"));

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "onnx/converter_registry.h"
+#include "onnx/op_versions.h"
 
 namespace switchyard {
 namespace onnx_import {
@@ -88,6 +89,8 @@ absl::Status ConvertNode(const onnx::NodeProto& node, int opset,
         where, " is not supported. Switchyard imports these ai.onnx ops: ",
         absl::StrJoin(SupportedOpTypes(), ", ")));
   }
+  absl::Status version = CheckOpVersion(node.op_type(), opset);
+  if (!version.ok()) return Prefixed(where, version);
   absl::Status arity = CheckNodeArity(node, converter->second.required_inputs);
   if (!arity.ok()) return Prefixed(where, arity);
   std::vector<Val> operands;
@@ -119,6 +122,15 @@ absl::Status ConvertNode(const onnx::NodeProto& node, int opset,
     return absl::UnimplementedError(absl::StrCat(
         where, ": attribute ", absl::StrJoin(unread, ", "),
         " is not supported by Switchyard's ", node.op_type(), " import"));
+  }
+  std::vector<std::string> unread_inputs;
+  for (int i : ctx.UnreadInputs()) {
+    unread_inputs.push_back(absl::StrCat(i, " ('", node.input(i), "')"));
+  }
+  if (!unread_inputs.empty()) {
+    return absl::UnimplementedError(absl::StrCat(
+        where, ": input ", absl::StrJoin(unread_inputs, ", "),
+        " is not read by Switchyard's ", node.op_type(), " import at this opset"));
   }
   if (!ctx.AllOutputsSet()) {
     return absl::InternalError(absl::StrCat(where, ": converter set no output"));

@@ -88,6 +88,7 @@ NodeContext::NodeContext(const onnx::NodeProto& node, int opset,
     : node_(node),
       opset_(opset),
       inputs_(std::move(inputs)),
+      looked_at_(inputs_.size(), false),
       outputs_(node.output_size()),
       state_(state) {
   layer_ = state.UniqueLayer(state.name_scope + (node.name().empty()
@@ -254,6 +255,14 @@ absl::StatusOr<std::vector<float>> NodeContext::Floats(const std::string& name) 
   if (a == nullptr) return std::vector<float>();
   if (a->type() != onnx::AttributeProto::FLOATS) return WrongType(*a, "FLOATS");
   return std::vector<float>(a->floats().begin(), a->floats().end());
+}
+
+std::vector<int> NodeContext::UnreadInputs() const {
+  std::vector<int> unread;
+  for (int i = 0; i < num_inputs(); ++i) {
+    if (inputs_[i] != kNoVal && !looked_at_[i]) unread.push_back(i);
+  }
+  return unread;
 }
 
 std::vector<std::string> NodeContext::UnreadAttributes() const {

@@ -144,11 +144,28 @@ class NodeContext {
   const std::string& op_type() const { return node_.op_type(); }
   int opset() const { return opset_; }
 
-  // Inputs: ONNX leaves an optional input out with an empty name.
+  // Inputs: ONNX leaves an optional input out with an empty name. Asking
+  // whether an input is there, or reading it, marks it handled; after the
+  // converter, an input present that nobody looked at is an Unimplemented
+  // error (a form of the op the converter does not know, such as axes that
+  // became an input in a later opset).
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
-  bool HasInput(int i) const { return i < num_inputs() && inputs_[i] != kNoVal; }
+  bool HasInput(int i) const {
+    if (i >= num_inputs()) return false;
+    looked_at_[i] = true;
+    return inputs_[i] != kNoVal;
+  }
   // Precondition: HasInput(i).
-  Val In(int i) const { return inputs_[i]; }
+  Val In(int i) const {
+    looked_at_[i] = true;
+    return inputs_[i];
+  }
+  // Marks an input the converter accepts and ignores (Dropout's ratio).
+  void IgnoreInput(int i) {
+    if (i < num_inputs()) looked_at_[i] = true;
+  }
+  // The indices of inputs present that the converter never looked at.
+  std::vector<int> UnreadInputs() const;
   const TensorType& Type(Val v) { return state_.entry(v).type; }
   const Shape& InShape(int i) { return Type(In(i)).shape; }
   // The input's data, when known on the host (nullptr otherwise).
@@ -220,6 +237,7 @@ class NodeContext {
   const onnx::NodeProto& node_;
   int opset_;
   std::vector<Val> inputs_;
+  mutable std::vector<bool> looked_at_;  // per input: HasInput or In called
   std::vector<std::optional<Val>> outputs_;
   ConversionState& state_;
   std::set<std::string> read_;

@@ -17,10 +17,12 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "onnx/converter_registry.h"
+#include "onnx/function_inlining.h"
 #include "onnx/graph_conversion.h"
 #include "onnx/node_context.h"
 #include "onnx/onnx_tensor.h"
 #include "onnx/opset_conversion.h"
+#include "onnx/topological_sort.h"
 
 namespace switchyard {
 namespace {
@@ -167,8 +169,9 @@ absl::StatusOr<std::unique_ptr<OnnxModel>> OnnxModel::Load(
     return absl::UnimplementedError(absl::StrCat(
         path, ": the model uses opset ", model->opset_,
         "; Switchyard converts opsets 1 to ", kMaxOnnxOpset, " (", kMinOnnxOpset,
-        " and later directly, older ones through ONNX's version converter); "
-        "re-export with torch.onnx.export(..., opset_version=17)"));
+        " and later directly, older ones through ONNX's version converter), "
+        "as ONNX Runtime 1.30 does; re-export with torch.onnx.export(..., "
+        "opset_version=", kMaxOnnxOpset, ") or lower"));
   }
   if (model->opset_ < kMinOnnxOpset) {
     absl::Status lifted = onnx_import::ConvertOpset(*proto, model->opset_, kMinOnnxOpset);
@@ -177,6 +180,13 @@ absl::StatusOr<std::unique_ptr<OnnxModel>> OnnxModel::Load(
   }
   if (!proto->has_graph()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": the model has no graph"));
+  }
+  absl::Status inlined = onnx_import::InlineFunctions(*proto);
+  if (!inlined.ok()) return Prefixed(path, inlined);
+  absl::Status sorted = onnx_import::SortNodes(*proto->mutable_graph());
+  if (!sorted.ok()) return Prefixed(path, sorted);
+  for (const onnx::StringStringEntryProto& entry : proto->metadata_props()) {
+    model->metadata_.emplace_back(entry.key(), entry.value());
   }
   onnx::GraphProto& graph = *proto->mutable_graph();
 

@@ -26,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -53,11 +54,12 @@ struct OnnxValueInfo {
   std::string ToString() const;
 };
 
-// The ONNX opsets the importer converts (default domain). Older ones are
-// lifted to kMinOnnxOpset first by ONNX's version converter
-// (onnx/opset_conversion.h).
+// The ONNX opsets the importer converts (default domain): up to the newest
+// ONNX Runtime 1.30 runs, each op read in the version the opset selects
+// (onnx/op_versions.h). Older ones are lifted to kMinOnnxOpset first by
+// ONNX's version converter (onnx/opset_conversion.h).
 inline constexpr int kMinOnnxOpset = 11;
-inline constexpr int kMaxOnnxOpset = 17;
+inline constexpr int kMaxOnnxOpset = 26;
 
 class OnnxModel : public Module {
  public:
@@ -90,6 +92,10 @@ class OnnxModel : public Module {
   int opset() const { return opset_; }
   int file_opset() const { return file_opset_; }
   const std::string& producer() const { return producer_; }
+  // The model's metadata_props (key, value), in the file's order.
+  const std::vector<std::pair<std::string, std::string>>& metadata() const {
+    return metadata_;
+  }
   const std::string& path() const { return path_; }
 
   // Shapes for tracing: each input's declared shape with dimension 0
@@ -150,6 +156,7 @@ class OnnxModel : public Module {
 
   std::string path_;
   std::string producer_;
+  std::vector<std::pair<std::string, std::string>> metadata_;
   int opset_ = 0;
   int file_opset_ = 0;
   std::vector<OnnxValueInfo> inputs_, outputs_;

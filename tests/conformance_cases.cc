@@ -320,7 +320,7 @@ std::vector<ConformanceCase> ConformanceCases() {
   wide_nms.scale = 1000.0f;
   cases.push_back(std::move(wide_nms));
   for (auto family : {ElementwiseConformanceCases, ShapeConformanceCases,
-                      NnConformanceCases}) {
+                      NnConformanceCases, BitwiseConformanceCases}) {
     for (ConformanceCase& c : family()) cases.push_back(std::move(c));
   }
   return cases;

@@ -93,6 +93,7 @@ std::vector<ConformanceCase> ConformanceCases();
 std::vector<ConformanceCase> ElementwiseConformanceCases();
 std::vector<ConformanceCase> ShapeConformanceCases();
 std::vector<ConformanceCase> NnConformanceCases();
+std::vector<ConformanceCase> BitwiseConformanceCases();
 
 // Exact for ops with one correctly rounded result (relu, add, max_pool2d,
 // flatten, dropout) in every dtype; loose enough for float32 sums in

@@ -1,0 +1,1 @@
+ByJ`®a@A%LA¿"gAÌË/Apó.A[!qAzÔ>AC{]A)A;dkAï“!A!<A$Ö@V]A$I%A7:Alîø@¦MAË¯!AGô!AÐ^+A“6AúÑcAàžA
