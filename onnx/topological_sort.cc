@@ -76,7 +76,7 @@ absl::StatusOr<std::vector<int>> SortedOrder(const onnx::GraphProto& graph) {
     }
     return absl::InvalidArgumentError(absl::StrCat(
         "the graph has a cycle: ", n - static_cast<int>(order.size()),
-        " nodes read each other's outputs (", absl::StrJoin(stuck, ", "),
+        " nodes are in it or wait on it (", absl::StrJoin(stuck, ", "),
         n - static_cast<int>(order.size()) > 10 ? ", ..." : "",
         "); an ONNX graph must be acyclic"));
   }
