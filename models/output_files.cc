@@ -64,7 +64,7 @@ absl::StatusOr<std::vector<std::string>> OutputFilePaths(
     std::set<std::string> used;
     for (size_t i = 0; i < num_outputs; ++i) {
       std::string name = absl::StrCat("output_", i);
-      if (names.size() == num_outputs && !names[i].empty()) {
+      if (i < names.size() && !names[i].empty()) {
         name = names[i];
         for (char& c : name) {
           if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' &&

@@ -28,7 +28,7 @@ namespace switchyard {
 // The file for each of `num_outputs` outputs, from `targets` (the --output
 // value split at commas). One target that ends with '/' or names an
 // existing directory is a folder: output i goes to "<folder>/<names[i]>.npy"
-// when the model names its outputs (`names`, one per output; characters
+// when the model names its outputs (`names`, from the first output on; characters
 // other than letters, digits, '.', '-' and '_' become '_'), else
 // "<folder>/output_<i>.npy" (the folder is created if missing). Otherwise there must be one file per
 // output. InvalidArgument, saying how to fix it, when the counts differ or

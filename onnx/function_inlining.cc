@@ -1,6 +1,7 @@
 #include "onnx/function_inlining.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -157,8 +158,12 @@ class Inliner {
     }
     // Names: the function's inputs and outputs become the caller's, every
     // other value of the body gets the call's prefix.
-    const std::string prefix = absl::StrCat(
-        call.name().empty() ? absl::StrCat(f.label, "_", ++calls_) : call.name(), "/");
+    // Unique per call: two unnamed calls in one body get the same name.
+    std::string base = call.name().empty() ? f.label : call.name();
+    std::string prefix = base + "/";
+    for (int k = 1; !prefixes_.insert(prefix).second; ++k) {
+      prefix = absl::StrCat(base, "_", k, "/");
+    }
     std::map<std::string, std::string> names;
     for (int i = 0; i < body.input_size(); ++i) {
       names[body.input(i)] = i < call.input_size() ? call.input(i) : "";
@@ -249,7 +254,7 @@ class Inliner {
   int model_opset_;
   std::vector<std::string> stack_;
   int64_t emitted_ = 0;
-  int calls_ = 0;
+  std::set<std::string> prefixes_;
 };
 
 }  // namespace

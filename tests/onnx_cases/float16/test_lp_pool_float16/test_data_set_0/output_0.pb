@@ -1,2 +1,2 @@
 
-ByJ@±@$ApA6AoAÞAÿAAEA¶Aõ@³?l=¡?z@ÿ?œAç>¦@[A¨A_AAÂ?|ABï@Ò="BÝAD?Ç>
+ByJ@ÞAbA‹:­>YAƒAF>˜<ßA£BÍ@q<AÛBBg>ì@y=Ó>Â>`Bó?Y@sAC6BB°BJCUB"ABA

@@ -1,1 +1,1 @@
-ByJ`®a@A%LA¿"gAÌË/Apó.A[!qAzÔ>AC{]A)A;dkAï“!A!<A$Ö@V]A$I%A7:Alîø@¦MAË¯!AGô!AÐ^+A“6AúÑcAàžA
+ByJ`\5WA²@Aø«OAo	]A'YAÛIA¶è;Añ]1AÄÂ/AD7A†ZAGÃBA«~A×®VAh»AÀ3AkÐAÝ¡€AÍØ5A„y4Ar¦NAyÃ{AxH=A4OA

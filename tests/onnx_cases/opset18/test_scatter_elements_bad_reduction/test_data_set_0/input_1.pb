@@ -1,1 +1,1 @@
-BupdatesJ]>
+BupdatesJûY?

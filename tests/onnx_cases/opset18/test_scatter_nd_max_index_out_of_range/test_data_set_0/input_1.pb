@@ -1,1 +1,1 @@
-BupdatesJgc≤æ
+BupdatesJ≈≈8?

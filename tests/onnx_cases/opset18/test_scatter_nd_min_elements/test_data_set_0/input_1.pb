@@ -1,1 +1,1 @@
-BupdatesJC„¿r·Æ?ØZŒ¿
+BupdatesJEþË>€ªÓ¿/Ìb?

@@ -1,2 +1,2 @@
 B
-past_valueJ W)?–aø¿§g >:=õ½)™b¿Èì>k™b?ÌN.?
+past_valueJ H ?Mƒ?ÊnØ¿Œî?®b¿˜Û¿Êw¿wí?
