@@ -109,9 +109,11 @@ std::string Declared(const onnx::ValueInfoProto& info) {
                       t.has_shape() ? absl::StrCat(" rank ", t.shape().dim_size()) : "");
 }
 
-// Both branches must declare outputs of one dtype and rank (ONNX's If
-// gives its outputs one type whichever branch runs): a model whose
-// branches disagree is refused whichever branch this run takes.
+// Both branches must declare outputs of one dtype (ONNX's If gives its
+// outputs one type whichever branch runs): a model whose branches disagree
+// is refused whichever branch this run takes. Ranks may differ: PyTorch's
+// exporter writes such Ifs (torchvision's RoI pooling, a [N] and an [N, 1]
+// branch) and ONNX Runtime runs them.
 absl::Status CheckBranchesAgree(const onnx::GraphProto& then_branch,
                                 const onnx::GraphProto& else_branch) {
   if (then_branch.output_size() != else_branch.output_size()) {
@@ -127,13 +129,11 @@ absl::Status CheckBranchesAgree(const onnx::GraphProto& then_branch,
     const auto& tb = b.type().tensor_type();
     const bool dtype_differs = ta.elem_type() != 0 && tb.elem_type() != 0 &&
                                ta.elem_type() != tb.elem_type();
-    const bool rank_differs = ta.has_shape() && tb.has_shape() &&
-                              ta.shape().dim_size() != tb.shape().dim_size();
-    if (dtype_differs || rank_differs) {
+    if (dtype_differs) {
       return absl::InvalidArgumentError(absl::StrCat(
           "output ", i, " is ", Declared(a), " ('", a.name(), "') in then_branch but ",
           Declared(b), " ('", b.name(), "') in else_branch; both branches must give "
-          "each output one dtype and rank"));
+          "each output one dtype"));
     }
   }
   return absl::OkStatus();
