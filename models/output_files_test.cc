@@ -68,6 +68,14 @@ TEST_F(OutputFilesTest, AFolderGetsOneNumberedFilePerOutput) {
   EXPECT_THAT(*paths, ElementsAre(Dir("outputs_folder/output_0.npy")));
 }
 
+TEST_F(OutputFilesTest, AFolderNamesFilesByTheModelsNamesEvenWithExtraNames) {
+  // A staged NMS model's names also carry its row counts, after the outputs.
+  absl::StatusOr<std::vector<std::string>> paths = OutputFilePaths(
+      {Dir("named/")}, 1, {"selected_indices", "selected_indices.rows"});
+  ASSERT_TRUE(paths.ok()) << paths.status();
+  EXPECT_THAT(*paths, ElementsAre(Dir("named/selected_indices.npy")));
+}
+
 TEST_F(OutputFilesTest, AListGetsOneFilePerOutputInOrder) {
   const std::vector<std::string> targets = {Dir("logits.npy"),
                                             Dir("classes.npy")};

@@ -48,6 +48,13 @@ PYEOF
 }
 
 # --- two inputs: int64 ids and a bool mask, from files ---------------------
+# A model without inputs (ONNX's test_constant) runs, and a folder for
+# --output gets its output by the model's name.
+run_cli no_inputs run --model="$(size_model test_constant)" --output="$TMP/no_inputs_out/"
+expect_exit no_inputs 0
+expect_in no_inputs out "0 inputs"
+[[ -f "$TMP/no_inputs_out/values.npy" ]] || fail "no_inputs: no $TMP/no_inputs_out/values.npy"
+
 run_cli two_files run --model="$M/two_inputs.onnx" --input="$M/ids.npy,$M/mask.npy" \
     --iterations=1 --warmup=0 --output="$TMP/two/" --report="$TMP/two.json"
 expect_exit two_files 0

@@ -732,8 +732,9 @@ absl::Status RunCommand(BackendRegistry& registry) {
     if (i >= warmup) times.push_back(Ms(begin, end));
   }
   const Timing timing = Summarize(times);
-  // Samples per second count dimension 0 of the first input.
-  const Shape& first_input = inputs[0].shape();
+  // Samples per second count dimension 0 of the first input (one sample
+  // for a model without inputs).
+  const Shape first_input = inputs.empty() ? Shape() : inputs[0].shape();
   const int64_t batch = first_input.rank() > 0 ? first_input.dim(0) : 1;
   const double images_per_s =
       timing.median_ms > 0 ? batch * 1000.0 / timing.median_ms : 0;
