@@ -181,6 +181,21 @@ absl::StatusOr<std::vector<HostArray>> ReadSet(const std::string& dir,
   return arrays;
 }
 
+// Moves `model` to `device` and uploads `inputs` there.
+absl::StatusOr<std::vector<Tensor>> Upload(OnnxModel& model, const Device& device,
+                                           const std::vector<HostArray>& inputs,
+                                           BackendRegistry& registry) {
+  SY_RETURN_IF_ERROR(model.To(device));
+  SY_ASSIGN_OR_RETURN(BackendDevice * backend, registry.GetDevice(device));
+  std::vector<Tensor> tensors;
+  for (const HostArray& a : inputs) {
+    SY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromBytes(a.shape, a.dtype, a.bytes.data(),
+                                                    a.bytes.size(), *backend));
+    tensors.push_back(std::move(t));
+  }
+  return tensors;
+}
+
 // Runs one data set on `device`; "" when every output matches.
 // `declared` names the model's inputs in order.
 absl::StatusOr<std::string> RunSet(OnnxModel& model, const Device& device,
@@ -193,14 +208,7 @@ absl::StatusOr<std::string> RunSet(OnnxModel& model, const Device& device,
         "the data set has ", inputs.size(), " inputs, the model ",
         declared.size()));
   }
-  SY_RETURN_IF_ERROR(model.To(device));
-  SY_ASSIGN_OR_RETURN(BackendDevice * backend, registry.GetDevice(device));
-  std::vector<Tensor> tensors;
-  for (const HostArray& a : inputs) {
-    SY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromBytes(a.shape, a.dtype, a.bytes.data(),
-                                                    a.bytes.size(), *backend));
-    tensors.push_back(std::move(t));
-  }
+  SY_ASSIGN_OR_RETURN(std::vector<Tensor> tensors, Upload(model, device, inputs, registry));
   SY_ASSIGN_OR_RETURN(std::vector<Tensor> got, model.Run(tensors));
   if (got.size() != outputs.size()) {
     return absl::StrCat(got.size(), " outputs, expected ", outputs.size());
@@ -261,14 +269,7 @@ absl::Status LoadAndRun(const std::string& dir, const Device& device,
   for (const OnnxValueInfo& in : model->inputs()) dtypes.push_back(in.dtype);
   SY_ASSIGN_OR_RETURN(std::vector<HostArray> inputs,
                       ReadSet(dir + "/test_data_set_0", "input_", dtypes));
-  SY_RETURN_IF_ERROR(model->To(device));
-  SY_ASSIGN_OR_RETURN(BackendDevice * backend, registry.GetDevice(device));
-  std::vector<Tensor> tensors;
-  for (const HostArray& a : inputs) {
-    SY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromBytes(a.shape, a.dtype, a.bytes.data(),
-                                                    a.bytes.size(), *backend));
-    tensors.push_back(std::move(t));
-  }
+  SY_ASSIGN_OR_RETURN(std::vector<Tensor> tensors, Upload(*model, device, inputs, registry));
   return model->Run(tensors).status();
 }
 
