@@ -194,7 +194,7 @@ absl::StatusOr<std::unique_ptr<OnnxModel>> OnnxModel::Load(
   std::string dir = path.substr(0, path.rfind('/') == std::string::npos
                                        ? 0
                                        : path.rfind('/'));
-  ExternalDataFiles external(dir);
+  ExternalDataFiles external(dir, path);
   std::map<std::string, HostArrayView> views;
   std::map<std::string, HostArray> converted;  // typed-field initializers
   std::map<const char*, onnx::TensorProto*> owner_of;

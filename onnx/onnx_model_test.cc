@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <unistd.h>
+
 #include <fstream>
 #include <memory>
 #include <random>
@@ -405,6 +407,14 @@ TEST(OnnxModelTest, ExternalDataLeavingTheFolder) {
                   {"'fc.weight'", "not a relative path"});
   ExpectLoadError(Save(WithExternalWeight("..", "0"), "dotdot2.onnx"),
                   absl::StatusCode::kInvalidArgument, {"not a relative path"});
+}
+
+TEST(OnnxModelTest, ExternalDataThroughASymlinkOutOfTheFolder) {
+  // The test binary lies outside the temporary folder the model is in.
+  ASSERT_EQ(symlink("/proc/self/exe", TmpPath("link_out.bin").c_str()), 0);
+  ExpectLoadError(Save(WithExternalWeight("link_out.bin", "0"), "link_out.onnx"),
+                  absl::StatusCode::kInvalidArgument,
+                  {"'fc.weight'", "outside the model's folder"});
 }
 
 TEST(OnnxModelTest, ExternalDataOffsetBeyondTheFile) {

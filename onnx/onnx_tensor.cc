@@ -1,6 +1,7 @@
 #include "onnx/onnx_tensor.h"
 
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -115,6 +116,29 @@ absl::StatusOr<Shape> ShapeFromOnnxDims(
   return shape;
 }
 
+// A symbolic link inside the folder may still lead out of it.
+absl::Status ExternalDataFiles::CheckInsideFolder(const std::string& what,
+                                                  const std::string& location,
+                                                  const std::string& path) const {
+  char resolved[PATH_MAX];
+  // A path that does not resolve (a missing file) is Open's error to give.
+  if (realpath(path.c_str(), resolved) == nullptr) return absl::OkStatus();
+  auto inside = [&](const std::string& folder) {
+    char root[PATH_MAX];
+    return realpath(folder.empty() ? "." : folder.c_str(), root) != nullptr &&
+           absl::StartsWith(resolved, absl::StrCat(root, "/"));
+  };
+  if (inside(model_dir_)) return absl::OkStatus();
+  char model[PATH_MAX];
+  if (!model_path_.empty() && realpath(model_path_.c_str(), model) != nullptr) {
+    const std::string m = model;
+    if (inside(m.substr(0, m.rfind('/')))) return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      what, " keeps its data in '", location, "', which leads to '", resolved,
+      "', outside the model's folder; ONNX external data must sit beside the model"));
+}
+
 absl::StatusOr<absl::string_view> ExternalDataFiles::Bytes(
     const std::string& tensor, const std::string& location, int64_t offset,
     int64_t length) {
@@ -130,6 +154,7 @@ absl::StatusOr<absl::string_view> ExternalDataFiles::Bytes(
   if (it == files_.end()) {
     const std::string path =
         model_dir_.empty() ? location : absl::StrCat(model_dir_, "/", location);
+    SY_RETURN_IF_ERROR(CheckInsideFolder(what, location, path));
     absl::StatusOr<std::unique_ptr<file_io_internal::MappedFile>> file =
         file_io_internal::MappedFile::Open(path);
     if (!file.ok()) {

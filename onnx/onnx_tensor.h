@@ -48,8 +48,11 @@ absl::StatusOr<Shape> ShapeFromOnnxDims(
 // absolute path or one leaving the folder ("..") is refused.
 class ExternalDataFiles {
  public:
-  explicit ExternalDataFiles(std::string model_dir)
-      : model_dir_(std::move(model_dir)) {}
+  // `model_path`, when given, is the model file: data reached through a
+  // symbolic link must lie in the model's folder or, when the model file
+  // is itself a link (Bazel's runfiles), in the folder it leads to.
+  explicit ExternalDataFiles(std::string model_dir, std::string model_path = "")
+      : model_dir_(std::move(model_dir)), model_path_(std::move(model_path)) {}
   // The bytes [offset, offset + length) of `location` (length -1: to the
   // end), or InvalidArgument/NotFound naming the tensor and the file.
   absl::StatusOr<absl::string_view> Bytes(const std::string& tensor,
@@ -59,7 +62,12 @@ class ExternalDataFiles {
   void Release(const char* data, size_t size);
 
  private:
+  // OK when `path` (a file in the model's folder) does not lead out of it.
+  absl::Status CheckInsideFolder(const std::string& what, const std::string& location,
+                                 const std::string& path) const;
+
   std::string model_dir_;
+  std::string model_path_;
   std::map<std::string, std::unique_ptr<file_io_internal::MappedFile>> files_;
 };
 
