@@ -39,7 +39,9 @@ def cell_text(text):
 
 
 def failed(reason):
-    return "failed: " + cell_text(reason)
+    # "refused: why" (compare_int8_models.sh: Switchyard declined the model) as is.
+    text = cell_text(reason)
+    return text if text.startswith("refused:") else "failed: " + text
 
 
 def fmt_ms(v):
@@ -159,6 +161,8 @@ def main(argv=None):
     parser.add_argument("--peers", default="onnxruntime,pytorch")
     parser.add_argument("--started", help="when the runs began (shown with the date)")
     parser.add_argument("--out", help="default: stdout")
+    parser.add_argument("--title",
+                        default="Switchyard's CPU backends against ONNX Runtime and PyTorch")
     args = parser.parse_args(argv)
     models = [m for m in args.models.split(",") if m]
     batches = [int(b) for b in args.batches.split(",") if b]
@@ -199,7 +203,7 @@ def main(argv=None):
             rows.append(cells)
 
     ended = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    lines = ["## Switchyard's CPU backends against ONNX Runtime and PyTorch", "",
+    lines = ["## " + args.title, "",
              "Median `%s` in ms (one iteration's host wall time, from copying the input in "
              "until the output is in host memory; Switchyard, onnxruntime_peer.js and "
              "pytorch_peer.py all write it alike) of %d timed iteration(s) after %d warm-up, "

@@ -25,42 +25,6 @@ namespace switchyard {
 namespace onnx_import {
 namespace {
 
-// A 1-D window (input [N, C, L]) runs as a 2-D one over [N, C, 1, L]: its
-// kernel, strides, dilations and pads get a leading 1 (or 0 pads).
-absl::StatusOr<Window> Read2dWindow(NodeContext& ctx, const Shape& input,
-                                    const std::vector<int64_t>& kernel,
-                                    bool has_dilations) {
-  const bool one_d = input.rank() == 3 && kernel.size() == 1;
-  if (!one_d && (input.rank() != 4 || kernel.size() != 2)) {
-    return absl::UnimplementedError(absl::StrCat(
-        "only 1-D, 2-D and 3-D ", ctx.op_type(),
-        " (input [N, C, L], [N, C, H, W] or [N, C, D, H, W]) are supported; got input ",
-        input.ToString(), " and a kernel of ", kernel.size(), " dims"));
-  }
-  const std::vector<int64_t> spatial(input.dims().begin() + 2, input.dims().end());
-  SY_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, spatial, kernel, has_dilations));
-  if (one_d) {
-    for (std::vector<int64_t>* v : {&w.kernel, &w.strides, &w.dilations}) {
-      v->insert(v->begin(), 1);
-    }
-    w.pad_begin.insert(w.pad_begin.begin(), 0);
-    w.pad_end.insert(w.pad_end.begin(), 0);
-  }
-  return w;
-}
-
-// A pooling input as 4-D ([N, C, L] -> [N, C, 1, L]), and the result back.
-absl::StatusOr<Val> As4d(NodeContext& ctx, Val x) {
-  const Shape& s = ctx.Type(x).shape;
-  if (s.rank() != 3) return x;
-  return Reshape(ctx, x, {s.dim(0), s.dim(1), 1, s.dim(2)});
-}
-absl::StatusOr<Val> BackToRank(NodeContext& ctx, Val y, int rank) {
-  const Shape& s = ctx.Type(y).shape;
-  if (rank != 3) return y;
-  return Reshape(ctx, y, {s.dim(0), s.dim(1), s.dim(3)});
-}
-
 absl::Status ConvertConv(NodeContext& ctx) {
   const Shape x = ctx.InShape(0);
   const Shape weight = ctx.InShape(1);

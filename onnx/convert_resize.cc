@@ -20,6 +20,7 @@
 #include "core/status_macros.h"
 #include "onnx/convert_util.h"
 #include "onnx/converter_registry.h"
+#include "onnx/float_precision.h"
 #include "ops/resize_attrs.h"
 #include "ops/resize_geometry.h"
 
@@ -178,6 +179,20 @@ absl::Status EmitResize(NodeContext& ctx, const ResizeAttrs& a) {
   bool identity = true;
   for (int d = 0; d < x.rank(); ++d) identity = identity && a.Axis(x, d).identity;
   if (identity) return Alias(ctx);
+  const DType dtype = ctx.Type(ctx.In(0)).dtype;
+  if (dtype == DType::kUInt8 || dtype == DType::kInt8) {
+    // 8-bit images and quantized activations: nearest only copies values,
+    // which float32 holds exactly, so it runs in float32.
+    if (a.mode != ResizeMode::kNearest) {
+      return absl::UnimplementedError(absl::StrCat(
+          "Resize of ", DTypeName(dtype), " X takes mode nearest in Switchyard; "
+          "dequantize first (DequantizeLinear) for linear or cubic"));
+    }
+    SY_ASSIGN_OR_RETURN(Val wide, CastTo(ctx, ctx.In(0), DType::kFloat32));
+    SY_ASSIGN_OR_RETURN(Val resized, ctx.EmitOne("resize", {wide}, a.ToAttrMap()));
+    SY_ASSIGN_OR_RETURN(Val y, CastTo(ctx, resized, dtype));
+    return ctx.SetOutput(0, y);
+  }
   return EmitUnary(ctx, "resize", a.ToAttrMap());
 }
 

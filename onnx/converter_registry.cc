@@ -8,6 +8,11 @@ std::map<std::string, Converter>& Converters() {
   return *converters;
 }
 
+std::string ConverterKey(const std::string& domain, const std::string& op_type) {
+  if (domain.empty() || domain == "ai.onnx") return op_type;
+  return domain + "." + op_type;
+}
+
 std::vector<std::string> SupportedOpTypes() {
   std::vector<std::string> names;
   for (const auto& [name, converter] : Converters()) names.push_back(name);

@@ -10,7 +10,9 @@
 // The required inputs (ONNX's non-optional ones, 1 unless given) are
 // checked before the converter runs, so converters read them unchecked.
 //
-// The default domain (ai.onnx) only.
+// Ops of another domain are registered under "domain.op_type": ONNX
+// Runtime's contrib ops that its quantizer writes, such as
+// "com.microsoft.QLinearAdd".
 
 #include <map>
 #include <string>
@@ -29,8 +31,10 @@ struct Converter {
   int required_inputs = 1;
 };
 
-// The converters by op_type.
+// The converters by op_type (ai.onnx) or "domain.op_type".
 std::map<std::string, Converter>& Converters();
+// The key a node's converter is registered under.
+std::string ConverterKey(const std::string& domain, const std::string& op_type);
 // Sorted op types, for "supported: ..." in errors and docs/onnx.md.
 std::vector<std::string> SupportedOpTypes();
 

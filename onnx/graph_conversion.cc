@@ -82,14 +82,16 @@ absl::Status ConvertNode(const onnx::NodeProto& node, int opset,
                          ConversionState& state) {
   const std::string where = NodeWhere(node, opset);
   const auto& converters = Converters();
-  auto converter = converters.find(node.op_type());
-  const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
-  if (!default_domain || converter == converters.end()) {
+  auto converter = converters.find(ConverterKey(node.domain(), node.op_type()));
+  if (converter == converters.end()) {
     return absl::UnimplementedError(absl::StrCat(
-        where, " is not supported. Switchyard imports these ai.onnx ops: ",
-        absl::StrJoin(SupportedOpTypes(), ", ")));
+        where, " is not supported. Switchyard imports these ops (ai.onnx, and "
+        "com.microsoft ops named so): ", absl::StrJoin(SupportedOpTypes(), ", ")));
   }
-  absl::Status version = CheckOpVersion(node.op_type(), opset);
+  // Versions from opset 18 on are ai.onnx's; other domains have version 1.
+  const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+  absl::Status version =
+      default_domain ? CheckOpVersion(node.op_type(), opset) : absl::OkStatus();
   if (!version.ok()) return Prefixed(where, version);
   absl::Status arity = CheckNodeArity(node, converter->second.required_inputs);
   if (!arity.ok()) return Prefixed(where, arity);

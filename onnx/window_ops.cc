@@ -12,6 +12,40 @@
 namespace switchyard {
 namespace onnx_import {
 
+absl::StatusOr<Window> Read2dWindow(NodeContext& ctx, const Shape& input,
+                                    const std::vector<int64_t>& kernel,
+                                    bool has_dilations) {
+  const bool one_d = input.rank() == 3 && kernel.size() == 1;
+  if (!one_d && (input.rank() != 4 || kernel.size() != 2)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "only 1-D, 2-D and 3-D ", ctx.op_type(),
+        " (input [N, C, L], [N, C, H, W] or [N, C, D, H, W]) are supported; got input ",
+        input.ToString(), " and a kernel of ", kernel.size(), " dims"));
+  }
+  const std::vector<int64_t> spatial(input.dims().begin() + 2, input.dims().end());
+  SY_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, spatial, kernel, has_dilations));
+  if (one_d) {
+    for (std::vector<int64_t>* v : {&w.kernel, &w.strides, &w.dilations}) {
+      v->insert(v->begin(), 1);
+    }
+    w.pad_begin.insert(w.pad_begin.begin(), 0);
+    w.pad_end.insert(w.pad_end.begin(), 0);
+  }
+  return w;
+}
+
+absl::StatusOr<Val> As4d(NodeContext& ctx, Val x) {
+  const Shape& s = ctx.Type(x).shape;
+  if (s.rank() != 3) return x;
+  return Reshape(ctx, x, {s.dim(0), s.dim(1), 1, s.dim(2)});
+}
+absl::StatusOr<Val> BackToRank(NodeContext& ctx, Val y, int rank) {
+  const Shape& s = ctx.Type(y).shape;
+  if (rank != 3) return y;
+  return Reshape(ctx, y, {s.dim(0), s.dim(1), s.dim(3)});
+}
+
+
 absl::StatusOr<Window> ReadWindow(NodeContext& ctx,
                                   const std::vector<int64_t>& spatial,
                                   const std::vector<int64_t>& kernel,

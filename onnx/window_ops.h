@@ -33,6 +33,17 @@ absl::StatusOr<Window> ReadWindow(NodeContext& ctx,
                                   const std::vector<int64_t>& kernel,
                                   bool has_dilations);
 
+// ReadWindow for a 1-D or 2-D window over `input` ([N, C, L] or [N, C, H,
+// W]): a 1-D window runs as a 2-D one over [N, C, 1, L], its kernel,
+// strides, dilations and pads given a leading 1 (or 0 pads).
+absl::StatusOr<Window> Read2dWindow(NodeContext& ctx, const Shape& input,
+                                    const std::vector<int64_t>& kernel,
+                                    bool has_dilations);
+// A 1-D input as 4-D ([N, C, L] -> [N, C, 1, L]; others unchanged), and a
+// result back to the input's rank.
+absl::StatusOr<Val> As4d(NodeContext& ctx, Val x);
+absl::StatusOr<Val> BackToRank(NodeContext& ctx, Val y, int rank);
+
 // `x` padded explicitly on its trailing spatial axes (w's begin and end
 // pads) with `value`, for pads an op cannot take itself.
 absl::StatusOr<Val> PadSpatial(NodeContext& ctx, Val x, const Window& w,

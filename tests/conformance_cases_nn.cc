@@ -297,6 +297,44 @@ void AddMatmulCases(std::vector<ConformanceCase>& cases) {
   }
 }
 
+// matmul_integer and conv_integer: 8-bit operands (uint8 a or input with
+// int8 weights, and all-int8), scalar and per-column zero points, int32
+// results compared exactly. Long reductions reach sums a 16-bit pair sum
+// would overflow.
+void AddIntegerProductCases(std::vector<ConformanceCase>& cases) {
+  for (DType dtype : {DType::kUInt8, DType::kInt8}) {
+    ConformanceCase mm = InDType(
+        Case("matmul_integer", "matmul_integer", {Shape({2, 3, 40})},
+             {Shape({40, 5}), Shape({}), Shape({5})}),
+        dtype);
+    mm.operand_values[1] = {DType::kInt8, -128, 127};
+    mm.operand_values[3] = {DType::kInt8, -128, 127};
+    cases.push_back(mm);
+    ConformanceCase long_k = InDType(
+        Case("matmul_integer_long_k", "matmul_integer", {Shape({3, 300})},
+             {Shape({300, 4}), Shape({}), Shape({})}),
+        dtype);
+    long_k.operand_values[1] = {DType::kInt8, -128, 127};
+    long_k.operand_values[3] = {DType::kInt8, -128, 127};
+    cases.push_back(long_k);
+    ConformanceCase conv = InDType(
+        Case("conv_integer_pad1", "conv_integer", {Shape({1, 3, 6, 6})},
+             {Shape({4, 3, 3, 3}), Shape({}), Shape({})}, {{"padding", Ints{1, 1}}}),
+        dtype);
+    conv.operand_values[1] = {DType::kInt8, -128, 127};
+    conv.operand_values[3] = {DType::kInt8, -128, 127};
+    cases.push_back(conv);
+    ConformanceCase grouped = InDType(
+        Case("conv_integer_groups2_stride2", "conv_integer", {Shape({2, 4, 7, 7})},
+             {Shape({6, 2, 3, 3}), Shape({}), Shape({})},
+             {{"groups", int64_t{2}}, {"stride", Ints{2, 2}}}),
+        dtype);
+    grouped.operand_values[1] = {DType::kInt8, -128, 127};
+    grouped.operand_values[3] = {DType::kInt8, -128, 127};
+    cases.push_back(grouped);
+  }
+}
+
 void AddLayerNormCases(std::vector<ConformanceCase>& cases) {
   cases.push_back(Case("layer_norm_last_axis", "layer_norm", {Shape({2, 3, 8})},
                        {Shape({8}), Shape({8})},
@@ -547,6 +585,7 @@ std::vector<ConformanceCase> NnConformanceCases() {
   AddCumSumCases(cases);
   AddGemmCases(cases);
   AddMatmulCases(cases);
+  AddIntegerProductCases(cases);
   AddLayerNormCases(cases);
   AddLogSoftmaxCases(cases);
   AddResizeCases(cases);

@@ -7,13 +7,15 @@
 Each case module (cases_*.py in this folder) registers builders with
 case_registry.case (the model must match ONNX Runtime) or
 case_registry.refusal (the model is hostile: Switchyard must refuse it with
-an error containing the given text). Cases are written in ONNX's
+an error containing the given text) or case_registry.known_gap (ONNX Runtime
+runs it, Switchyard refuses it as unsupported for the given reason). Cases are written in ONNX's
 backend-test layout, read by tests/onnx_node_test.cc:
 
     tests/onnx_cases/<suite>/test_<name>/model.onnx
     tests/onnx_cases/<suite>/test_<name>/test_data_set_0/input_0.pb ...
     tests/onnx_cases/<suite>/test_<name>/test_data_set_0/output_0.pb ...  (ONNX Runtime's)
     tests/onnx_cases/<suite>/test_<name>/expected_error.txt              (refusals)
+    tests/onnx_cases/<suite>/test_<name>/known_gap.txt                   (known gaps)
 
 Needs ONNX Runtime (tools/setup.sh --with-peers) and node.
 """
@@ -88,6 +90,9 @@ def main():
             with open(os.path.join(case_dir, "expected_error.txt"), "w") as f:
                 f.write(expected + "\n")
             continue
+        if kind == "known_gap":
+            with open(os.path.join(case_dir, "known_gap.txt"), "w") as f:
+                f.write(expected + "\n")
         work = os.path.join(scratch, suite + "_" + name)
         os.makedirs(work)
         feeds = []

@@ -1,0 +1,87 @@
+# Sourced by the model benchmark scripts (compare_cpu_models.sh,
+# compare_int8_models.sh): one run per process, its JSON or the reason it has
+# none, and the load average around it.
+#
+#   source benchmarks/quiet.sh
+#   source benchmarks/bench_runs.sh
+#   RUN_DIR=... RUNS=$RUN_DIR/runs.tsv RUN_TIMEOUT=3600
+#   printf 'model\trun\tstart\tload_before\tload_after\tseconds\tstatus\n' > "${RUNS}"
+#   run_one MODEL RUN JSON COMMAND...  (writes RUN_DIR/MODEL/RUN.{stderr,failed})
+#   skip MODEL RUN REASON
+
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+# One line of a failure, safe in a table cell.
+reason_of() { grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1 | tr -d '\r' | cut -c1-300; }
+
+# run_one MODEL RUN JSON COMMAND...: waits for quiet, runs COMMAND (stderr
+# kept for the reason of a failure), logs the load average around it in
+# runs.tsv. A run that writes no JSON leaves RUN.failed with why.
+run_one() {
+  local model="$1" run="$2" json="$3" start before status=ok rc
+  shift 3
+  local dir="${RUN_DIR}/${model}"
+  rm -f "${json}"
+  wait_for_quiet
+  before="$(loadavg)"
+  start="$(date -u +%H:%M:%S)"
+  echo "== ${model}: ${run}, load ${before}"
+  local t0="${SECONDS}"
+  # stderr both shown and kept; a pipe, not >(tee), so the file is complete
+  # when the reason is read. --foreground: Ctrl-C still reaches the run.
+  { timeout --foreground "${RUN_TIMEOUT}" "$@" 2>&1 1>&3 | tee "${dir}/${run}.stderr" >&2; } 3>&1
+  rc="${PIPESTATUS[0]}"
+  if ((rc == 124)); then
+    status="failed: stopped after ${RUN_TIMEOUT} s (RUN_TIMEOUT)"
+  elif ((rc != 0)); then
+    local why
+    why="$(reason_of "${dir}/${run}.stderr")"
+    status="failed: exit ${rc}: ${why:-(nothing on stderr)}"
+  elif [[ ! -f "${json}" ]]; then
+    status="failed: wrote no JSON"
+  fi
+  # switchyard bench exits 1 when every row failed but still writes the JSON,
+  # whose rows say why (an op the device lacks): then the table uses those.
+  if [[ "${status}" != ok && -f "${json}" && ${rc} != 124 ]]; then
+    status="exit ${rc}; the JSON has the reason"
+  elif [[ "${status}" != ok ]]; then
+    echo "${status#failed: }" > "${dir}/${run}.failed"
+  fi
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${model}" "${run}" "${start}" "${before}" \
+    "$(loadavg)" "$((SECONDS - t0))" "${status}" >> "${RUNS}"
+}
+
+# skip MODEL RUN REASON: the run's cells say why it did not run.
+skip() { echo "$3" > "${RUN_DIR}/$1/$2.failed"; }
+
+# build_switchyard: Switchyard and the oneDNN plugin, built together so they
+# match (bazel -c opt, BAZEL_FLAGS), unless SWITCHYARD / DNNL_PLUGIN name them;
+# the plugin only when BACKENDS has dnnl. Sets BIN, PLUGIN (private copies in
+# TMP_DIR) and BUILD_FAILED (why, or empty).
+build_switchyard() {
+  BIN="${SWITCHYARD:-}"
+  PLUGIN="${DNNL_PLUGIN:-}"
+  local targets=() bin_dir
+  [[ -z "${BIN}" ]] && targets+=(//tools/cli:switchyard)
+  [[ -z "${PLUGIN}" && ",${BACKENDS}," == *,dnnl* ]] &&
+    targets+=(//backends/dnnl:libswitchyard_dnnl_plugin.so)
+  BUILD_FAILED=""
+  if [[ ${#targets[@]} -gt 0 ]]; then
+    echo "== building ${targets[*]} (-c opt)"
+    { bazel build "${BAZEL_FLAGS[@]}" "${targets[@]}" 2>&1 1>&3 |
+        tee "${TMP_DIR}/build.err" >&2; } 3>&1
+    if [[ "${PIPESTATUS[0]}" == 0 ]]; then
+      # Private copies: another build may replace bazel-bin while this runs.
+      # (Both link only system libraries and resolve nothing via $ORIGIN.)
+      bin_dir="$(bazel info "${BAZEL_FLAGS[@]}" bazel-bin)"
+      if [[ -z "${BIN}" ]]; then
+        cp "${bin_dir}/tools/cli/switchyard" "${TMP_DIR}/" && BIN="${TMP_DIR}/switchyard"
+      fi
+      if [[ -z "${PLUGIN}" && ",${BACKENDS}," == *,dnnl* ]]; then
+        cp "${bin_dir}/backends/dnnl/libswitchyard_dnnl_plugin.so" "${TMP_DIR}/" &&
+          PLUGIN="${TMP_DIR}/libswitchyard_dnnl_plugin.so"
+      fi
+    else
+      BUILD_FAILED="bazel build ${targets[*]} failed: $(reason_of "${TMP_DIR}/build.err")"
+    fi
+  fi
+}

@@ -1,0 +1,193 @@
+// ONNX's integer products: MatMulInteger and ConvInteger (int32 results),
+// and QLinearMatMul and QLinearConv, which requantize that int32 result as
+// ONNX Runtime does: y = saturate(round(acc * (a_scale * b_scale / y_scale))
+// + y_zero_point). The products are Switchyard's matmul_integer and
+// conv_integer ops; the rescaling is composed by onnx/quantization.h.
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
+#include "onnx/convert_util.h"
+#include "onnx/converter_registry.h"
+#include "onnx/float_precision.h"
+#include "onnx/integer_products.h"
+#include "onnx/quantization.h"
+#include "onnx/window_ops.h"
+
+namespace switchyard {
+namespace onnx_import {
+
+absl::StatusOr<Val> ZeroPointInput(NodeContext& ctx, int index, int data_index,
+                                   const char* name, const char* data_name) {
+  const DType type = ctx.Type(ctx.In(data_index)).dtype;
+  if (type != DType::kUInt8 && type != DType::kInt8) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input ", data_name, " is ", DTypeName(type), "; ", ctx.op_type(),
+        " takes uint8 or int8"));
+  }
+  if (!ctx.HasInput(index)) return ZeroOf(ctx, type);
+  const Val zp = ctx.In(index);
+  const TensorType& t = ctx.Type(zp);
+  if (t.dtype != type) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input ", name, " is ", DTypeName(t.dtype), " but ", data_name, " is ",
+        DTypeName(type), "; a zero point has its data's dtype"));
+  }
+  // [..., 1, N] or [..., M, 1] with leading 1s: the vector it holds.
+  const Shape& s = t.shape;
+  if (s.rank() <= 1) return zp;
+  int non_one = 0;
+  for (int64_t d : s.dims()) non_one += d != 1;
+  if (non_one > 1) {
+    return absl::UnimplementedError(absl::StrCat(
+        "input ", name, " is ", s.ToString(),
+        "; Switchyard takes a scalar or one zero point per row (column) only"));
+  }
+  return Reshape(ctx, zp, {s.num_elements()});
+}
+
+absl::StatusOr<Val> EmitConvInteger(NodeContext& ctx, Val x, Val w, Val x_zp, Val w_zp) {
+  const Shape x_shape = ctx.Type(x).shape;
+  const Shape w_shape = ctx.Type(w).shape;
+  const bool one_d = w_shape.rank() == 3;
+  if (w_shape.rank() != 4 && !one_d) {
+    return absl::UnimplementedError(absl::StrCat(
+        "only 1-D and 2-D ", ctx.op_type(), " are supported; the weight is ",
+        w_shape.ToString()));
+  }
+  std::vector<int64_t> spatial(w_shape.dims().begin() + 2, w_shape.dims().end());
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, ctx.Ints("kernel_shape", spatial));
+  if (kernel != spatial) {
+    return absl::InvalidArgumentError("attribute kernel_shape does not match the weight");
+  }
+  SY_ASSIGN_OR_RETURN(Window win, Read2dWindow(ctx, x_shape, kernel, true));
+  SY_ASSIGN_OR_RETURN(int64_t group, ctx.Int("group", 1));
+  SY_ASSIGN_OR_RETURN(Val input, As4d(ctx, x));
+  if (one_d) {
+    SY_ASSIGN_OR_RETURN(w, Reshape(ctx, w, {w_shape.dim(0), w_shape.dim(1), 1, w_shape.dim(2)}));
+  }
+  std::vector<int64_t> padding = win.pad_begin;
+  if (!win.symmetric()) {
+    // Padding must read as the zero point (a 0 after subtracting it).
+    const HostArray* zp = ctx.Host(x_zp);
+    if (zp == nullptr) {
+      return absl::UnimplementedError(
+          "asymmetric pads with an input zero point computed at run time");
+    }
+    SY_ASSIGN_OR_RETURN(input, PadSpatial(ctx, input, win, zp->ElementAsDouble(0)));
+    padding = {0, 0};
+  }
+  SY_ASSIGN_OR_RETURN(Val y, ctx.EmitOne("conv_integer", {input, w, x_zp, w_zp},
+                                         Attrs({{"stride", win.strides},
+                                                {"padding", padding},
+                                                {"dilation", win.dilations},
+                                                {"groups", group}})));
+  return y;
+}
+
+namespace {
+
+absl::Status ConvertMatMulInteger(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(Val a_zp, ZeroPointInput(ctx, 2, 0, "a_zero_point", "A"));
+  SY_ASSIGN_OR_RETURN(Val b_zp, ZeroPointInput(ctx, 3, 1, "b_zero_point", "B"));
+  SY_ASSIGN_OR_RETURN(Val y, ctx.EmitOne("matmul_integer", {ctx.In(0), ctx.In(1), a_zp, b_zp},
+                                         AttrMap()));
+  return ctx.SetOutput(0, y);
+}
+
+absl::Status ConvertConvInteger(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(Val x_zp, ZeroPointInput(ctx, 2, 0, "x_zero_point", "x"));
+  SY_ASSIGN_OR_RETURN(Val w_zp, ZeroPointInput(ctx, 3, 1, "w_zero_point", "w"));
+  const int rank = ctx.InShape(0).rank();
+  SY_ASSIGN_OR_RETURN(Val y, EmitConvInteger(ctx, ctx.In(0), ctx.In(1), x_zp, w_zp));
+  SY_ASSIGN_OR_RETURN(y, BackToRank(ctx, y, rank));
+  return ctx.SetOutput(0, y);
+}
+
+// a_scale * b_scale / y_scale in float32, in ONNX Runtime's order, with a
+// per-channel scale shaped `channel_dims` (scalars stay scalars).
+absl::StatusOr<Val> Multiplier(NodeContext& ctx, Val a_scale, Val b_scale, Val y_scale,
+                               const std::vector<int64_t>& channel_dims) {
+  SY_ASSIGN_OR_RETURN(Val a, CastTo(ctx, a_scale, DType::kFloat32));
+  SY_ASSIGN_OR_RETURN(Val b, CastTo(ctx, b_scale, DType::kFloat32));
+  SY_ASSIGN_OR_RETURN(Val y, CastTo(ctx, y_scale, DType::kFloat32));
+  if (ctx.Type(b).shape.num_elements() > 1) {
+    SY_ASSIGN_OR_RETURN(b, Reshape(ctx, b, channel_dims));
+  } else {
+    SY_ASSIGN_OR_RETURN(b, Reshape(ctx, b, {}));
+  }
+  SY_ASSIGN_OR_RETURN(a, Reshape(ctx, a, {}));
+  SY_ASSIGN_OR_RETURN(y, Reshape(ctx, y, {}));
+  SY_ASSIGN_OR_RETURN(Val ab, Op(ctx, "mul", {a, b}));
+  return Op(ctx, "div", {ab, y});
+}
+
+absl::Status ConvertQLinearMatMul(NodeContext& ctx) {
+  const Shape a_shape = ctx.InShape(0);
+  const Shape b_shape = ctx.InShape(3);
+  const DType a_type = ctx.Type(ctx.In(0)).dtype;
+  // Checks: scales positive, zero points of the data's dtype and the
+  // scale's shape; a per-tensor, b per-tensor or per column.
+  SY_RETURN_IF_ERROR(ReadQuantParams(ctx, {1, 2, "a_scale", "a_zero_point", 1, 0, false},
+                                     a_shape, a_type).status());
+  SY_RETURN_IF_ERROR(ReadQuantParams(ctx, {4, 5, "b_scale", "b_zero_point", -1, 0, true},
+                                     b_shape, ctx.Type(ctx.In(3)).dtype).status());
+  SY_ASSIGN_OR_RETURN(Val a_zp, ZeroPointInput(ctx, 2, 0, "a_zero_point", "a"));
+  SY_ASSIGN_OR_RETURN(Val b_zp, ZeroPointInput(ctx, 5, 3, "b_zero_point", "b"));
+  SY_ASSIGN_OR_RETURN(Val acc, ctx.EmitOne("matmul_integer", {ctx.In(0), ctx.In(3), a_zp, b_zp},
+                                           AttrMap()));
+  const Shape& out_shape = ctx.Type(acc).shape;
+  SY_ASSIGN_OR_RETURN(QuantParams y, ReadQuantParams(ctx, {6, 7, "y_scale", "y_zero_point", 1, 0, false},
+                                                     out_shape, a_type));
+  SY_ASSIGN_OR_RETURN(Val multiplier,
+                      Multiplier(ctx, ctx.In(1), ctx.In(4), ctx.In(6), {b_shape.dims().back()}));
+  SY_ASSIGN_OR_RETURN(Val out, Requantize(ctx, acc, multiplier, y));
+  return ctx.SetOutput(0, out);
+}
+
+absl::Status ConvertQLinearConv(NodeContext& ctx) {
+  const Shape x_shape = ctx.InShape(0);
+  const Shape w_shape = ctx.InShape(3);
+  const DType x_type = ctx.Type(ctx.In(0)).dtype;
+  SY_RETURN_IF_ERROR(ReadQuantParams(ctx, {1, 2, "x_scale", "x_zero_point", 1, 0, false},
+                                     x_shape, x_type).status());
+  SY_RETURN_IF_ERROR(ReadQuantParams(ctx, {4, 5, "w_scale", "w_zero_point", 0, 0, true},
+                                     w_shape, ctx.Type(ctx.In(3)).dtype).status());
+  SY_ASSIGN_OR_RETURN(Val x_zp, ZeroPointInput(ctx, 2, 0, "x_zero_point", "x"));
+  SY_ASSIGN_OR_RETURN(Val w_zp, ZeroPointInput(ctx, 5, 3, "w_zero_point", "w"));
+  if (ctx.Type(x_zp).shape.num_elements() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input x_zero_point is ", ctx.Type(x_zp).shape.ToString(), "; it must be a scalar"));
+  }
+  SY_ASSIGN_OR_RETURN(Val acc, EmitConvInteger(ctx, ctx.In(0), ctx.In(3), x_zp, w_zp));
+  const int64_t channels = w_shape.dim(0);
+  if (ctx.HasInput(8)) {
+    const TensorType& b = ctx.Type(ctx.In(8));
+    if (b.dtype != DType::kInt32 || b.shape != Shape({channels})) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input B is ", b.shape.ToString(), " ", DTypeName(b.dtype), "; it must be int32 [",
+          channels, "] (one per output channel)"));
+    }
+    SY_ASSIGN_OR_RETURN(Val bias, Reshape(ctx, ctx.In(8), {1, channels, 1, 1}));
+    SY_ASSIGN_OR_RETURN(acc, Op(ctx, "add", {acc, bias}));
+  }
+  SY_ASSIGN_OR_RETURN(QuantParams y, ReadQuantParams(ctx, {6, 7, "y_scale", "y_zero_point", 1, 0, false},
+                                                     ctx.Type(acc).shape, x_type));
+  SY_ASSIGN_OR_RETURN(Val multiplier,
+                      Multiplier(ctx, ctx.In(1), ctx.In(4), ctx.In(6), {1, channels, 1, 1}));
+  SY_ASSIGN_OR_RETURN(Val out, Requantize(ctx, acc, multiplier, y));
+  SY_ASSIGN_OR_RETURN(out, BackToRank(ctx, out, x_shape.rank()));
+  return ctx.SetOutput(0, out);
+}
+
+}  // namespace
+
+SY_REGISTER_ONNX_CONVERTER("MatMulInteger", ConvertMatMulInteger, 2);
+SY_REGISTER_ONNX_CONVERTER("ConvInteger", ConvertConvInteger, 2);
+SY_REGISTER_ONNX_CONVERTER("QLinearMatMul", ConvertQLinearMatMul, 8);
+SY_REGISTER_ONNX_CONVERTER("QLinearConv", ConvertQLinearConv, 8);
+
+}  // namespace onnx_import
+}  // namespace switchyard

@@ -1,0 +1,1 @@
+ByJ2=ss*~йeхQFQF?~rr|Q3Q+\o${a#ay\MMerFaитMтM

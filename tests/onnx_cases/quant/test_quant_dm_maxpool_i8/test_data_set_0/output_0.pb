@@ -1,0 +1,1 @@
+ByJBB ^x^{prrppfYff

@@ -1,0 +1,1 @@
+ByJ@¹'AªÏAÊåAžÁdn¿Á†Az¤AcÿìAn´ªAðˆ¿ý©Q?e*«ÁRIIRIÉRIERIÅ

@@ -1,0 +1,1 @@
+ByJH¦›¤?PEA[dšAB`…A˜n²Ák¼‰A„ÀJ>øS³Ae;–Ámç©A­¤AgfÎ@shyAÙÄÁü©»AþÔŠAyé²Aq=‚À

@@ -1,0 +1,1 @@
+ByJ@5®ΐΦgÒΑ‰t§ΑΧ–A®i@ΑΊό―AμβJAAΣΐΜΏAΘ)R@…bA%—:ARIIRIΙRIERIΕ

@@ -1,0 +1,1 @@
+ByJiQt…˜wo–›{}kual`OpNrcv[ard}

@@ -1,0 +1,1 @@
+ByJK’—ˆƒ‘†}‚~tyoj\l€yrgoxx{‚qeswƒmWlxŽwmyz„…€~~ƒvrp|€e`bms^[^ptf_khnwryv{

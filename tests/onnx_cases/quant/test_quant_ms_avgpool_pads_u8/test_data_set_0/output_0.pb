@@ -1,0 +1,1 @@
+ByJK>LƒìCBg¼E4RX|ad`H8k„{U&Cat_@c’sX\fywYGK=Ih7#"H 8,./P9<T\kUIˆ¢u€U§½p…R

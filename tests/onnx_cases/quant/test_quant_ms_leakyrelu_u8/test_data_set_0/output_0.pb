@@ -1,0 +1,1 @@
+ByJ<wY~€ÿÿd¡W€€ÿœfÄÉ°apzýózd~Ym¼yÿyjeÿ\iÿk€‚m{ÿZpq­ÿt”ÿjxÿÿ[V¡]

@@ -1,0 +1,1 @@
+ByJ`”“UjHpzbHpÂ¯ËoydQ¢›ÔIÎ

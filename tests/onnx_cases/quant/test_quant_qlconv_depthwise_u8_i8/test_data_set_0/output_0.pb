@@ -1,0 +1,1 @@
+ByJ ‰`tp{_i_f]Yk„s~²´‹«£tQSyyYp¦›`bˆ‰}yJl†‹_ƒx Î‰®‘œ`QbND)‰½”w‹gd©e{„{‘mi’‹rˆŽ¨_„Z u§{ƒd”ˆu–®Z„W¸EkœƒU•p|ctŽƒž£fkˆv™|jd`‚Ž‹wxLPPe€…“‹

@@ -1,0 +1,1 @@
+ByJWDÃ”j˜ÿxYzt>UºÓ}w‰•‰U¤©^Á†ir…¨1j«‡H…ƒK#4ukê°¦E^c:s{e—a²B=;=ŒM•ÄK…rŽ¦WtŠUÙm§“P±—QQÇ€…ž€vÈm€´NÃqœµr&›Esk‹`„‚tƒbšPO‡y–vqQ€æuØ³»WÕiwZaµzÑ¡ 

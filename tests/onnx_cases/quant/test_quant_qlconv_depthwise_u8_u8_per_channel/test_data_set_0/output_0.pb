@@ -1,0 +1,1 @@
+ByJ_£krn{¥„jUnb`D@eLIF~‡’kz«±QFkx‘GŒuymem`fn\cgmytlkXhxwsxzs€pwy[bjVx{l~pj€br^e{VœaZ^NTƒVaoF›Ws|D}@œldDz}ˆqgKcXchj†ˆ{ˆ`š—™ƒ_OPlw`zwŠmj¨›~Yzeux‚

@@ -1,0 +1,1 @@
+BaJÇSXKpÑTx‹f»i’Åw•>cºucí«S

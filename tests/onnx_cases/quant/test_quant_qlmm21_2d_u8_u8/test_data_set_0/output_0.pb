@@ -1,0 +1,1 @@
+ByJq]vm„ssgw„‚uco}
