@@ -22,7 +22,11 @@ namespace switchyard {
 // is cast down only when a node that runs the narrow dtype, or the graph's
 // outputs, read it. A narrow constant is converted once, now, into a new
 // float32 constant, so weights stay constants (and prepared weights still
-// apply). Nodes the device runs as they are stay as they are.
+// apply). Nodes the device runs as they are stay as they are, unless they
+// sit wholly inside a float32 region: a node that reads only what fallback
+// nodes or constants make and feeds only fallback nodes (a float16 Concat
+// between float32 convs) runs in float32 too, as ONNX Runtime does, rather
+// than rounding to float16 in between.
 //
 //   before (cpu:0 has no float16 conv2d or relu):
 //     conv/conv2d(x f16, conv.weight f16) -> conv/conv2d:0 f16

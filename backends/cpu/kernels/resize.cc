@@ -10,10 +10,13 @@
 //     [outer, in_d, inner] -> [outer, out_d, inner] into a scratch buffer,
 //     the last one into the output.
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -39,6 +42,46 @@ struct AxisTaps {
   std::vector<T> weight;
 };
 
+// Linear taps as ONNX Runtime's bilinear kernel takes them: the source
+// coordinate in float (not double), clamped into the input before its two
+// pixels are chosen (the last one twice, half each, past the end). The same
+// interpolation, rounded as it rounds it, so that quantized models agree
+// with it (DynamicQuantizeLinear turns a one-ulp difference into a whole
+// step). Coordinate modes it has no float form for here keep the taps.
+void LinearTapsAsOnnxRuntime(const ResizeAxis& a, int64_t o, int64_t* index,
+                             double* weight) {
+  const float x = static_cast<float>(o);
+  const float scale = static_cast<float>(a.scale);
+  float source;
+  switch (a.coordinate) {
+    case ResizeCoordinateMode::kHalfPixel:
+      source = (x + 0.5f) / scale - 0.5f;
+      break;
+    case ResizeCoordinateMode::kPytorchHalfPixel:
+      source = a.out > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
+      break;
+    case ResizeCoordinateMode::kAsymmetric:
+      source = x / scale;
+      break;
+    case ResizeCoordinateMode::kAlignCorners:
+      source = a.out > 1 ? x * static_cast<float>(a.in - 1) / static_cast<float>(a.out - 1)
+                         : 0.0f;
+      break;
+    default:
+      return;
+  }
+  if (!std::isfinite(source)) return;
+  const float last = static_cast<float>(a.in - 1);
+  source = source < 0.0f ? 0.0f : (source > last ? last : source);
+  index[0] = std::min(static_cast<int64_t>(source), a.in - 1);
+  index[1] = std::min(index[0] + 1, a.in - 1);
+  float to_second = std::fabs(source - static_cast<float>(index[0]));
+  float to_first = std::fabs(source - static_cast<float>(index[1]));
+  if (index[0] == index[1]) to_first = to_second = 0.5f;
+  weight[0] = to_first;
+  weight[1] = to_second;
+}
+
 template <typename T>
 AxisTaps<T> MakeTaps(const ResizeAxis& axis) {
   AxisTaps<T> taps;
@@ -49,12 +92,24 @@ AxisTaps<T> MakeTaps(const ResizeAxis& axis) {
   double weight[kMaxResizeTaps];
   for (int64_t o = 0; o < axis.out; ++o) {
     ResizeTaps(axis, o, index, weight);
+    if constexpr (std::is_same_v<T, float>) {
+      if (taps.count == 2) LinearTapsAsOnnxRuntime(axis, o, index, weight);
+    }
     for (int k = 0; k < taps.count; ++k) {
       taps.index[o * taps.count + k] = index[k];
       taps.weight[o * taps.count + k] = static_cast<T>(weight[k]);
     }
   }
   return taps;
+}
+
+// `v` as computed, kept from being fused into a multiply-add with what
+// follows (the build lets the compiler contract a * b + c into one FMA,
+// which rounds once instead of twice).
+template <typename T>
+inline T Rounded(T v) {
+  asm("" : "+x"(v));
+  return v;
 }
 
 // One output row of the last-two-axes path: row taps (R of them, fixed
@@ -69,6 +124,17 @@ void ResizeRow(const T* plane, int64_t in_w, const int64_t* rows,
   const int64_t* ci = cols.index.data();
   const T* cw = cols.weight.data();
   for (int64_t x = 0; x < out_w; ++x, ci += C, cw += C) {
+    if constexpr (R == 2 && C == 2) {
+      // Bilinear: the four corner products, each rounded, summed in ONNX
+      // Runtime's order, so that quantized models (DynamicQuantizeLinear
+      // turns a one-ulp difference into a whole step) agree with it.
+      const T top_left = Rounded(cw[0] * row_weights[0] * src[0][ci[0]]);
+      const T top_right = Rounded(cw[1] * row_weights[0] * src[0][ci[1]]);
+      const T bottom_left = Rounded(cw[0] * row_weights[1] * src[1][ci[0]]);
+      const T bottom_right = Rounded(cw[1] * row_weights[1] * src[1][ci[1]]);
+      out[x] = Rounded(Rounded(top_left + top_right) + bottom_left) + bottom_right;
+      continue;
+    }
     T acc = T(0);
     for (int k = 0; k < R; ++k) {
       T across = T(0);
