@@ -38,6 +38,16 @@ bool NamesNarrowDType(const Node& node) {
   return false;
 }
 
+// The dtype a cast node makes, if `node` is a cast.
+std::optional<DType> CastTarget(const Node& node) {
+  if (node.op != kCastOp) return std::nullopt;
+  absl::StatusOr<std::string> to = node.attrs.GetString("to");
+  if (!to.ok()) return std::nullopt;
+  absl::StatusOr<DType> dtype = ParseDType(*to);
+  if (!dtype.ok()) return std::nullopt;
+  return *dtype;
+}
+
 // The narrow dtypes among a node's operands and outputs.
 std::vector<DType> NarrowDTypes(const Node& node, const Graph& graph) {
   std::vector<DType> dtypes;
@@ -176,11 +186,29 @@ absl::StatusOr<bool> Float32FallbackPass::Run(Graph& graph) {
   }
   std::vector<bool> is_output(graph.values().size(), false);
   for (ValueId id : graph.outputs()) is_output[id] = true;
+  // The model's own casts between float32 and a narrow dtype, around nodes
+  // that now compute in float32, cancel as in ONNX Runtime (its cast
+  // insertion removes a cast down followed by one up): a narrow value a
+  // model cast down from float32 is read as that float32 value, and a cast
+  // up of a fallback node's output reads the float32 result. A float16
+  // model converted with some ops kept in float32 (Resize, between casts)
+  // then runs in float32 throughout, as ONNX Runtime runs it.
+  std::vector<ValueId> float32_source(graph.values().size(), -1);
+  std::vector<bool> casts_up(num_nodes, false);
+  for (const Node& node : graph.nodes()) {
+    const std::optional<DType> to = CastTarget(node);
+    if (!to.has_value() || node.inputs.size() != 1) continue;
+    const DType from = graph.value(node.inputs[0]).dtype;
+    if (IsNarrow(*to) && from == DType::kFloat32) {
+      float32_source[node.outputs[0]] = node.inputs[0];
+    }
+    casts_up[node.id] = IsNarrow(from) && *to == DType::kFloat32;
+  }
   auto stays_inside = [&](const Node& node) {
     for (ValueId id : node.inputs) {
       if (!IsNarrow(graph.value(id).dtype)) continue;
       const NodeId producer = graph.value(id).producer;
-      const bool inside = producer >= 0 ? fallback[producer]
+      const bool inside = producer >= 0 ? fallback[producer] || float32_source[id] >= 0
                                         : graph.value(id).constant.has_value();
       if (!inside) return false;
     }
@@ -188,7 +216,7 @@ absl::StatusOr<bool> Float32FallbackPass::Run(Graph& graph) {
       if (!IsNarrow(graph.value(id).dtype)) continue;
       if (is_output[id] || readers[id].empty()) return false;
       for (NodeId reader : readers[id]) {
-        if (!fallback[reader]) return false;
+        if (!fallback[reader] && !casts_up[reader]) return false;
       }
     }
     return true;
@@ -212,7 +240,7 @@ absl::StatusOr<bool> Float32FallbackPass::Run(Graph& graph) {
   std::vector<bool> needs_narrow(graph.values().size(), false);
   for (ValueId id : graph.outputs()) needs_narrow[id] = true;
   for (const Node& node : graph.nodes()) {
-    if (fallback[node.id]) continue;
+    if (fallback[node.id] || casts_up[node.id]) continue;
     for (ValueId id : node.inputs) needs_narrow[id] = true;
   }
 
@@ -277,6 +305,8 @@ absl::StatusOr<bool> Float32FallbackPass::Run(Graph& graph) {
       ValueId wide;
       if (found != widened_value.end()) {
         wide = found->second;
+      } else if (float32_source[v] >= 0) {
+        wide = float32_source[v];
       } else if (graph.value(v).constant.has_value()) {
         // Converted once, now: the node keeps reading a constant.
         const Tensor narrow = *graph.value(v).constant;
@@ -320,6 +350,14 @@ absl::StatusOr<bool> Float32FallbackPass::Run(Graph& graph) {
       widened_value[o] = last;
       at += added;
     }
+  }
+  // A cast up of what a fallback node now makes in float32 reads that.
+  for (const Node& node : graph.nodes()) {
+    if (CastTarget(node) != DType::kFloat32 || node.inputs.size() != 1) continue;
+    auto found = widened_value.find(node.inputs[0]);
+    if (found == widened_value.end()) continue;
+    const NodeId producer = graph.value(found->second).producer;
+    if (producer < node.id) graph.mutable_node(node.id).inputs[0] = found->second;
   }
   return !fallback_nodes_.empty();
 }

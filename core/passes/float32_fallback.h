@@ -26,7 +26,12 @@ namespace switchyard {
 // sit wholly inside a float32 region: a node that reads only what fallback
 // nodes or constants make and feeds only fallback nodes (a float16 Concat
 // between float32 convs) runs in float32 too, as ONNX Runtime does, rather
-// than rounding to float16 in between.
+// than rounding to float16 in between. The model's own casts cancel around
+// them, as ONNX Runtime's cast insertion removes a cast down followed by a
+// cast up: a float16 value the model cast down from float32 is read by a
+// fallback node as that float32 value, and a cast up of a fallback node's
+// output reads its float32 result (a float16 model converted with Resize
+// kept in float32 between casts then computes in float32 throughout).
 //
 //   before (cpu:0 has no float16 conv2d or relu):
 //     conv/conv2d(x f16, conv.weight f16) -> conv/conv2d:0 f16

@@ -304,6 +304,36 @@ TEST(Float32FallbackTest, ANodeReadingAGraphInputStaysNarrow) {
   EXPECT_EQ(graph.value(b).dtype, kF16);
 }
 
+TEST(Float32FallbackTest, TheModelsOwnCastsAroundAFallbackNodeCancel) {
+  // x f32 -> cast to f16 -> relu (float32 only) -> cast to f32: relu reads
+  // x itself and the last cast reads relu's float32 result, as ONNX
+  // Runtime removes a cast down followed by a cast up.
+  auto registry = Registry();
+  Graph graph;
+  ValueId x = graph.AddInput("x", Shape({4}), kFake, kF32);
+  AttrMap down;
+  down.Set("to", std::string("float16"));
+  ValueId h = graph.AddNode("cast", "down", {x}, down);
+  ValueId r = graph.AddNode("relu", "act", {h}, AttrMap());
+  AttrMap up;
+  up.Set("to", std::string("float32"));
+  ValueId y = graph.AddNode("cast", "up", {r}, up);
+  graph.AddOutput(y);
+  InferAndPlace(graph, kFake);
+  graph.mutable_value(h).dtype = kF16;
+  graph.mutable_value(r).dtype = kF16;
+  graph.mutable_value(y).dtype = kF32;
+
+  Float32FallbackPass pass(*registry);
+  ASSERT_TRUE(pass.Run(graph).ok());
+  ASSERT_TRUE(VerifyGraph(graph).ok()) << VerifyGraph(graph);
+  EXPECT_THAT(pass.fallback_nodes(), ElementsAre("act/relu"));
+  EXPECT_THAT(NodeNames(graph), ElementsAre("down/cast", "act/relu", "up/cast"));
+  EXPECT_EQ(graph.node(1).inputs[0], x);
+  EXPECT_EQ(graph.value(r).dtype, kF32);
+  EXPECT_EQ(graph.node(2).inputs[0], r);
+}
+
 TEST(Float32FallbackTest, FloatConstantsAreConvertedOnceAtCompileTime) {
   auto registry = Registry();
   Graph graph;

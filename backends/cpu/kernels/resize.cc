@@ -63,10 +63,12 @@ void LinearTapsAsOnnxRuntime(const ResizeAxis& a, int64_t o, int64_t* index,
     case ResizeCoordinateMode::kAsymmetric:
       source = x / scale;
       break;
-    case ResizeCoordinateMode::kAlignCorners:
-      source = a.out > 1 ? x * static_cast<float>(a.in - 1) / static_cast<float>(a.out - 1)
-                         : 0.0f;
+    case ResizeCoordinateMode::kAlignCorners: {
+      // ONNX's length_resized is the input's length times the scale.
+      const float resized = scale * static_cast<float>(a.in);
+      source = resized > 1.0f ? x * static_cast<float>(a.in - 1) / (resized - 1.0f) : 0.0f;
       break;
+    }
     default:
       return;
   }
