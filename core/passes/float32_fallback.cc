@@ -133,16 +133,16 @@ absl::StatusOr<bool> Float32FallbackPass::Run(Graph& graph) {
   for (const Value& v : graph.values()) {
     if (IsNarrow(v.dtype)) widened.mutable_value(v.id).dtype = DType::kFloat32;
   }
-  enum class Verdict { kLeave, kRunsAsIs, kFallsBack };
-  auto judge = [&](const Node& node) {
+  std::vector<bool> fallback(num_nodes, false);
+  for (const Node& node : graph.nodes()) {
     if (node.op == kCopyOp || node.op == kCastOp || NamesNarrowDType(node)) {
-      return Verdict::kLeave;
+      continue;
     }
     const std::vector<DType> narrow = NarrowDTypes(node, graph);
-    if (narrow.empty()) return Verdict::kLeave;
+    if (narrow.empty()) continue;
     std::vector<Device> devices = candidates_;
     if (placed_) {
-      if (!node.device.has_value()) return Verdict::kLeave;
+      if (!node.device.has_value()) continue;
       devices = {*node.device};
     }
     bool runs_as_is = false;
@@ -150,12 +150,15 @@ absl::StatusOr<bool> Float32FallbackPass::Run(Graph& graph) {
     for (const Device& d : devices) {
       absl::StatusOr<BackendDevice*> backend = registry_.GetDevice(d);
       if (!backend.ok()) continue;
-      runs_as_is |= (*backend)->Supports(node, graph).ok();
+      if ((*backend)->Supports(node, graph).ok()) {
+        runs_as_is = true;
+        break;
+      }
       if (!widened_on && (*backend)->Supports(widened.node(node.id), widened).ok()) {
         widened_on = d;
       }
     }
-    if (!widened_on) return runs_as_is ? Verdict::kRunsAsIs : Verdict::kLeave;
+    if (runs_as_is || !widened_on) continue;
     bool castable = false;
     if (placed_) {
       castable = cast_device(*widened_on, narrow).has_value();
@@ -163,75 +166,20 @@ absl::StatusOr<bool> Float32FallbackPass::Run(Graph& graph) {
       // Auto placement puts each cast on the target or its fallback.
       for (const Device& d : candidates_) castable |= casts_both_ways(d, narrow);
     }
-    if (!castable) return runs_as_is ? Verdict::kRunsAsIs : Verdict::kLeave;
-    return runs_as_is ? Verdict::kRunsAsIs : Verdict::kFallsBack;
-  };
-  std::vector<Verdict> verdict(num_nodes, Verdict::kLeave);
-  std::vector<bool> fallback(num_nodes, false);
-  for (const Node& node : graph.nodes()) {
-    verdict[node.id] = judge(node);
-    fallback[node.id] = verdict[node.id] == Verdict::kFallsBack;
+    fallback[node.id] = castable;
   }
-  // Nodes the device runs in the narrow dtype that read only what fallback
-  // nodes (or constants) make and feed only fallback nodes (a Concat of
-  // float32 convs' outputs) run in float32 too, when they can: rounding to
-  // float16 between two float32 nodes is what ONNX Runtime's cast insertion
-  // avoids, and results differ by it (a float16 background-removal model:
-  // 1.1e-2 against 5e-3). The largest such set: every candidate joins, then
-  // those that read or feed a node outside the float32 region leave, until
-  // none does, so chains of such nodes join together.
-  std::vector<std::vector<NodeId>> readers(graph.values().size());
-  for (const Node& node : graph.nodes()) {
-    for (ValueId id : node.inputs) readers[id].push_back(node.id);
-  }
-  std::vector<bool> is_output(graph.values().size(), false);
-  for (ValueId id : graph.outputs()) is_output[id] = true;
-  // The model's own casts between float32 and a narrow dtype, around nodes
-  // that now compute in float32, cancel as in ONNX Runtime (its cast
-  // insertion removes a cast down followed by one up): a narrow value a
-  // model cast down from float32 is read as that float32 value, and a cast
-  // up of a fallback node's output reads the float32 result. A float16
-  // model converted with some ops kept in float32 (Resize, between casts)
-  // then runs in float32 throughout, as ONNX Runtime runs it.
+
+  // A narrow value the model itself cast down from float32 is read by
+  // fallback nodes as that float32 value: the cast up they need cancels the
+  // model's cast down, as ONNX Runtime's cast insertion removes such a pair
+  // (a float16 model whose float32 input is cast down at its start, or
+  // converted with some ops kept in float32 between casts).
   std::vector<ValueId> float32_source(graph.values().size(), -1);
-  std::vector<bool> casts_up(num_nodes, false);
   for (const Node& node : graph.nodes()) {
     const std::optional<DType> to = CastTarget(node);
-    if (!to.has_value() || node.inputs.size() != 1) continue;
-    const DType from = graph.value(node.inputs[0]).dtype;
-    if (IsNarrow(*to) && from == DType::kFloat32) {
+    if (to.has_value() && IsNarrow(*to) && node.inputs.size() == 1 &&
+        graph.value(node.inputs[0]).dtype == DType::kFloat32) {
       float32_source[node.outputs[0]] = node.inputs[0];
-    }
-    casts_up[node.id] = IsNarrow(from) && *to == DType::kFloat32;
-  }
-  auto stays_inside = [&](const Node& node) {
-    for (ValueId id : node.inputs) {
-      if (!IsNarrow(graph.value(id).dtype)) continue;
-      const NodeId producer = graph.value(id).producer;
-      const bool inside = producer >= 0 ? fallback[producer] || float32_source[id] >= 0
-                                        : graph.value(id).constant.has_value();
-      if (!inside) return false;
-    }
-    for (ValueId id : node.outputs) {
-      if (!IsNarrow(graph.value(id).dtype)) continue;
-      if (is_output[id] || readers[id].empty()) return false;
-      for (NodeId reader : readers[id]) {
-        if (!fallback[reader] && !casts_up[reader]) return false;
-      }
-    }
-    return true;
-  };
-  for (const Node& node : graph.nodes()) {
-    if (verdict[node.id] == Verdict::kRunsAsIs) fallback[node.id] = true;
-  }
-  for (bool left = true; left;) {
-    left = false;
-    for (const Node& node : graph.nodes()) {
-      if (verdict[node.id] != Verdict::kRunsAsIs || !fallback[node.id]) continue;
-      if (!stays_inside(node)) {
-        fallback[node.id] = false;
-        left = true;
-      }
     }
   }
 
@@ -240,7 +188,7 @@ absl::StatusOr<bool> Float32FallbackPass::Run(Graph& graph) {
   std::vector<bool> needs_narrow(graph.values().size(), false);
   for (ValueId id : graph.outputs()) needs_narrow[id] = true;
   for (const Node& node : graph.nodes()) {
-    if (fallback[node.id] || casts_up[node.id]) continue;
+    if (fallback[node.id]) continue;
     for (ValueId id : node.inputs) needs_narrow[id] = true;
   }
 
@@ -350,14 +298,6 @@ absl::StatusOr<bool> Float32FallbackPass::Run(Graph& graph) {
       widened_value[o] = last;
       at += added;
     }
-  }
-  // A cast up of what a fallback node now makes in float32 reads that.
-  for (const Node& node : graph.nodes()) {
-    if (CastTarget(node) != DType::kFloat32 || node.inputs.size() != 1) continue;
-    auto found = widened_value.find(node.inputs[0]);
-    if (found == widened_value.end()) continue;
-    const NodeId producer = graph.value(found->second).producer;
-    if (producer < node.id) graph.mutable_node(node.id).inputs[0] = found->second;
   }
   return !fallback_nodes_.empty();
 }

@@ -22,16 +22,10 @@ namespace switchyard {
 // is cast down only when a node that runs the narrow dtype, or the graph's
 // outputs, read it. A narrow constant is converted once, now, into a new
 // float32 constant, so weights stay constants (and prepared weights still
-// apply). Nodes the device runs as they are stay as they are, unless they
-// sit wholly inside a float32 region: a node that reads only what fallback
-// nodes or constants make and feeds only fallback nodes (a float16 Concat
-// between float32 convs) runs in float32 too, as ONNX Runtime does, rather
-// than rounding to float16 in between. The model's own casts cancel around
-// them, as ONNX Runtime's cast insertion removes a cast down followed by a
-// cast up: a float16 value the model cast down from float32 is read by a
-// fallback node as that float32 value, and a cast up of a fallback node's
-// output reads its float32 result (a float16 model converted with Resize
-// kept in float32 between casts then computes in float32 throughout).
+// apply). Nodes the device runs as they are stay as they are. A narrow
+// value the model itself cast down from float32 is read by fallback nodes as
+// that float32 value (the cast up they need cancels the model's cast down),
+// as ONNX Runtime's cast insertion does.
 //
 //   before (cpu:0 has no float16 conv2d or relu):
 //     conv/conv2d(x f16, conv.weight f16) -> conv/conv2d:0 f16
