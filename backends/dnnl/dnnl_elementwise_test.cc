@@ -326,6 +326,18 @@ TEST(DnnlBinaryTest, PlainBroadcasts) {
   EXPECT_TRUE(AllOnDnnl(ran)) << ran.partitions;
 }
 
+// A linear head at batch 1: [1, 10] * scale + bias [10], the bias of fewer
+// dims but as many elements (it was reordered across ranks, which oneDNN
+// refuses).
+TEST(DnnlBinaryTest, OperandOfFewerDimsAndTheSameElements) {
+  const Ran ran = ExpectLikeReference("head", [](Builder& b) {
+    ValueId x = b.Input(Shape({1, 10}));
+    ValueId y = b.Node("mul", {x, b.Constant(Shape({}), {0.25f})});
+    b.graph.AddOutput(b.Node("add", {y, b.Constant(Shape({10}))}));
+  });
+  EXPECT_TRUE(AllOnDnnl(ran)) << ran.partitions;
+}
+
 // A detector's input normalization, (image - mean[3,1,1]) / std[3,1,1], on a
 // plain [3,H,W] value: oneDNN has no JIT kernel for that broadcast as it
 // stands (its reference one took ~20 ns an element), so the operands go in

@@ -266,7 +266,15 @@ absl::Status LowerBinary(PartitionBuilder& b, const FusionGroup& g,
   if (on_host) return absl::OkStatus();
   MemRef other;
   std::optional<dnnl::binary::primitive_desc> pd;
-  if (src1_dims == a.md.dims()) {
+  if (src1_dims == a.md.dims() &&
+      graph.value(v1).shape->rank() < static_cast<int>(src1_dims.size())) {
+    // The same elements with fewer dims (a Gemm's bias [10] beside its
+    // [1, 10] output): its row-major bytes at src0's rank (a reorder
+    // cannot change the rank).
+    SY_ASSIGN_OR_RETURN(other, b.PlainOf(v1));
+    other.md = Plain(src1_dims);
+    pd = TryBinary(b, g, algorithm, a.md, other.md);
+  } else if (src1_dims == a.md.dims()) {
     // Same shape: both in src0's layout.
     SY_ASSIGN_OR_RETURN(other, b.As(v1, a.md));
     pd = TryBinary(b, g, algorithm, a.md, other.md);

@@ -1,8 +1,8 @@
-// conv_integer (ONNX ConvInteger) as an integer GEMM: the weights widened
-// to int32 less their zero points once per run, then for each task (image,
-// group, block of output positions) the window's taps gathered (im2col)
-// less the input's zero point, padding as 0, and multiplied by Eigen's
-// integer GEMM into the block of the output.
+// conv_integer (ONNX ConvInteger) as a GEMM: the weights widened less their
+// zero points once per run, then for each task (image, group, block of
+// output positions) the window's taps gathered (im2col) less the input's
+// zero point, padding as 0, and multiplied exactly
+// (exact_integer_product.h) into the block of the output.
 
 #include <algorithm>
 #include <memory>
@@ -10,6 +10,7 @@
 
 #include "Eigen/Core"
 #include "backends/cpu/cpu_device.h"
+#include "backends/cpu/kernels/exact_integer_product.h"
 #include "backends/cpu/kernels/integer_operands.h"
 #include "core/kernel_registry.h"
 #include "core/tensor.h"
@@ -19,11 +20,6 @@ namespace switchyard {
 namespace cpu {
 namespace {
 
-using IntMatrix =
-    Eigen::Matrix<int32_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using OutBlock =
-    Eigen::Map<Eigen::Matrix<int32_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>,
-               0, Eigen::OuterStride<>>;
 
 // Output positions per task: enough work per GEMM, bounded im2col memory.
 constexpr int64_t kPositionsPerTask = 256;
@@ -53,7 +49,7 @@ class ConvIntegerKernel : public Kernel {
     const int64_t taps = in_per_group * kh * kw;
     if (y.num_elements() == 0) return absl::OkStatus();
 
-    IntMatrix weights(out_channels, taps);
+    FloatRows weights(out_channels, taps);
     WidenLessZeroPoint(w, 0, out_channels, taps, w_zp, /*per_row=*/true, 0,
                        weights.data());
     const int32_t input_zp = ZeroPointOf(x_zp, 0);
@@ -66,24 +62,27 @@ class ConvIntegerKernel : public Kernel {
       const int64_t n = t / blocks / groups;
       const int64_t p0 = block * kPositionsPerTask;
       const int64_t p1 = std::min(positions, p0 + kPositionsPerTask);
-      IntMatrix columns(taps, p1 - p0);
+      FloatRows columns(taps, p1 - p0), partial;
       for (int64_t c = 0; c < in_per_group; ++c) {
         const int64_t plane = (n * channels + group * in_per_group + c) * h * width;
         for (int64_t i = 0; i < kh; ++i) {
           for (int64_t j = 0; j < kw; ++j) {
-            int32_t* row = columns.data() + ((c * kh + i) * kw + j) * (p1 - p0);
+            float* row = columns.data() + ((c * kh + i) * kw + j) * (p1 - p0);
             for (int64_t p = p0; p < p1; ++p) {
               const int64_t ih = (p / wo) * a_.stride_h - a_.pad_h + i * a_.dilation_h;
               const int64_t iw = (p % wo) * a_.stride_w - a_.pad_w + j * a_.dilation_w;
               const bool inside = ih >= 0 && ih < h && iw >= 0 && iw < width;
-              row[p - p0] = inside ? EightBitAt(x, plane + ih * width + iw) - input_zp : 0;
+              row[p - p0] =
+                  inside ? static_cast<float>(EightBitAt(x, plane + ih * width + iw) - input_zp)
+                         : 0.0f;
             }
           }
         }
       }
-      OutBlock result(out + (n * out_channels + group * out_per_group) * positions + p0,
-                      out_per_group, p1 - p0, Eigen::OuterStride<>(positions));
-      result.noalias() = weights.middleRows(group * out_per_group, out_per_group) * columns;
+      IntRowsMap result(out + (n * out_channels + group * out_per_group) * positions + p0,
+                        out_per_group, p1 - p0, Eigen::OuterStride<>(positions));
+      ExactIntegerProduct(weights.middleRows(group * out_per_group, out_per_group), columns,
+                          result, partial);
     };
     context_->ParallelRange(batch * groups * blocks, [&](int64_t begin, int64_t end) {
       for (int64_t t = begin; t < end; ++t) task(t);

@@ -1,7 +1,7 @@
-// matmul_integer (ONNX MatMulInteger): each operand's matrix widened to
-// int32 less its zero points, then Eigen's integer GEMM. Sums wrap modulo
-// 2^32 like ONNX Runtime's int32 accumulators (only a K beyond 33,000 can
-// reach that: 255 * 255 * K).
+// matmul_integer (ONNX MatMulInteger): each operand's matrix widened less
+// its zero points, then multiplied exactly (exact_integer_product.h). Sums
+// wrap modulo 2^32 like ONNX Runtime's int32 accumulators (only a K beyond
+// 33,000 can reach that: 255 * 255 * K).
 //
 // Tasks are output matrices; a single matrix is split by rows.
 
@@ -11,6 +11,7 @@
 
 #include "Eigen/Core"
 #include "backends/cpu/cpu_device.h"
+#include "backends/cpu/kernels/exact_integer_product.h"
 #include "backends/cpu/kernels/integer_operands.h"
 #include "core/kernel_registry.h"
 #include "core/tensor.h"
@@ -19,9 +20,6 @@
 namespace switchyard {
 namespace cpu {
 namespace {
-
-using IntMatrix =
-    Eigen::Matrix<int32_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 class MatmulIntegerKernel : public Kernel {
  public:
@@ -45,18 +43,14 @@ class MatmulIntegerKernel : public Kernel {
       const int64_t matrix = t / row_blocks, block = t % row_blocks;
       const int64_t r0 = m * block / row_blocks, r1 = m * (block + 1) / row_blocks;
       if (r1 == r0) return;
-      Eigen::Map<IntMatrix> out(y + matrix * m * n + r0 * n, r1 - r0, n);
-      if (k == 0) {
-        out.setZero();
-        return;
-      }
+      IntRowsMap out(y + matrix * m * n + r0 * n, r1 - r0, n, Eigen::OuterStride<>(n));
       // a's zero point is per row, b's per column.
-      IntMatrix lhs(r1 - r0, k), rhs(k, n);
+      FloatRows lhs(r1 - r0, k), rhs(k, n), partial;
       WidenLessZeroPoint(a, g_.AMatrix(matrix) * m * k + r0 * k, r1 - r0, k,
                          a_zp, /*per_row=*/true, r0, lhs.data());
       WidenLessZeroPoint(b, g_.BMatrix(matrix) * k * n, k, n, b_zp,
                          /*per_row=*/false, 0, rhs.data());
-      out.noalias() = lhs * rhs;
+      ExactIntegerProduct(lhs, rhs, out, partial);
     };
     const int64_t tasks = g_.batch_count * row_blocks;
     context_->ParallelRange(tasks, [&](int64_t begin, int64_t end) {
