@@ -8,6 +8,7 @@
 #   printf 'model\trun\tstart\tload_before\tload_after\tseconds\tstatus\n' > "${RUNS}"
 #   run_one MODEL RUN JSON COMMAND...  (writes RUN_DIR/MODEL/RUN.{stderr,failed})
 #   skip MODEL RUN REASON
+#   bench_backends MODEL ONNX [SKIP_REASON]  (switchyard bench per BACKEND_LIST)
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 # One line of a failure, safe in a table cell.
@@ -84,4 +85,39 @@ build_switchyard() {
       BUILD_FAILED="bazel build ${targets[*]} failed: $(reason_of "${TMP_DIR}/build.err")"
     fi
   fi
+}
+
+# bench_backends MODEL ONNX [SKIP_REASON]: `switchyard bench` of ONNX on each
+# of BACKEND_LIST, each in its own process (one that crashes or hangs costs
+# only its own cells; OpenMP threads left spinning by oneDNN never share the
+# cores with the cpu backend's pool), JSON in RUN_DIR/MODEL/switchyard_B.json.
+# dnnl:0 lacks some ops (clip, erf, the integer ones...): those nodes fall
+# back to the CPU, as `run --placement=auto` does. Every run skipped with
+# SKIP_REASON when given (a model that could not be made), or when the build
+# failed. Uses BIN, PLUGIN, BUILD_FAILED, BATCHES, WARMUP, ITERATIONS, THREADS.
+bench_backends() {
+  local m=$1 onnx=$2 why=${3:-} dir="${RUN_DIR}/$1" b run
+  local plugin_flags placement
+  for b in "${BACKEND_LIST[@]}"; do
+    run="switchyard_${b%%:*}"
+    plugin_flags=()
+    placement=()
+    if [[ "${b}" == dnnl* ]]; then
+      plugin_flags=(--plugin="${PLUGIN}")
+      placement=(--placement=auto)
+    fi
+    if [[ -n "${why}" ]]; then
+      skip "${m}" "${run}" "${why}"
+    elif [[ -n "${BUILD_FAILED}" ]]; then
+      skip "${m}" "${run}" "${BUILD_FAILED}"
+    elif [[ -z "${BIN}" || ( "${b}" == dnnl* && -z "${PLUGIN}" ) ]]; then
+      skip "${m}" "${run}" "no switchyard binary or dnnl plugin (copy failed)"
+    else
+      run_one "${m}" "${run}" "${dir}/${run}.json" "${BIN}" "${plugin_flags[@]}" bench \
+        --model="${onnx}" --devices="${b}" --batch="${BATCHES}" --warmup="${WARMUP}" \
+        --iterations="${ITERATIONS}" --threads="${THREADS}" "${placement[@]}" \
+        --json="${dir}/${run}.json"
+      type -t after_bench > /dev/null && after_bench "${m}" "${run}" "${onnx}"
+    fi
+  done
 }

@@ -117,33 +117,7 @@ for m in "${MODEL_LIST[@]}"; do
   export_failed=""
   [[ -f "${dir}/export.failed" ]] && export_failed="$(cat "${dir}/export.failed")"
 
-  # Switchyard: each backend in its own process, so one that crashes or
-  # hangs costs only its own cells, and OpenMP threads left spinning by
-  # oneDNN never share the cores with the cpu backend's pool.
-  for b in "${BACKEND_LIST[@]}"; do
-    run="switchyard_${b%%:*}"
-    plugin_flags=()
-    placement=()
-    # dnnl:0 lacks some ops these models use (clip, hardswish, erf, ...):
-    # those nodes fall back to the CPU, as `run --placement=auto` does, and
-    # the backend still counts for the convolutions and GEMMs it does run.
-    if [[ "${b}" == dnnl* ]]; then
-      plugin_flags=(--plugin="${PLUGIN}")
-      placement=(--placement=auto)
-    fi
-    if [[ -n "${export_failed}" ]]; then
-      skip "${m}" "${run}" "${export_failed}"
-    elif [[ -n "${BUILD_FAILED}" ]]; then
-      skip "${m}" "${run}" "${BUILD_FAILED}"
-    elif [[ -z "${BIN}" || ( "${b}" == dnnl* && -z "${PLUGIN}" ) ]]; then
-      skip "${m}" "${run}" "no switchyard binary or dnnl plugin (copy failed)"
-    else
-      run_one "${m}" "${run}" "${dir}/${run}.json" "${BIN}" "${plugin_flags[@]}" bench \
-        --model="${onnx}" --devices="${b}" --batch="${BATCHES}" --warmup="${WARMUP}" \
-        --iterations="${ITERATIONS}" --threads="${THREADS}" "${placement[@]}" \
-        --json="${dir}/${run}.json"
-    fi
-  done
+  bench_backends "${m}" "${onnx}" "${export_failed}"
 
   for p in "${PEER_LIST[@]}"; do
     if [[ "${p}" == onnxruntime ]]; then

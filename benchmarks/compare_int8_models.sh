@@ -125,10 +125,11 @@ done
 # Switchyard and the oneDNN plugin (bench_runs.sh): BIN, PLUGIN, BUILD_FAILED.
 build_switchyard
 
-# refused ROW RUN MODEL_FILE: a Switchyard JSON whose every row is an error means it
-# declined the model (an import error, the same for every batch): the cells
-# say "refused: <the first error, less the list of ops it imports>".
-refused() {
+# after_bench ROW RUN MODEL_FILE (bench_backends calls it after each run): a
+# Switchyard JSON whose every row is an error means it declined the model (an
+# import error, the same for every batch): the cells say "refused: <the first
+# error, less the list of ops it imports>".
+after_bench() {
   local json="${RUN_DIR}/$1/$2.json" why
   [[ -f "${json}" ]] || return 0
   why="$("${PYTHON}" - "${json}" "$3" <<'EOF'
@@ -152,28 +153,7 @@ for k in "${!FILES[@]}"; do
   missing=""
   [[ -f "${dir}/model.missing" ]] && missing="$(cat "${dir}/model.missing")"
 
-  for b in "${BACKEND_LIST[@]}"; do
-    run="switchyard_${b%%:*}"
-    plugin_flags=()
-    placement=()
-    if [[ "${b}" == dnnl* ]]; then
-      plugin_flags=(--plugin="${PLUGIN}")
-      placement=(--placement=auto)
-    fi
-    if [[ -n "${missing}" ]]; then
-      skip "${m}" "${run}" "${missing}"
-    elif [[ -n "${BUILD_FAILED}" ]]; then
-      skip "${m}" "${run}" "${BUILD_FAILED}"
-    elif [[ -z "${BIN}" || ( "${b}" == dnnl* && -z "${PLUGIN}" ) ]]; then
-      skip "${m}" "${run}" "no switchyard binary or dnnl plugin (copy failed)"
-    else
-      run_one "${m}" "${run}" "${dir}/${run}.json" "${BIN}" "${plugin_flags[@]}" bench \
-        --model="${onnx}" --devices="${b}" --batch="${BATCHES}" --warmup="${WARMUP}" \
-        --iterations="${ITERATIONS}" --threads="${THREADS}" "${placement[@]}" \
-        --json="${dir}/${run}.json"
-      refused "${m}" "${run}" "${onnx}"
-    fi
-  done
+  bench_backends "${m}" "${onnx}" "${missing}"
 
   if [[ -n "${missing}" ]]; then
     skip "${m}" onnxruntime "${missing}"
