@@ -187,13 +187,35 @@ absl::StatusOr<QuantParams> ReadQuantParams(NodeContext& ctx, const QuantInputs&
   return p;
 }
 
+namespace {
+
+// One scale and one zero point of an 8-bit type: what quantize_linear and
+// dequantize_linear take, in one pass each.
+bool PerTensorEightBit(NodeContext& ctx, const QuantParams& p) {
+  return (p.type == DType::kUInt8 || p.type == DType::kInt8) &&
+         ctx.Type(p.scale).shape.num_elements() == 1 &&
+         ctx.Type(p.zero_point).shape.num_elements() == 1;
+}
+
+}  // namespace
+
 absl::StatusOr<Val> Quantize(NodeContext& ctx, Val x, const QuantParams& p) {
   SY_ASSIGN_OR_RETURN(Val xf, CastTo(ctx, x, DType::kFloat32));
+  if (PerTensorEightBit(ctx, p)) {
+    SY_ASSIGN_OR_RETURN(Val zero_point, CastTo(ctx, p.zero_point, p.type));
+    return ctx.EmitOne("quantize_linear", {xf, p.scale, zero_point}, AttrMap());
+  }
   SY_ASSIGN_OR_RETURN(Val scaled, Op(ctx, "div", {xf, p.scale}));
   return RoundToQuantized(ctx, scaled, p);
 }
 
 absl::StatusOr<Val> Dequantize(NodeContext& ctx, Val q, const QuantParams& p, DType out) {
+  if (PerTensorEightBit(ctx, p) && ctx.Type(q).dtype == p.type) {
+    SY_ASSIGN_OR_RETURN(Val zero_point, CastTo(ctx, p.zero_point, p.type));
+    SY_ASSIGN_OR_RETURN(Val y, ctx.EmitOne("dequantize_linear", {q, p.scale, zero_point},
+                                           AttrMap()));
+    return CastTo(ctx, y, out);
+  }
   SY_ASSIGN_OR_RETURN(Val wide, CastTo(ctx, q, DType::kInt32));
   SY_ASSIGN_OR_RETURN(Val centred, Op(ctx, "sub", {wide, p.zero_point}));
   SY_ASSIGN_OR_RETURN(Val real, CastTo(ctx, centred, DType::kFloat32));

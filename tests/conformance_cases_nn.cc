@@ -335,6 +335,26 @@ void AddIntegerProductCases(std::vector<ConformanceCase>& cases) {
   }
 }
 
+// quantize_linear over values that land on ties, saturate both ways and
+// include zero; dequantize_linear over every 8-bit value's range.
+void AddLinearQuantizationCases(std::vector<ConformanceCase>& cases) {
+  for (DType dtype : {DType::kUInt8, DType::kInt8}) {
+    ConformanceCase q = Case(absl::StrCat("quantize_linear_", DTypeName(dtype)),
+                             "quantize_linear", {Shape({2, 3, 40})}, {Shape({}), Shape({})});
+    q.scale = 40.0f;  // x and the scale up to 40: small and saturated results
+    q.positive_params = {0};
+    q.operand_values[2] = {dtype, dtype == DType::kUInt8 ? 100 : -20,
+                           dtype == DType::kUInt8 ? 140 : 20};
+    cases.push_back(q);
+    ConformanceCase dq = InDType(
+        Case("dequantize_linear", "dequantize_linear", {Shape({4, 70})}, {Shape({}), Shape({})}),
+        dtype);
+    dq.operand_values[1] = {DType::kFloat32};
+    dq.positive_params = {0};
+    cases.push_back(dq);
+  }
+}
+
 void AddLayerNormCases(std::vector<ConformanceCase>& cases) {
   cases.push_back(Case("layer_norm_last_axis", "layer_norm", {Shape({2, 3, 8})},
                        {Shape({8}), Shape({8})},
@@ -586,6 +606,7 @@ std::vector<ConformanceCase> NnConformanceCases() {
   AddGemmCases(cases);
   AddMatmulCases(cases);
   AddIntegerProductCases(cases);
+  AddLinearQuantizationCases(cases);
   AddLayerNormCases(cases);
   AddLogSoftmaxCases(cases);
   AddResizeCases(cases);

@@ -1,0 +1,110 @@
+// quantize_linear and dequantize_linear (ops/linear_quantization.cc): one
+// pass over the elements, split over the threads when large.
+
+#include <cstdint>
+#include <memory>
+
+#include "backends/cpu/cpu_device.h"
+#include "core/kernel_registry.h"
+#include "core/tensor.h"
+#include "ops/linear_quantization.h"
+
+namespace switchyard {
+namespace cpu {
+namespace {
+
+constexpr int64_t kMinParallelElements = int64_t{1} << 15;
+
+// The scale and zero point, one element each (checked by the op).
+float ScaleOf(const Tensor& scale) { return scale.data<float>()[0]; }
+int32_t ZeroPointOf(const Tensor& zero_point) {
+  return zero_point.dtype() == DType::kUInt8 ? zero_point.data<uint8_t>()[0]
+                                             : zero_point.data<int8_t>()[0];
+}
+
+template <typename Fn>
+void ForEachRange(const CpuContext& context, int64_t n, const Fn& fn) {
+  if (n < kMinParallelElements) {
+    fn(0, n);
+  } else {
+    context.ParallelRange(n, fn);
+  }
+}
+
+class QuantizeKernel : public Kernel {
+ public:
+  explicit QuantizeKernel(std::shared_ptr<const CpuContext> context)
+      : context_(std::move(context)) {}
+
+  absl::Status Run(absl::Span<const Tensor* const> inputs,
+                   absl::Span<Tensor* const> outputs) override {
+    const float* x = inputs[0]->data<float>();
+    const float scale = ScaleOf(*inputs[1]);
+    const int32_t zero_point = ZeroPointOf(*inputs[2]);
+    Tensor& y = *outputs[0];
+    if (y.dtype() == DType::kUInt8) {
+      Quantize(x, scale, zero_point, y.data<uint8_t>(), y.num_elements());
+    } else {
+      Quantize(x, scale, zero_point, y.data<int8_t>(), y.num_elements());
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  template <typename Q>
+  void Quantize(const float* x, float scale, int32_t zero_point, Q* y, int64_t n) const {
+    ForEachRange(*context_, n, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) y[i] = QuantizeElement<Q>(x[i], scale, zero_point);
+    });
+  }
+
+  std::shared_ptr<const CpuContext> context_;
+};
+
+class DequantizeKernel : public Kernel {
+ public:
+  explicit DequantizeKernel(std::shared_ptr<const CpuContext> context)
+      : context_(std::move(context)) {}
+
+  absl::Status Run(absl::Span<const Tensor* const> inputs,
+                   absl::Span<Tensor* const> outputs) override {
+    const Tensor& q = *inputs[0];
+    const float scale = ScaleOf(*inputs[1]);
+    const int32_t zero_point = ZeroPointOf(*inputs[2]);
+    float* y = outputs[0]->data<float>();
+    if (q.dtype() == DType::kUInt8) {
+      Dequantize(q.data<uint8_t>(), scale, zero_point, y, q.num_elements());
+    } else {
+      Dequantize(q.data<int8_t>(), scale, zero_point, y, q.num_elements());
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  template <typename Q>
+  void Dequantize(const Q* q, float scale, int32_t zero_point, float* y, int64_t n) const {
+    ForEachRange(*context_, n, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) y[i] = DequantizeElement<Q>(q[i], scale, zero_point);
+    });
+  }
+
+  std::shared_ptr<const CpuContext> context_;
+};
+
+absl::StatusOr<std::unique_ptr<Kernel>> MakeQuantize(const Node&, const Graph&,
+                                                     CpuDevice& device) {
+  return std::make_unique<QuantizeKernel>(device.context());
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> MakeDequantize(const Node&, const Graph&,
+                                                       CpuDevice& device) {
+  return std::make_unique<DequantizeKernel>(device.context());
+}
+
+SY_REGISTER_KERNEL(CpuKernels(), "quantize_linear", DType::kFloat32, &MakeQuantize);
+SY_REGISTER_KERNEL(CpuKernels(), "dequantize_linear", DType::kUInt8, &MakeDequantize);
+SY_REGISTER_KERNEL(CpuKernels(), "dequantize_linear", DType::kInt8, &MakeDequantize);
+
+}  // namespace
+}  // namespace cpu
+}  // namespace switchyard

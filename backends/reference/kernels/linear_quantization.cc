@@ -1,0 +1,64 @@
+// quantize_linear and dequantize_linear (ops/linear_quantization.cc) by the
+// formulas of ops/linear_quantization.h, element by element.
+
+#include <cstdint>
+#include <memory>
+
+#include "backends/reference/kernels/integer_products.h"
+#include "backends/reference/kernels/kernels.h"
+#include "ops/linear_quantization.h"
+
+namespace switchyard {
+namespace reference {
+namespace {
+
+class QuantizeKernel : public Kernel {
+ public:
+  absl::Status Run(absl::Span<const Tensor* const> inputs,
+                   absl::Span<Tensor* const> outputs) override {
+    const Tensor& x = *inputs[0];
+    const float scale = inputs[1]->data<float>()[0];
+    const int32_t zero_point = ZeroPoint(*inputs[2], 0);
+    Tensor& y = *outputs[0];
+    for (int64_t i = 0; i < x.num_elements(); ++i) {
+      const float v = x.data<float>()[i];
+      if (y.dtype() == DType::kUInt8) {
+        y.data<uint8_t>()[i] = QuantizeElement<uint8_t>(v, scale, zero_point);
+      } else {
+        y.data<int8_t>()[i] = QuantizeElement<int8_t>(v, scale, zero_point);
+      }
+    }
+    return absl::OkStatus();
+  }
+};
+
+class DequantizeKernel : public Kernel {
+ public:
+  absl::Status Run(absl::Span<const Tensor* const> inputs,
+                   absl::Span<Tensor* const> outputs) override {
+    const Tensor& q = *inputs[0];
+    const float scale = inputs[1]->data<float>()[0];
+    const int32_t zero_point = ZeroPoint(*inputs[2], 0);
+    float* y = outputs[0]->data<float>();
+    for (int64_t i = 0; i < q.num_elements(); ++i) {
+      y[i] = static_cast<float>(EightBit(q, i) - zero_point) * scale;
+    }
+    return absl::OkStatus();
+  }
+};
+
+absl::StatusOr<std::unique_ptr<Kernel>> MakeQuantize(const Node&, const Graph&, RefDevice&) {
+  return std::make_unique<QuantizeKernel>();
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> MakeDequantize(const Node&, const Graph&, RefDevice&) {
+  return std::make_unique<DequantizeKernel>();
+}
+
+SY_REGISTER_KERNEL(RefKernels(), "quantize_linear", DType::kFloat32, &MakeQuantize);
+SY_REGISTER_KERNEL(RefKernels(), "dequantize_linear", DType::kUInt8, &MakeDequantize);
+SY_REGISTER_KERNEL(RefKernels(), "dequantize_linear", DType::kInt8, &MakeDequantize);
+
+}  // namespace
+}  // namespace reference
+}  // namespace switchyard
