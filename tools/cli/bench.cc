@@ -81,8 +81,11 @@ absl::Status MeasureRow(Module& model, const BenchModel& spec,
     host_outputs.resize(outputs.size());
     for (size_t o = 0; o < outputs.size(); ++o) {
       host_outputs[o].resize(outputs[o].size_bytes());
-      SY_RETURN_IF_ERROR(device.CopyToHost(*outputs[o].buffer(), host_outputs[o].data(),
-                                           outputs[o].size_bytes()));
+      // Each from its own device: under auto placement the last node, and
+      // so an output, may run on the fallback device.
+      SY_ASSIGN_OR_RETURN(BackendDevice * out_device, registry.GetDevice(outputs[o].device()));
+      SY_RETURN_IF_ERROR(out_device->CopyToHost(*outputs[o].buffer(), host_outputs[o].data(),
+                                                outputs[o].size_bytes()));
     }
     SY_ASSIGN_OR_RETURN(int m3, clock->Mark());
     const Clock::time_point end = Clock::now();
