@@ -1,11 +1,14 @@
 // conv_integer (ONNX ConvInteger) as a GEMM: the weights widened less their
-// zero points once per run, then for each task (image, group, block of
-// output positions) the window's taps gathered (im2col) less the input's
-// zero point, padding as 0, and multiplied exactly
+// zero points (once, at kernel creation, when both are graph constants on
+// the host, as a model's are; else per run), then for each task (image,
+// group, block of output positions) the window's taps gathered (im2col)
+// less the input's zero point, padding as 0, and multiplied exactly
 // (exact_integer_product.h) into the block of the output.
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "Eigen/Core"
@@ -20,39 +23,81 @@ namespace switchyard {
 namespace cpu {
 namespace {
 
-
 // Output positions per task: enough work per GEMM, bounded im2col memory.
 constexpr int64_t kPositionsPerTask = 256;
 
+// The weights [out_channels, taps] less their zero points (one per output
+// channel or one for all).
+FloatRows WidenWeights(const Tensor& w, const Tensor& w_zp) {
+  const int64_t out_channels = w.shape().dim(0);
+  FloatRows weights(out_channels, w.num_elements() / std::max<int64_t>(out_channels, 1));
+  WidenLessZeroPoint(w, 0, out_channels, weights.cols(), w_zp, /*per_row=*/true, 0,
+                     weights.data());
+  return weights;
+}
+
+// Rows (channel, tap) x positions [p0, p1) of one image's group: input less
+// its zero point, 0 in the padding.
+template <typename Q>
+void GatherColumns(const Q* image, int64_t in_per_group, int64_t h, int64_t width,
+                   int64_t wo, const Conv2dAttrs& a, int64_t kh, int64_t kw, int64_t p0,
+                   int64_t p1, float input_zp, float* columns) {
+  const int64_t n = p1 - p0;
+  for (int64_t c = 0; c < in_per_group; ++c) {
+    const Q* plane = image + c * h * width;
+    for (int64_t i = 0; i < kh; ++i) {
+      for (int64_t j = 0; j < kw; ++j) {
+        float* row = columns + ((c * kh + i) * kw + j) * n;
+        int64_t oh = p0 / wo, ow = p0 % wo;
+        for (int64_t p = 0; p < n; ++p) {
+          const int64_t ih = oh * a.stride_h - a.pad_h + i * a.dilation_h;
+          const int64_t iw = ow * a.stride_w - a.pad_w + j * a.dilation_w;
+          row[p] = ih >= 0 && ih < h && iw >= 0 && iw < width
+                       ? static_cast<float>(plane[ih * width + iw]) - input_zp
+                       : 0.0f;
+          if (++ow == wo) ow = 0, ++oh;
+        }
+      }
+    }
+  }
+}
+
 class ConvIntegerKernel : public Kernel {
  public:
-  ConvIntegerKernel(Conv2dAttrs attrs, std::shared_ptr<const CpuContext> context)
-      : a_(attrs), context_(std::move(context)) {}
+  ConvIntegerKernel(Conv2dAttrs attrs, std::optional<FloatRows> weights,
+                    std::shared_ptr<const CpuContext> context)
+      : a_(attrs), weights_(std::move(weights)), context_(std::move(context)) {}
 
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
     const Tensor& x = *inputs[0];
-    const Tensor& w = *inputs[1];
-    const Tensor& x_zp = *inputs[2];
-    const Tensor& w_zp = *inputs[3];
+    if (x.dtype() == DType::kUInt8) return RunTyped<uint8_t>(inputs, outputs);
+    return RunTyped<int8_t>(inputs, outputs);
+  }
+
+ private:
+  template <typename Q>
+  absl::Status RunTyped(absl::Span<const Tensor* const> inputs,
+                        absl::Span<Tensor* const> outputs) {
+    const Tensor& x = *inputs[0];
     Tensor& y = *outputs[0];
     const Shape& xs = x.shape();
-    const Shape& ws = w.shape();
-    const int64_t batch = xs.dim(0), channels = xs.dim(1), h = xs.dim(2),
-                  width = xs.dim(3);
+    const Shape& ws = inputs[1]->shape();
+    const int64_t batch = xs.dim(0), channels = xs.dim(1), h = xs.dim(2), width = xs.dim(3);
     const int64_t out_channels = ws.dim(0), kh = ws.dim(2), kw = ws.dim(3);
-    const int64_t ho = y.shape().dim(2), wo = y.shape().dim(3);
-    const int64_t positions = ho * wo;
+    const int64_t wo = y.shape().dim(3);
+    const int64_t positions = y.shape().dim(2) * wo;
     const int64_t groups = a_.groups;
     const int64_t in_per_group = channels / groups;
     const int64_t out_per_group = out_channels / groups;
     const int64_t taps = in_per_group * kh * kw;
     if (y.num_elements() == 0) return absl::OkStatus();
 
-    FloatRows weights(out_channels, taps);
-    WidenLessZeroPoint(w, 0, out_channels, taps, w_zp, /*per_row=*/true, 0,
-                       weights.data());
-    const int32_t input_zp = ZeroPointOf(x_zp, 0);
+    std::optional<FloatRows> per_run;
+    if (!weights_.has_value()) per_run = WidenWeights(*inputs[1], *inputs[3]);
+    const FloatRows& weights = weights_.has_value() ? *weights_ : *per_run;
+    const float input_zp = static_cast<float>(ZeroPointOf(*inputs[2], 0));
+    const Q* in = x.data<Q>();
     int32_t* out = y.data<int32_t>();
 
     const int64_t blocks = (positions + kPositionsPerTask - 1) / kPositionsPerTask;
@@ -63,22 +108,8 @@ class ConvIntegerKernel : public Kernel {
       const int64_t p0 = block * kPositionsPerTask;
       const int64_t p1 = std::min(positions, p0 + kPositionsPerTask);
       FloatRows columns(taps, p1 - p0), partial;
-      for (int64_t c = 0; c < in_per_group; ++c) {
-        const int64_t plane = (n * channels + group * in_per_group + c) * h * width;
-        for (int64_t i = 0; i < kh; ++i) {
-          for (int64_t j = 0; j < kw; ++j) {
-            float* row = columns.data() + ((c * kh + i) * kw + j) * (p1 - p0);
-            for (int64_t p = p0; p < p1; ++p) {
-              const int64_t ih = (p / wo) * a_.stride_h - a_.pad_h + i * a_.dilation_h;
-              const int64_t iw = (p % wo) * a_.stride_w - a_.pad_w + j * a_.dilation_w;
-              const bool inside = ih >= 0 && ih < h && iw >= 0 && iw < width;
-              row[p - p0] =
-                  inside ? static_cast<float>(EightBitAt(x, plane + ih * width + iw) - input_zp)
-                         : 0.0f;
-            }
-          }
-        }
-      }
+      GatherColumns(in + (n * channels + group * in_per_group) * h * width, in_per_group, h,
+                    width, wo, a_, kh, kw, p0, p1, input_zp, columns.data());
       IntRowsMap result(out + (n * out_channels + group * out_per_group) * positions + p0,
                         out_per_group, p1 - p0, Eigen::OuterStride<>(positions));
       ExactIntegerProduct(weights.middleRows(group * out_per_group, out_per_group), columns,
@@ -90,17 +121,27 @@ class ConvIntegerKernel : public Kernel {
     return absl::OkStatus();
   }
 
- private:
   Conv2dAttrs a_;
+  std::optional<FloatRows> weights_;  // when the weights are constants
   std::shared_ptr<const CpuContext> context_;
 };
 
-absl::StatusOr<std::unique_ptr<Kernel>> MakeConvInteger(const Node& node,
-                                                        const Graph& /*graph*/,
+// A graph constant on the host, or nullptr.
+const Tensor* HostConstant(const Graph& graph, ValueId id) {
+  const Value& v = graph.value(id);
+  if (!v.constant.has_value() || !v.constant->defined()) return nullptr;
+  return v.constant->device().type() == "cpu" ? &*v.constant : nullptr;
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> MakeConvInteger(const Node& node, const Graph& graph,
                                                         CpuDevice& device) {
   absl::StatusOr<Conv2dAttrs> attrs = ParseConv2dAttrs(node.attrs);
   if (!attrs.ok()) return attrs.status();
-  return std::make_unique<ConvIntegerKernel>(*attrs, device.context());
+  std::optional<FloatRows> weights;
+  const Tensor* w = HostConstant(graph, node.inputs[1]);
+  const Tensor* w_zp = HostConstant(graph, node.inputs[3]);
+  if (w != nullptr && w_zp != nullptr) weights = WidenWeights(*w, *w_zp);
+  return std::make_unique<ConvIntegerKernel>(*attrs, std::move(weights), device.context());
 }
 
 SY_REGISTER_KERNEL(CpuKernels(), "conv_integer", DType::kUInt8, &MakeConvInteger);
