@@ -48,7 +48,8 @@ absl::StatusOr<Val> ZeroPointInput(NodeContext& ctx, int index, int data_index,
   return Reshape(ctx, zp, {s.num_elements()});
 }
 
-absl::StatusOr<Val> EmitConvInteger(NodeContext& ctx, Val x, Val w, Val x_zp, Val w_zp) {
+absl::StatusOr<Val> EmitConvInteger(NodeContext& ctx, Val x, Val w, Val x_zp, Val w_zp,
+                                    const Requantization* requantization) {
   const Shape x_shape = ctx.Type(x).shape;
   const Shape w_shape = ctx.Type(w).shape;
   const bool one_d = w_shape.rank() == 3;
@@ -79,12 +80,16 @@ absl::StatusOr<Val> EmitConvInteger(NodeContext& ctx, Val x, Val w, Val x_zp, Va
     SY_ASSIGN_OR_RETURN(input, PadSpatial(ctx, input, win, zp->ElementAsDouble(0)));
     padding = {0, 0};
   }
-  SY_ASSIGN_OR_RETURN(Val y, ctx.EmitOne("conv_integer", {input, w, x_zp, w_zp},
-                                         Attrs({{"stride", win.strides},
-                                                {"padding", padding},
-                                                {"dilation", win.dilations},
-                                                {"groups", group}})));
-  return y;
+  const AttrMap attrs = Attrs({{"stride", win.strides},
+                               {"padding", padding},
+                               {"dilation", win.dilations},
+                               {"groups", group}});
+  if (requantization == nullptr) {
+    return ctx.EmitOne("conv_integer", {input, w, x_zp, w_zp}, attrs);
+  }
+  const Requantization& r = *requantization;
+  return ctx.EmitOne("qlinear_conv",
+                     {input, w, r.bias, x_zp, w_zp, r.multiplier, r.output_zero_point}, attrs);
 }
 
 namespace {
@@ -161,8 +166,8 @@ absl::Status ConvertQLinearConv(NodeContext& ctx) {
     return absl::InvalidArgumentError(absl::StrCat(
         "input x_zero_point is ", ctx.Type(x_zp).shape.ToString(), "; it must be a scalar"));
   }
-  SY_ASSIGN_OR_RETURN(Val acc, EmitConvInteger(ctx, ctx.In(0), ctx.In(3), x_zp, w_zp));
   const int64_t channels = w_shape.dim(0);
+  Requantization r;
   if (ctx.HasInput(8)) {
     const TensorType& b = ctx.Type(ctx.In(8));
     if (b.dtype != DType::kInt32 || b.shape != Shape({channels})) {
@@ -170,14 +175,18 @@ absl::Status ConvertQLinearConv(NodeContext& ctx) {
           "input B is ", b.shape.ToString(), " ", DTypeName(b.dtype), "; it must be int32 [",
           channels, "] (one per output channel)"));
     }
-    SY_ASSIGN_OR_RETURN(Val bias, Reshape(ctx, ctx.In(8), {1, channels, 1, 1}));
-    SY_ASSIGN_OR_RETURN(acc, Op(ctx, "add", {acc, bias}));
+    r.bias = ctx.In(8);
+  } else {
+    r.bias = ctx.Constant(HostArray(Shape({channels}), DType::kInt32,
+                                    std::vector<char>(channels * sizeof(int32_t), 0)));
   }
   SY_ASSIGN_OR_RETURN(QuantParams y, ReadQuantParams(ctx, {6, 7, "y_scale", "y_zero_point", 1, 0, false},
-                                                     ctx.Type(acc).shape, x_type));
-  SY_ASSIGN_OR_RETURN(Val multiplier,
-                      Multiplier(ctx, ctx.In(1), ctx.In(4), ctx.In(6), {1, channels, 1, 1}));
-  SY_ASSIGN_OR_RETURN(Val out, Requantize(ctx, acc, multiplier, y));
+                                                     x_shape, x_type));
+  SY_ASSIGN_OR_RETURN(r.multiplier,
+                      Multiplier(ctx, ctx.In(1), ctx.In(4), ctx.In(6), {channels}));
+  SY_ASSIGN_OR_RETURN(Val y_zp, Reshape(ctx, y.zero_point, {}));
+  SY_ASSIGN_OR_RETURN(r.output_zero_point, CastTo(ctx, y_zp, y.type));
+  SY_ASSIGN_OR_RETURN(Val out, EmitConvInteger(ctx, ctx.In(0), ctx.In(3), x_zp, w_zp, &r));
   SY_ASSIGN_OR_RETURN(out, BackToRank(ctx, out, x_shape.rank()));
   return ctx.SetOutput(0, out);
 }

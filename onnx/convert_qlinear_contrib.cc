@@ -106,8 +106,44 @@ absl::Status Through(NodeContext& ctx, const std::string& float_op,
   return QuantizeOutput(ctx, y, out_scale, out_zp, inputs.front().data);
 }
 
+// Two tensors of one dtype and shape with float32 scales: one qlinear_add
+// op (the composition's formula in one pass, ops/qlinear_add.cc); with
+// broadcasting or other scale dtypes, the composition.
 absl::Status ConvertQLinearAdd(NodeContext& ctx) {
-  return Through(ctx, "Add", {{0, 1, 2}, {3, 4, 5}}, 6, 7);
+  const TensorType a = ctx.Type(ctx.In(0));
+  const TensorType b = ctx.Type(ctx.In(3));
+  bool one_pass = a.shape == b.shape && a.dtype == b.dtype;
+  for (int scale : {1, 4, 6}) {
+    one_pass = one_pass && ctx.Type(ctx.In(scale)).dtype == DType::kFloat32;
+  }
+  if (!one_pass) return Through(ctx, "Add", {{0, 1, 2}, {3, 4, 5}}, 6, 7);
+  std::vector<Val> operands = {ctx.In(0), ctx.In(3)};
+  DType out = a.dtype;
+  for (const QuantizedInput& q : {QuantizedInput{0, 1, 2}, {3, 4, 5}, {0, 6, 7}}) {
+    const std::string scale_name = absl::StrCat("input ", q.scale);
+    const std::string zp_name = absl::StrCat("input ", q.zero_point);
+    // The checks the composition makes: positive finite scales, zero points
+    // of the data's dtype, one of each.
+    SY_ASSIGN_OR_RETURN(QuantParams p,
+                        ReadQuantParams(ctx, {q.scale, q.zero_point, scale_name.c_str(),
+                                              zp_name.c_str(), 1, 0, false},
+                                        a.shape, a.dtype));
+    const bool is_output = q.scale == 6;
+    if (is_output) {
+      out = p.type;
+    } else if (p.type != a.dtype) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input ", q.zero_point, " is ", DTypeName(p.type), " but input ", q.data, " is ",
+          DTypeName(a.dtype), "; a zero point has its data's dtype"));
+    }
+    SY_ASSIGN_OR_RETURN(Val scale, Reshape(ctx, ctx.In(q.scale), {}));
+    SY_ASSIGN_OR_RETURN(Val wide_zp, Reshape(ctx, p.zero_point, {}));
+    SY_ASSIGN_OR_RETURN(Val zp, CastTo(ctx, wide_zp, is_output ? out : a.dtype));
+    operands.push_back(scale);
+    operands.push_back(zp);
+  }
+  SY_ASSIGN_OR_RETURN(Val y, ctx.EmitOne("qlinear_add", operands, AttrMap()));
+  return ctx.SetOutput(0, y);
 }
 absl::Status ConvertQLinearMul(NodeContext& ctx) {
   return Through(ctx, "Mul", {{0, 1, 2}, {3, 4, 5}}, 6, 7);

@@ -16,10 +16,21 @@ namespace onnx_import {
 absl::StatusOr<Val> ZeroPointInput(NodeContext& ctx, int index, int data_index,
                                    const char* name, const char* data_name);
 
+// What turns conv_integer into qlinear_conv (ops/qlinear_conv.cc): an int32
+// bias [M], the multiplier (float32 scalar or [M]) and the output's zero
+// point (a uint8/int8 scalar: the output's dtype).
+struct Requantization {
+  Val bias = kNoVal;
+  Val multiplier = kNoVal;
+  Val output_zero_point = kNoVal;
+};
+
 // conv_integer of 8-bit x and w with their zero points, over the window the
 // node's Conv attributes give (1-D as 2-D, asymmetric pads as an explicit
-// pad with the input's zero point): an int32 [N, M, Ho, Wo] value.
-absl::StatusOr<Val> EmitConvInteger(NodeContext& ctx, Val x, Val w, Val x_zp, Val w_zp);
+// pad with the input's zero point): an int32 [N, M, Ho, Wo] value; with
+// `requantization`, qlinear_conv's 8-bit one.
+absl::StatusOr<Val> EmitConvInteger(NodeContext& ctx, Val x, Val w, Val x_zp, Val w_zp,
+                                    const Requantization* requantization = nullptr);
 
 }  // namespace onnx_import
 }  // namespace switchyard

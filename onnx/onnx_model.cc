@@ -22,6 +22,7 @@
 #include "onnx/node_context.h"
 #include "onnx/onnx_tensor.h"
 #include "onnx/opset_conversion.h"
+#include "onnx/qdq_fusion.h"
 #include "onnx/topological_sort.h"
 
 namespace switchyard {
@@ -185,15 +186,18 @@ absl::StatusOr<std::unique_ptr<OnnxModel>> OnnxModel::Load(
   if (!inlined.ok()) return Prefixed(path, inlined);
   absl::Status sorted = onnx_import::SortNodes(*proto->mutable_graph());
   if (!sorted.ok()) return Prefixed(path, sorted);
+  const std::string dir = path.substr(0, path.rfind('/') == std::string::npos
+                                             ? 0
+                                             : path.rfind('/'));
+  // QDQ groups around a Conv or Add run as one quantized op, as in ONNX
+  // Runtime.
+  onnx_import::FuseQdqGroups(*proto->mutable_graph(), dir);
   for (const onnx::StringStringEntryProto& entry : proto->metadata_props()) {
     model->metadata_.emplace_back(entry.key(), entry.value());
   }
   onnx::GraphProto& graph = *proto->mutable_graph();
 
   // Initializers become parameters, loaded straight from the parsed bytes.
-  std::string dir = path.substr(0, path.rfind('/') == std::string::npos
-                                       ? 0
-                                       : path.rfind('/'));
   ExternalDataFiles external(dir, path);
   std::map<std::string, HostArrayView> views;
   std::map<std::string, HostArray> converted;  // typed-field initializers

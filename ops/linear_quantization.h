@@ -1,10 +1,11 @@
 #ifndef SWITCHYARD_OPS_LINEAR_QUANTIZATION_H_
 #define SWITCHYARD_OPS_LINEAR_QUANTIZATION_H_
 
-// One element of quantize_linear and dequantize_linear
-// (ops/linear_quantization.cc), the formulas every backend's kernels share
-// so that they agree bit for bit: float32 arithmetic as ONNX Runtime's CPU
-// kernels do it.
+// One element of quantize_linear, dequantize_linear
+// (ops/linear_quantization.cc) and qlinear_conv's requantization
+// (ops/qlinear_conv.cc), the formulas every backend's kernels share so that
+// they agree bit for bit: float32 arithmetic as ONNX Runtime's CPU kernels
+// do it.
 
 #include <cmath>
 #include <cstdint>
@@ -12,22 +13,85 @@
 
 namespace switchyard {
 
-// saturate(round_half_even(x / scale) + zero_point); NaN becomes the
-// type's minimum, as ONNX Runtime gives for float32 input.
+// saturate(round_half_even(v) + zero_point); NaN becomes the type's
+// minimum, as ONNX Runtime gives for float32 input. Branch-free, so that
+// loops over it vectorize: v is clamped to a range that still saturates
+// alike, and 1.5 * 2^23 added and taken away rounds it to an integer, ties
+// to even (the default rounding mode). v must not be a product: the
+// compiler could fuse it with that addition (FMA) and round only once.
 template <typename Q>
-inline Q QuantizeElement(float x, float scale, int32_t zero_point) {
+inline Q SaturateRounded(float v, int32_t zero_point) {
   constexpr float kLow = static_cast<float>(std::numeric_limits<Q>::min());
   constexpr float kHigh = static_cast<float>(std::numeric_limits<Q>::max());
-  float v = std::nearbyint(x / scale) + static_cast<float>(zero_point);
-  if (!(v >= kLow)) v = kLow;  // NaN too
-  if (v > kHigh) v = kHigh;
-  return static_cast<Q>(v);
+  constexpr float kRound = 12582912.0f;  // 1.5 * 2^23
+  const float zp = static_cast<float>(zero_point);
+  const float below = kLow - zp - 1.0f, above = kHigh - zp + 1.0f;
+  v = v >= below ? v : below;  // NaN too
+  v = v <= above ? v : above;
+  float r = (v + kRound) - kRound + zp;
+  r = r >= kLow ? r : kLow;
+  r = r <= kHigh ? r : kHigh;
+  return static_cast<Q>(r);
+}
+
+// saturate(round_half_even(x / scale) + zero_point).
+template <typename Q>
+inline Q QuantizeElement(float x, float scale, int32_t zero_point) {
+  return SaturateRounded<Q>(x / scale, zero_point);
+}
+
+// An int32 accumulator requantized as ONNX Runtime's QLinearConv does:
+// saturate(round_half_even(float(acc) * multiplier) + zero_point), with
+// multiplier = input scale * weight scale / output scale. The product is
+// rounded to float before it is rounded to an integer (nearbyint keeps it
+// from being fused with SaturateRounded's addition).
+template <typename Q>
+inline Q RequantizeElement(int32_t acc, float multiplier, int32_t zero_point) {
+  return SaturateRounded<Q>(std::nearbyint(static_cast<float>(acc) * multiplier), zero_point);
 }
 
 // (q - zero_point) * scale.
 template <typename Q>
 inline float DequantizeElement(Q q, float scale, int32_t zero_point) {
   return static_cast<float>(static_cast<int32_t>(q) - zero_point) * scale;
+}
+
+// qlinear_add's scales and zero points.
+struct QLinearAddParams {
+  float a_scale = 1;
+  int32_t a_zero_point = 0;
+  float b_scale = 1;
+  int32_t b_zero_point = 0;
+  float y_scale = 1;
+  int32_t y_zero_point = 0;
+};
+
+// qlinear_add over elements [begin, end): y = quantize(dequantize(a) +
+// dequantize(b)).
+template <typename Q, typename Out>
+inline void QLinearAddRange(const Q* a, const Q* b, Out* y, int64_t begin, int64_t end,
+                            const QLinearAddParams& p) {
+#pragma omp simd
+  for (int64_t i = begin; i < end; ++i) {
+    y[i] = QuantizeElement<Out>(DequantizeElement(a[i], p.a_scale, p.a_zero_point) +
+                                    DequantizeElement(b[i], p.b_scale, p.b_zero_point),
+                                p.y_scale, p.y_zero_point);
+  }
+}
+
+// QLinearAddRange with a's and y's 8-bit types chosen at run time (true:
+// uint8, false: int8).
+template <typename Fn>
+inline void WithQLinearAddTypes(bool a_unsigned, bool y_unsigned, const Fn& fn) {
+  if (a_unsigned && y_unsigned) {
+    fn(uint8_t(), uint8_t());
+  } else if (a_unsigned) {
+    fn(uint8_t(), int8_t());
+  } else if (y_unsigned) {
+    fn(int8_t(), uint8_t());
+  } else {
+    fn(int8_t(), int8_t());
+  }
 }
 
 }  // namespace switchyard

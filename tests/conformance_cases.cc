@@ -55,7 +55,9 @@ std::vector<double> RandomValues(const Shape& shape, DType dtype, float scale,
   const bool ranged = range != nullptr && range->low < range->high &&
                       !IsFloatingPoint(dtype) && dtype != DType::kBool;
   for (double& v : values) {
-    if (ranged) {
+    if (range != nullptr && range->zeros) {
+      v = 0;
+    } else if (ranged) {
       const uint64_t span =
           static_cast<uint64_t>(range->high - range->low) + 1;
       v = static_cast<double>(range->low +

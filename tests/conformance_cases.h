@@ -51,6 +51,8 @@ struct OperandValues {
   // as ConformanceCase says, ignoring these.
   int64_t low = 0;
   int64_t high = 0;
+  // Every value 0 (a symmetric weight's zero point).
+  bool zeros = false;
 };
 
 struct ConformanceCase {

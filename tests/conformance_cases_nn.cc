@@ -332,6 +332,46 @@ void AddIntegerProductCases(std::vector<ConformanceCase>& cases) {
     grouped.operand_values[1] = {DType::kInt8, -128, 127};
     grouped.operand_values[3] = {DType::kInt8, -128, 127};
     cases.push_back(grouped);
+    // qlinear_conv: small operands so that the requantized outputs spread
+    // over the 8-bit range, some saturating; multipliers in [0.1, 0.6). The
+    // per-channel case has symmetric weights (zero points 0), the form
+    // ONNX Runtime's quantizer writes and oneDNN's int8 convolutions take.
+    for (bool per_channel : {false, true}) {
+      ConformanceCase q = InDType(
+          Case(per_channel ? "qlinear_conv_per_channel" : "qlinear_conv_pad1_stride2",
+               "qlinear_conv", {Shape({2, 3, 7, 7})},
+               {Shape({4, 3, 3, 3}), Shape({4}), Shape({}), Shape({}),
+                Shape(per_channel ? std::vector<int64_t>{4} : std::vector<int64_t>{}),
+                Shape({})},
+               {{"padding", Ints{1, 1}}, {"stride", Ints{per_channel ? 1 : 2, 2}}}),
+          dtype);
+      q.operand_values[0] = {dtype, 0, 9};
+      q.operand_values[1] = {DType::kInt8, -9, 9};
+      q.operand_values[2] = {DType::kInt32, -60, 60};
+      q.operand_values[3] = {dtype, 1, 5};
+      q.operand_values[4] = {DType::kInt8, -3, 3, /*zeros=*/per_channel};
+      q.operand_values[5] = {DType::kFloat32};
+      q.operand_values[6] = {per_channel ? DType::kInt8 : DType::kUInt8, 3, 30};
+      q.scale = 0.5f;
+      q.positive_params = {4};
+      cases.push_back(q);
+    }
+    // qlinear_add: zero points inside the range, scales in [0.1, 0.6); some
+    // sums saturate. The output is int8 for the uint8 case (another dtype
+    // than its operands'), uint8 for int8.
+    ConformanceCase add = InDType(
+        Case("qlinear_add", "qlinear_add", {Shape({2, 3, 5, 7}), Shape({2, 3, 5, 7})},
+             {Shape({}), Shape({}), Shape({}), Shape({}), Shape({}), Shape({})}),
+        dtype);
+    add.operand_values[2] = {DType::kFloat32};
+    add.operand_values[3] = {dtype, dtype == DType::kUInt8 ? 100 : -20, dtype == DType::kUInt8 ? 150 : 20};
+    add.operand_values[4] = {DType::kFloat32};
+    add.operand_values[5] = {dtype, dtype == DType::kUInt8 ? 100 : -20, dtype == DType::kUInt8 ? 150 : 20};
+    add.operand_values[6] = {DType::kFloat32};
+    add.operand_values[7] = {dtype == DType::kUInt8 ? DType::kInt8 : DType::kUInt8, 0, 30};
+    add.scale = 0.5f;
+    add.positive_params = {0, 2, 4};
+    cases.push_back(add);
   }
 }
 

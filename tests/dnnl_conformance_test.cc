@@ -44,6 +44,7 @@ const std::vector<std::string>& DnnlOps() {
       "div",        "dropout",             "flatten",    "gelu",
       "hard_swish", "layer_norm",          "leaky_relu", "linear",
       "matmul",     "max_pool2d",          "mul",        "pad",
+      "dequantize_linear", "quantize_linear", "qlinear_add", "qlinear_conv",
       "reduce_mean", "relu",               "reshape",    "sigmoid",
       "slice",      "softmax",             "sqrt",       "sub",
       "tanh",       "transpose"};

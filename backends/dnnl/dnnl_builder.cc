@@ -42,11 +42,21 @@ Dims ToDims(const Shape& shape) {
   return Dims(shape.dims().begin(), shape.dims().end());
 }
 
-memory::desc Plain(const Dims& dims) {
-  return memory::desc(dims, kF32, PlainTag(dims.size()));
+memory::desc Plain(const Dims& dims, memory::data_type type) {
+  return memory::desc(dims, type, PlainTag(dims.size()));
 }
 
-bool IsPlain(const memory::desc& md) { return md == Plain(md.dims()); }
+memory::data_type DnnlType(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32: return memory::data_type::f32;
+    case DType::kInt32: return memory::data_type::s32;
+    case DType::kUInt8: return memory::data_type::u8;
+    case DType::kInt8: return memory::data_type::s8;
+    default: return memory::data_type::undef;
+  }
+}
+
+bool IsPlain(const memory::desc& md) { return md == Plain(md.dims(), md.data_type()); }
 
 int64_t Product(const Dims& dims, size_t from) {
   int64_t p = 1;
@@ -183,9 +193,10 @@ absl::StatusOr<PartitionBuilder::Val*> PartitionBuilder::Get(ValueId id) {
         "value '", graph_.value(id).name,
         "' is neither made in the dnnl partition nor one of its inputs"));
   }
-  const Dims dims = ToDims(*graph_.value(id).shape);
+  const Value& value = graph_.value(id);
+  const Dims dims = ToDims(*value.shape);
   Val v{MemRef{MemRef::Kind::kInput, static_cast<int>(in - inputs_.begin()),
-               Plain(dims)},
+               Plain(dims, DnnlType(value.dtype))},
         dims};
   return &vals_.emplace(id, v).first->second;
 }
@@ -272,13 +283,13 @@ absl::StatusOr<MemRef> PartitionBuilder::PlainOf(ValueId id) {
     if (cached != plain_cache_.end()) {
       ref = cached->second;
     } else {
-      MemRef to = NewBuffer(Plain(ref.md.dims()));
+      MemRef to = NewBuffer(Plain(ref.md.dims(), ref.md.data_type()));
       AddReorder(ref, to, absl::StrCat("to plain: ", graph_.value(id).name));
       plain_cache_[id] = to;
       ref = to;
     }
   }
-  ref.md = Plain(v->logical);
+  ref.md = Plain(v->logical, ref.md.data_type());
   return ref;
 }
 
@@ -367,7 +378,8 @@ absl::Status PartitionBuilder::WriteOutput(ValueId id, int index) {
   SY_ASSIGN_OR_RETURN(Val * v, Get(id));
   // The output tensor is row-major in the logical shape: the same bytes
   // as row-major in the physical dims.
-  MemRef to{MemRef::Kind::kOutput, index, Plain(v->ref.md.dims())};
+  MemRef to{MemRef::Kind::kOutput, index,
+            Plain(v->ref.md.dims(), DnnlType(graph_.value(id).dtype))};
   AddReorder(v->ref, to, absl::StrCat("output: ", graph_.value(id).name));
   return absl::OkStatus();
 }

@@ -45,8 +45,11 @@ inline constexpr dnnl::memory::data_type kF32 = dnnl::memory::data_type::f32;
 
 // A scalar (rank 0) is [1].
 Dims ToDims(const Shape& shape);
-// Row-major f32 of `dims`.
-dnnl::memory::desc Plain(const Dims& dims);
+// Row-major `dims` of `type` (float32 unless said).
+dnnl::memory::desc Plain(const Dims& dims, dnnl::memory::data_type type = kF32);
+// oneDNN's data type of `dtype` (float32, int32, uint8, int8); undef for
+// others.
+dnnl::memory::data_type DnnlType(DType dtype);
 bool IsPlain(const dnnl::memory::desc& md);
 int64_t Product(const Dims& dims, size_t from = 0);
 // "1x16x8x8 strides 1024,64,8,1 blocks 8@1", for error messages.

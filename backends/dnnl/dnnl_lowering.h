@@ -29,6 +29,19 @@ absl::StatusOr<MemRef> ConvDestination(PartitionBuilder& b, const FusionGroup& g
                                        int add_index, const Node& conv, const MemRef& src,
                                        const dnnl::memory::desc& md);
 
+// dnnl_qlinear_conv.cc: qlinear_conv (an int8 convolution_forward with
+// output scales and zero points; int8 weights with zero points 0).
+DnnlCheck CheckQLinearConv;
+DnnlLowering LowerQLinearConv;
+
+// dnnl_linear_quantization.cc: quantize_linear, dequantize_linear (a host
+// pass in the source's layout).
+DnnlCheck CheckLinearQuantization;
+DnnlLowering LowerLinearQuantization;
+// qlinear_add (a host pass, both operands in one layout).
+DnnlCheck CheckQLinearAdd;
+DnnlLowering LowerQLinearAdd;
+
 // dnnl_scaled_conv.cc: mul(x, s [N or 1, C, 1, 1]) read by a 1x1 conv2d
 // alone (FusionGroup::scaled_input): the conv's weights scaled, where s is
 // shared by the batch and the weights are smaller than x; else the two

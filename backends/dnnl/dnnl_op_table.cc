@@ -9,7 +9,7 @@ namespace onednn {
 namespace {
 
 // The table, by op name. A row is {op, supports, lower, sum_post_op,
-// eltwise_post_op, norm_relu_post_op, bias_add}.
+// eltwise_post_op, norm_relu_post_op, bias_add, any_dtype}.
 const std::vector<DnnlOp>& Table() {
   static const auto* table = new std::vector<DnnlOp>{
       {"adaptive_avg_pool2d", &CheckAdaptiveAvgPool2d, &LowerAdaptiveAvgPool2d},
@@ -22,6 +22,8 @@ const std::vector<DnnlOp>& Table() {
       {"concat", &CheckConcat, &LowerConcat},
       {"conv2d", &CheckConv2d, &LowerConv2d, /*sum_post_op=*/true,
        /*eltwise_post_op=*/true},
+      {"dequantize_linear", &CheckLinearQuantization, &LowerLinearQuantization, false, false,
+       false, false, /*any_dtype=*/true},
       {"div", &CheckBinary, &LowerBinary, false, /*eltwise_post_op=*/true},
       {"dropout", nullptr, &LowerView},
       {"flatten", nullptr, &LowerView},
@@ -36,6 +38,12 @@ const std::vector<DnnlOp>& Table() {
       {"mul", &CheckBinary, &LowerBinary, false, /*eltwise_post_op=*/true},
       {"pad", &CheckPad, &LowerView},
       {"reduce_mean", &CheckReduceMean, &LowerReduceMean},
+      {"qlinear_add", &CheckQLinearAdd, &LowerQLinearAdd, false, false, false, false,
+       /*any_dtype=*/true},
+      {"qlinear_conv", &CheckQLinearConv, &LowerQLinearConv, false, false, false, false,
+       /*any_dtype=*/true},
+      {"quantize_linear", &CheckLinearQuantization, &LowerLinearQuantization, false, false,
+       false, false, /*any_dtype=*/true},
       {"relu", &CheckUnary, &LowerUnary},
       {"reshape", nullptr, &LowerView},
       {"resize", &CheckResize, &LowerResize},

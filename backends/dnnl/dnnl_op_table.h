@@ -56,6 +56,9 @@ struct DnnlOp {
   // A following add of a constant along the last dim ([N] or [1, ..., N])
   // becomes the primitive's bias (a transformer's matmul + bias).
   bool bias_add = false;
+  // Its operands and output may be of any dtype (8-bit quantized data): the
+  // common cases check shapes only, its own check the dtypes.
+  bool any_dtype = false;
 };
 
 // The row of `op`; null when the device has no primitive for it.

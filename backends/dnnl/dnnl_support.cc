@@ -55,7 +55,7 @@ absl::Status CheckNode(const Node& node, const Graph& graph) {
     const bool is_output = i + 1 == operands.size();
     const std::string what =
         is_output ? "its output" : absl::StrCat("operand ", i, " ('", v.name, "')");
-    if (v.dtype != DType::kFloat32) {
+    if (v.dtype != DType::kFloat32 && !op->any_dtype) {
       return Refuse(node, absl::StrCat(what, " is ", DTypeName(v.dtype),
                                        "; the oneDNN device runs float32 only"));
     }

@@ -4,6 +4,10 @@
 // group, block of output positions) the window's taps gathered (im2col)
 // less the input's zero point, padding as 0, and multiplied exactly
 // (exact_integer_product.h) into the block of the output.
+//
+// qlinear_conv is the same product with an epilogue: each task's block of
+// int32 sums, still in cache, gets its channel's bias and is requantized
+// into the 8-bit output (ops/linear_quantization.h: RequantizeElement).
 
 #include <algorithm>
 #include <cstdint>
@@ -18,6 +22,7 @@
 #include "core/kernel_registry.h"
 #include "core/tensor.h"
 #include "ops/conv_attrs.h"
+#include "ops/linear_quantization.h"
 
 namespace switchyard {
 namespace cpu {
@@ -62,11 +67,44 @@ void GatherColumns(const Q* image, int64_t in_per_group, int64_t h, int64_t widt
   }
 }
 
+// qlinear_conv's operands past conv_integer's: (bias, multiplier, output
+// zero point) and where the zero points are.
+struct QLinearOperands {
+  static constexpr int kBias = 2, kInputZeroPoint = 3, kWeightZeroPoint = 4, kMultiplier = 5,
+                       kOutputZeroPoint = 6;
+};
+
+// Rows o0.. of a block of int32 sums plus bias[o], requantized into `out`
+// (rows of `stride` elements).
+template <typename Out>
+void RequantizeBlock(const int32_t* sums, int64_t rows, int64_t cols, int64_t o0,
+                     const int32_t* bias, const Tensor& multiplier, int32_t zero_point,
+                     Out* out, int64_t stride) {
+  const float* m = multiplier.data<float>();
+  const bool per_channel = multiplier.num_elements() > 1;
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t o = o0 + r;
+    const int32_t b = bias[o];
+    const float scale = m[per_channel ? o : 0];
+    const int32_t* in = sums + r * cols;
+    Out* row = out + r * stride;
+#pragma omp simd
+    for (int64_t c = 0; c < cols; ++c) {
+      const int32_t acc = static_cast<int32_t>(static_cast<uint32_t>(in[c]) +
+                                               static_cast<uint32_t>(b));
+      row[c] = RequantizeElement<Out>(acc, scale, zero_point);
+    }
+  }
+}
+
 class ConvIntegerKernel : public Kernel {
  public:
-  ConvIntegerKernel(Conv2dAttrs attrs, std::optional<FloatRows> weights,
+  ConvIntegerKernel(Conv2dAttrs attrs, bool requantize, std::optional<FloatRows> weights,
                     std::shared_ptr<const CpuContext> context)
-      : a_(attrs), weights_(std::move(weights)), context_(std::move(context)) {}
+      : a_(attrs),
+        requantize_(requantize),
+        weights_(std::move(weights)),
+        context_(std::move(context)) {}
 
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
@@ -93,12 +131,13 @@ class ConvIntegerKernel : public Kernel {
     const int64_t taps = in_per_group * kh * kw;
     if (y.num_elements() == 0) return absl::OkStatus();
 
+    const Tensor& x_zp = *inputs[requantize_ ? QLinearOperands::kInputZeroPoint : 2];
+    const Tensor& w_zp = *inputs[requantize_ ? QLinearOperands::kWeightZeroPoint : 3];
     std::optional<FloatRows> per_run;
-    if (!weights_.has_value()) per_run = WidenWeights(*inputs[1], *inputs[3]);
+    if (!weights_.has_value()) per_run = WidenWeights(*inputs[1], w_zp);
     const FloatRows& weights = weights_.has_value() ? *weights_ : *per_run;
-    const float input_zp = static_cast<float>(ZeroPointOf(*inputs[2], 0));
+    const float input_zp = static_cast<float>(ZeroPointOf(x_zp, 0));
     const Q* in = x.data<Q>();
-    int32_t* out = y.data<int32_t>();
 
     const int64_t blocks = (positions + kPositionsPerTask - 1) / kPositionsPerTask;
     auto task = [&](int64_t t) {
@@ -110,10 +149,29 @@ class ConvIntegerKernel : public Kernel {
       FloatRows columns(taps, p1 - p0), partial;
       GatherColumns(in + (n * channels + group * in_per_group) * h * width, in_per_group, h,
                     width, wo, a_, kh, kw, p0, p1, input_zp, columns.data());
-      IntRowsMap result(out + (n * out_channels + group * out_per_group) * positions + p0,
-                        out_per_group, p1 - p0, Eigen::OuterStride<>(positions));
-      ExactIntegerProduct(weights.middleRows(group * out_per_group, out_per_group), columns,
-                          result, partial);
+      const int64_t o0 = group * out_per_group;
+      const int64_t first = (n * out_channels + o0) * positions + p0;
+      auto product = [&](int32_t* out, int64_t stride) {
+        ExactIntegerProduct(weights.middleRows(o0, out_per_group), columns,
+                            IntRowsMap(out, out_per_group, p1 - p0, Eigen::OuterStride<>(stride)),
+                            partial);
+      };
+      if (!requantize_) {
+        product(y.data<int32_t>() + first, positions);
+        return;
+      }
+      std::vector<int32_t> sums(out_per_group * (p1 - p0));
+      product(sums.data(), p1 - p0);
+      const int32_t* bias = inputs[QLinearOperands::kBias]->data<int32_t>();
+      const Tensor& multiplier = *inputs[QLinearOperands::kMultiplier];
+      const int32_t output_zp = ZeroPointOf(*inputs[QLinearOperands::kOutputZeroPoint], 0);
+      if (y.dtype() == DType::kUInt8) {
+        RequantizeBlock(sums.data(), out_per_group, p1 - p0, o0, bias, multiplier, output_zp,
+                        y.data<uint8_t>() + first, positions);
+      } else {
+        RequantizeBlock(sums.data(), out_per_group, p1 - p0, o0, bias, multiplier, output_zp,
+                        y.data<int8_t>() + first, positions);
+      }
     };
     context_->ParallelRange(batch * groups * blocks, [&](int64_t begin, int64_t end) {
       for (int64_t t = begin; t < end; ++t) task(t);
@@ -122,6 +180,7 @@ class ConvIntegerKernel : public Kernel {
   }
 
   Conv2dAttrs a_;
+  bool requantize_;  // qlinear_conv
   std::optional<FloatRows> weights_;  // when the weights are constants
   std::shared_ptr<const CpuContext> context_;
 };
@@ -137,15 +196,20 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeConvInteger(const Node& node, const 
                                                         CpuDevice& device) {
   absl::StatusOr<Conv2dAttrs> attrs = ParseConv2dAttrs(node.attrs);
   if (!attrs.ok()) return attrs.status();
+  const bool requantize = node.op == "qlinear_conv";
   std::optional<FloatRows> weights;
   const Tensor* w = HostConstant(graph, node.inputs[1]);
-  const Tensor* w_zp = HostConstant(graph, node.inputs[3]);
+  const Tensor* w_zp =
+      HostConstant(graph, node.inputs[requantize ? QLinearOperands::kWeightZeroPoint : 3]);
   if (w != nullptr && w_zp != nullptr) weights = WidenWeights(*w, *w_zp);
-  return std::make_unique<ConvIntegerKernel>(*attrs, std::move(weights), device.context());
+  return std::make_unique<ConvIntegerKernel>(*attrs, requantize, std::move(weights),
+                                             device.context());
 }
 
 SY_REGISTER_KERNEL(CpuKernels(), "conv_integer", DType::kUInt8, &MakeConvInteger);
 SY_REGISTER_KERNEL(CpuKernels(), "conv_integer", DType::kInt8, &MakeConvInteger);
+SY_REGISTER_KERNEL(CpuKernels(), "qlinear_conv", DType::kUInt8, &MakeConvInteger);
+SY_REGISTER_KERNEL(CpuKernels(), "qlinear_conv", DType::kInt8, &MakeConvInteger);
 
 }  // namespace
 }  // namespace cpu

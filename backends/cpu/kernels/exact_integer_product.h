@@ -29,16 +29,28 @@ constexpr int64_t kExactDepth = 256;
 template <typename Lhs, typename Rhs>
 void ExactIntegerProduct(const Lhs& lhs, const Rhs& rhs, IntRowsMap out, FloatRows& partial) {
   const int64_t depth = lhs.cols();
-  out.setZero();
+  if (depth == 0) {
+    out.setZero();
+    return;
+  }
   partial.resize(lhs.rows(), rhs.cols());
+  const int64_t cols = out.cols();
   for (int64_t k0 = 0; k0 < depth; k0 += kExactDepth) {
     const int64_t k = std::min(kExactDepth, depth - k0);
     partial.noalias() = lhs.middleCols(k0, k) * rhs.middleRows(k0, k);
     for (int64_t i = 0; i < out.rows(); ++i) {
-      for (int64_t j = 0; j < out.cols(); ++j) {
-        const uint32_t sum = static_cast<uint32_t>(out(i, j)) +
-                             static_cast<uint32_t>(static_cast<int32_t>(partial(i, j)));
-        out(i, j) = static_cast<int32_t>(sum);
+      const float* from = partial.data() + i * cols;
+      int32_t* to = &out(i, 0);
+      if (k0 == 0) {
+#pragma omp simd
+        for (int64_t j = 0; j < cols; ++j) to[j] = static_cast<int32_t>(from[j]);
+      } else {
+        // Wrapping as int32 sums do (unsigned arithmetic).
+#pragma omp simd
+        for (int64_t j = 0; j < cols; ++j) {
+          to[j] = static_cast<int32_t>(static_cast<uint32_t>(to[j]) +
+                                       static_cast<uint32_t>(static_cast<int32_t>(from[j])));
+        }
       }
     }
   }

@@ -1,5 +1,6 @@
-// quantize_linear and dequantize_linear (ops/linear_quantization.cc): one
-// pass over the elements, split over the threads when large.
+// quantize_linear, dequantize_linear (ops/linear_quantization.cc) and
+// qlinear_add (ops/qlinear_add.cc): one pass over the elements, split over
+// the threads when large.
 
 #include <cstdint>
 #include <memory>
@@ -54,6 +55,7 @@ class QuantizeKernel : public Kernel {
   template <typename Q>
   void Quantize(const float* x, float scale, int32_t zero_point, Q* y, int64_t n) const {
     ForEachRange(*context_, n, [&](int64_t begin, int64_t end) {
+#pragma omp simd
       for (int64_t i = begin; i < end; ++i) y[i] = QuantizeElement<Q>(x[i], scale, zero_point);
     });
   }
@@ -84,12 +86,52 @@ class DequantizeKernel : public Kernel {
   template <typename Q>
   void Dequantize(const Q* q, float scale, int32_t zero_point, float* y, int64_t n) const {
     ForEachRange(*context_, n, [&](int64_t begin, int64_t end) {
+#pragma omp simd
       for (int64_t i = begin; i < end; ++i) y[i] = DequantizeElement<Q>(q[i], scale, zero_point);
     });
   }
 
   std::shared_ptr<const CpuContext> context_;
 };
+
+class QLinearAddKernel : public Kernel {
+ public:
+  explicit QLinearAddKernel(std::shared_ptr<const CpuContext> context)
+      : context_(std::move(context)) {}
+
+  absl::Status Run(absl::Span<const Tensor* const> inputs,
+                   absl::Span<Tensor* const> outputs) override {
+    QLinearAddParams p;
+    p.a_scale = ScaleOf(*inputs[2]);
+    p.a_zero_point = ZeroPointOf(*inputs[3]);
+    p.b_scale = ScaleOf(*inputs[4]);
+    p.b_zero_point = ZeroPointOf(*inputs[5]);
+    p.y_scale = ScaleOf(*inputs[6]);
+    p.y_zero_point = ZeroPointOf(*inputs[7]);
+    Tensor& y = *outputs[0];
+    WithQLinearAddTypes(inputs[0]->dtype() == DType::kUInt8, y.dtype() == DType::kUInt8,
+                        [&](auto q, auto out) {
+                          using Q = decltype(q);
+                          using Out = decltype(out);
+                          const Q* a = inputs[0]->data<Q>();
+                          const Q* b = inputs[1]->data<Q>();
+                          Out* result = y.data<Out>();
+                          ForEachRange(*context_, y.num_elements(),
+                                       [&](int64_t begin, int64_t end) {
+                                         QLinearAddRange(a, b, result, begin, end, p);
+                                       });
+                        });
+    return absl::OkStatus();
+  }
+
+ private:
+  std::shared_ptr<const CpuContext> context_;
+};
+
+absl::StatusOr<std::unique_ptr<Kernel>> MakeQLinearAdd(const Node&, const Graph&,
+                                                       CpuDevice& device) {
+  return std::make_unique<QLinearAddKernel>(device.context());
+}
 
 absl::StatusOr<std::unique_ptr<Kernel>> MakeQuantize(const Node&, const Graph&,
                                                      CpuDevice& device) {
@@ -104,6 +146,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeDequantize(const Node&, const Graph&
 SY_REGISTER_KERNEL(CpuKernels(), "quantize_linear", DType::kFloat32, &MakeQuantize);
 SY_REGISTER_KERNEL(CpuKernels(), "dequantize_linear", DType::kUInt8, &MakeDequantize);
 SY_REGISTER_KERNEL(CpuKernels(), "dequantize_linear", DType::kInt8, &MakeDequantize);
+SY_REGISTER_KERNEL(CpuKernels(), "qlinear_add", DType::kUInt8, &MakeQLinearAdd);
+SY_REGISTER_KERNEL(CpuKernels(), "qlinear_add", DType::kInt8, &MakeQLinearAdd);
 
 }  // namespace
 }  // namespace cpu

@@ -1,5 +1,6 @@
-// quantize_linear and dequantize_linear (ops/linear_quantization.cc) by the
-// formulas of ops/linear_quantization.h, element by element.
+// quantize_linear, dequantize_linear (ops/linear_quantization.cc) and
+// qlinear_add (ops/qlinear_add.cc) by the formulas of
+// ops/linear_quantization.h, element by element.
 
 #include <cstdint>
 #include <memory>
@@ -47,6 +48,36 @@ class DequantizeKernel : public Kernel {
   }
 };
 
+// qlinear_add (ops/qlinear_add.cc), element by element.
+class QLinearAddKernel : public Kernel {
+ public:
+  absl::Status Run(absl::Span<const Tensor* const> inputs,
+                   absl::Span<Tensor* const> outputs) override {
+    QLinearAddParams p;
+    p.a_scale = inputs[2]->data<float>()[0];
+    p.a_zero_point = static_cast<int32_t>(ZeroPoint(*inputs[3], 0));
+    p.b_scale = inputs[4]->data<float>()[0];
+    p.b_zero_point = static_cast<int32_t>(ZeroPoint(*inputs[5], 0));
+    p.y_scale = inputs[6]->data<float>()[0];
+    p.y_zero_point = static_cast<int32_t>(ZeroPoint(*inputs[7], 0));
+    Tensor& y = *outputs[0];
+    WithQLinearAddTypes(inputs[0]->dtype() == DType::kUInt8, y.dtype() == DType::kUInt8,
+                        [&](auto q, auto out) {
+                          using Q = decltype(q);
+                          using Out = decltype(out);
+                          for (int64_t i = 0; i < y.num_elements(); ++i) {
+                            QLinearAddRange(inputs[0]->data<Q>(), inputs[1]->data<Q>(),
+                                            y.data<Out>(), i, i + 1, p);
+                          }
+                        });
+    return absl::OkStatus();
+  }
+};
+
+absl::StatusOr<std::unique_ptr<Kernel>> MakeQLinearAdd(const Node&, const Graph&, RefDevice&) {
+  return std::make_unique<QLinearAddKernel>();
+}
+
 absl::StatusOr<std::unique_ptr<Kernel>> MakeQuantize(const Node&, const Graph&, RefDevice&) {
   return std::make_unique<QuantizeKernel>();
 }
@@ -58,6 +89,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeDequantize(const Node&, const Graph&
 SY_REGISTER_KERNEL(RefKernels(), "quantize_linear", DType::kFloat32, &MakeQuantize);
 SY_REGISTER_KERNEL(RefKernels(), "dequantize_linear", DType::kUInt8, &MakeDequantize);
 SY_REGISTER_KERNEL(RefKernels(), "dequantize_linear", DType::kInt8, &MakeDequantize);
+SY_REGISTER_KERNEL(RefKernels(), "qlinear_add", DType::kUInt8, &MakeQLinearAdd);
+SY_REGISTER_KERNEL(RefKernels(), "qlinear_add", DType::kInt8, &MakeQLinearAdd);
 
 }  // namespace
 }  // namespace reference

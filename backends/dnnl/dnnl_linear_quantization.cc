@@ -1,0 +1,162 @@
+// quantize_linear and dequantize_linear on the oneDNN device: a host pass
+// over the value in the layout its producer left it (an int8 conv's nhwc, a
+// binary op's blocked one), writing the same layout in the other dtype, so
+// that a QDQ model's activations go from one int8 convolution through its
+// float residual add to the next without leaving the partition. The
+// formulas are the ones every backend shares (ops/linear_quantization.h):
+// the results equal cpu:0's bit for bit, which a reorder with scales would
+// not promise (it multiplies by 1 / scale). A value whose layout pads its
+// dims is made plain first. qlinear_add (the two operands read in one
+// layout) is a host pass of the same kind.
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/dnnl/dnnl_lowering.h"
+#include "backends/dnnl/dnnl_support.h"
+#include "core/status_macros.h"
+#include "ops/linear_quantization.h"
+
+namespace switchyard {
+namespace onednn {
+
+using dnnl::memory;
+
+namespace {
+
+size_t BytesOf(memory::data_type t) {
+  switch (t) {
+    case memory::data_type::u8:
+    case memory::data_type::s8: return 1;
+    default: return 4;
+  }
+}
+
+// The layout holds exactly the dims' elements (no block padding).
+bool Dense(const memory::desc& md) {
+  return md.get_size() ==
+         static_cast<size_t>(Product(md.dims())) * BytesOf(md.data_type());
+}
+
+template <typename Q>
+void QuantizeRange(const float* x, Q* q, int64_t n, float scale, int32_t zp, int threads) {
+#pragma omp parallel for simd num_threads(std::max(1, threads)) schedule(static)
+  for (int64_t i = 0; i < n; ++i) q[i] = QuantizeElement<Q>(x[i], scale, zp);
+}
+
+template <typename Q>
+void DequantizeRange(const Q* q, float* x, int64_t n, float scale, int32_t zp, int threads) {
+#pragma omp parallel for simd num_threads(std::max(1, threads)) schedule(static)
+  for (int64_t i = 0; i < n; ++i) x[i] = DequantizeElement<Q>(q[i], scale, zp);
+}
+
+// Runs of this many elements per OpenMP task.
+constexpr int64_t kRun = int64_t{1} << 14;
+
+}  // namespace
+
+absl::Status CheckLinearQuantization(const Node& node, const Graph& graph,
+                                     const NodeShapes& /*shapes*/) {
+  return CheckConstants(node, graph, 1);
+}
+
+absl::Status LowerLinearQuantization(PartitionBuilder& b, const FusionGroup& /*g*/,
+                                     const Node& node, ValueId out) {
+  SY_ASSIGN_OR_RETURN(MemRef src, b.Natural(node.inputs[0]));
+  if (!Dense(src.md)) {
+    SY_ASSIGN_OR_RETURN(src, b.PlainOf(node.inputs[0]));
+  }
+  SY_ASSIGN_OR_RETURN(std::vector<float> scale, b.ConstantValues(node.inputs[1]));
+  SY_ASSIGN_OR_RETURN(std::vector<float> zero_point, b.ConstantValues(node.inputs[2]));
+  const float s = scale[0];
+  const int32_t zp = static_cast<int32_t>(zero_point[0]);
+  const DType to = b.graph().value(node.outputs[0]).dtype;
+  memory::desc dst_md = src.md;  // the same layout in the other dtype
+  dst_md.data.data_type = memory::convert_to_c(DnnlType(to));
+  const MemRef dst = b.NewBuffer(dst_md);
+  const int64_t n = Product(src.md.dims());
+  const int threads = b.threads();
+  const bool quantize = node.op == "quantize_linear";
+  const DType eight_bit = quantize ? to : b.graph().value(node.inputs[0]).dtype;
+  b.AddHostStep(
+      [=](const std::unordered_map<int, memory>& bound) {
+        void* in = bound.at(DNNL_ARG_SRC).get_data_handle();
+        void* result = bound.at(DNNL_ARG_DST).get_data_handle();
+        if (quantize && eight_bit == DType::kUInt8) {
+          QuantizeRange(static_cast<const float*>(in), static_cast<uint8_t*>(result), n, s, zp,
+                        threads);
+        } else if (quantize) {
+          QuantizeRange(static_cast<const float*>(in), static_cast<int8_t*>(result), n, s, zp,
+                        threads);
+        } else if (eight_bit == DType::kUInt8) {
+          DequantizeRange(static_cast<const uint8_t*>(in), static_cast<float*>(result), n, s, zp,
+                          threads);
+        } else {
+          DequantizeRange(static_cast<const int8_t*>(in), static_cast<float*>(result), n, s, zp,
+                          threads);
+        }
+      },
+      {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, absl::StrCat(node.name, ": host ", node.op));
+  b.Define(out, dst);
+  return absl::OkStatus();
+}
+
+absl::Status CheckQLinearAdd(const Node& node, const Graph& graph, const NodeShapes& /*shapes*/) {
+  return CheckConstants(node, graph, 2);
+}
+
+absl::Status LowerQLinearAdd(PartitionBuilder& b, const FusionGroup& /*g*/, const Node& node,
+                             ValueId out) {
+  SY_ASSIGN_OR_RETURN(MemRef a, b.Natural(node.inputs[0]));
+  if (!Dense(a.md)) {
+    SY_ASSIGN_OR_RETURN(a, b.PlainOf(node.inputs[0]));
+  }
+  // b in a's layout: the two are read element for element.
+  SY_ASSIGN_OR_RETURN(const MemRef other, b.As(node.inputs[1], a.md));
+  std::vector<float> v[6];
+  for (int i = 0; i < 6; ++i) {
+    SY_ASSIGN_OR_RETURN(v[i], b.ConstantValues(node.inputs[2 + i]));
+  }
+  QLinearAddParams p;
+  p.a_scale = v[0][0];
+  p.a_zero_point = static_cast<int32_t>(v[1][0]);
+  p.b_scale = v[2][0];
+  p.b_zero_point = static_cast<int32_t>(v[3][0]);
+  p.y_scale = v[4][0];
+  p.y_zero_point = static_cast<int32_t>(v[5][0]);
+  const DType to = b.graph().value(node.outputs[0]).dtype;
+  memory::desc dst_md = a.md;
+  dst_md.data.data_type = memory::convert_to_c(DnnlType(to));
+  const MemRef dst = b.NewBuffer(dst_md);
+  const int64_t n = Product(a.md.dims());
+  const int threads = b.threads();
+  const bool a_unsigned = b.graph().value(node.inputs[0]).dtype == DType::kUInt8;
+  const bool y_unsigned = to == DType::kUInt8;
+  b.AddHostStep(
+      [=](const std::unordered_map<int, memory>& bound) {
+        const void* x0 = bound.at(DNNL_ARG_SRC_0).get_data_handle();
+        const void* x1 = bound.at(DNNL_ARG_SRC_1).get_data_handle();
+        void* y = bound.at(DNNL_ARG_DST).get_data_handle();
+        WithQLinearAddTypes(a_unsigned, y_unsigned, [&](auto q, auto o) {
+          using Q = decltype(q);
+          using Out = decltype(o);
+          const int64_t runs = (n + kRun - 1) / kRun;
+#pragma omp parallel for num_threads(std::max(1, threads)) schedule(static)
+          for (int64_t r = 0; r < runs; ++r) {
+            QLinearAddRange(static_cast<const Q*>(x0), static_cast<const Q*>(x1),
+                            static_cast<Out*>(y), r * kRun, std::min(n, (r + 1) * kRun), p);
+          }
+        });
+      },
+      {{DNNL_ARG_SRC_0, a}, {DNNL_ARG_SRC_1, other}, {DNNL_ARG_DST, dst}},
+      absl::StrCat(node.name, ": host qlinear_add"));
+  b.Define(out, dst);
+  return absl::OkStatus();
+}
+
+}  // namespace onednn
+}  // namespace switchyard
