@@ -7,6 +7,7 @@
 // they agree bit for bit: float32 arithmetic as ONNX Runtime's CPU kernels
 // do it.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -15,23 +16,24 @@ namespace switchyard {
 
 // saturate(round_half_even(v) + zero_point); NaN becomes the type's
 // minimum, as ONNX Runtime gives for float32 input. Branch-free, so that
-// loops over it vectorize: v is clamped to a range that still saturates
-// alike, and 1.5 * 2^23 added and taken away rounds it to an integer, ties
-// to even (the default rounding mode). v must not be a product: the
-// compiler could fuse it with that addition (FMA) and round only once.
+// loops over it vectorize: adding and taking away 1.5 * 2^23 rounds v to
+// an integer, ties to even (the default rounding mode), exactly wherever
+// the result does not saturate; the clamp to [min - zero_point, max -
+// zero_point] that follows saturates it (and a NaN, as the comparison with
+// it is false). Rounding before clamping keeps every float operation
+// unconditional, which GCC needs to vectorize the loop once the clamp's
+// bounds are known constants. v must not be a product: the compiler could
+// fuse it with the addition (FMA) and round only once.
 template <typename Q>
 inline Q SaturateRounded(float v, int32_t zero_point) {
-  constexpr float kLow = static_cast<float>(std::numeric_limits<Q>::min());
-  constexpr float kHigh = static_cast<float>(std::numeric_limits<Q>::max());
   constexpr float kRound = 12582912.0f;  // 1.5 * 2^23
   const float zp = static_cast<float>(zero_point);
-  const float below = kLow - zp - 1.0f, above = kHigh - zp + 1.0f;
-  v = v >= below ? v : below;  // NaN too
-  v = v <= above ? v : above;
-  float r = (v + kRound) - kRound + zp;
-  r = r >= kLow ? r : kLow;
-  r = r <= kHigh ? r : kHigh;
-  return static_cast<Q>(r);
+  const float low = static_cast<float>(std::numeric_limits<Q>::min()) - zp;
+  const float high = static_cast<float>(std::numeric_limits<Q>::max()) - zp;
+  float r = (v + kRound) - kRound;
+  r = std::max(low, r);  // NaN too: (low < NaN) is false
+  r = std::min(high, r);
+  return static_cast<Q>(static_cast<int32_t>(r + zp));
 }
 
 // saturate(round_half_even(x / scale) + zero_point).
@@ -66,16 +68,28 @@ struct QLinearAddParams {
   int32_t y_zero_point = 0;
 };
 
-// qlinear_add over elements [begin, end): y = quantize(dequantize(a) +
-// dequantize(b)).
+// qlinear_add over elements [begin, end) as ONNX Runtime's x86 kernel
+// computes it, with the scale ratios instead of a division per element:
+//   y = saturate(round_half_even(a * (a_scale / y_scale)
+//                                + (b * (b_scale / y_scale) + offset)))
+//   offset = y_zp - (a_scale / y_scale * a_zp + b_scale / y_scale * b_zp)
+// It agrees with quantize(dequantize(a) + dequantize(b)) but on near ties.
+// GCC fuses each multiply-add into an FMA where the target has one
+// (x86-64-v3, every backend alike), as ONNX Runtime's kernel does; an
+// explicit std::fma would keep the loop from vectorizing.
 template <typename Q, typename Out>
 inline void QLinearAddRange(const Q* a, const Q* b, Out* y, int64_t begin, int64_t end,
                             const QLinearAddParams& p) {
+  const float ratio_a = p.a_scale / p.y_scale;
+  const float ratio_b = p.b_scale / p.y_scale;
+  const float offset =
+      static_cast<float>(p.y_zero_point) - (ratio_a * static_cast<float>(p.a_zero_point) +
+                                            ratio_b * static_cast<float>(p.b_zero_point));
 #pragma omp simd
   for (int64_t i = begin; i < end; ++i) {
-    y[i] = QuantizeElement<Out>(DequantizeElement(a[i], p.a_scale, p.a_zero_point) +
-                                    DequantizeElement(b[i], p.b_scale, p.b_zero_point),
-                                p.y_scale, p.y_zero_point);
+    const float v =
+        static_cast<float>(a[i]) * ratio_a + (static_cast<float>(b[i]) * ratio_b + offset);
+    y[i] = SaturateRounded<Out>(v, 0);
   }
 }
 

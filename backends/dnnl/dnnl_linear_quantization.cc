@@ -131,7 +131,10 @@ absl::Status LowerQLinearAdd(PartitionBuilder& b, const FusionGroup& /*g*/, cons
   const DType to = b.graph().value(node.outputs[0]).dtype;
   memory::desc dst_md = a.md;
   dst_md.data.data_type = memory::convert_to_c(DnnlType(to));
-  const MemRef dst = b.NewBuffer(dst_md);
+  // Into a's own buffer when nothing reads a later: each element is read
+  // before it is written, and no new buffer's lines are fetched to be
+  // overwritten.
+  const MemRef dst = InPlaceOr(b, node, node.inputs[0], a, dst_md);
   const int64_t n = Product(a.md.dims());
   const int threads = b.threads();
   const bool a_unsigned = b.graph().value(node.inputs[0]).dtype == DType::kUInt8;
