@@ -317,6 +317,15 @@ void AddIntegerProductCases(std::vector<ConformanceCase>& cases) {
     long_k.operand_values[1] = {DType::kInt8, -128, 127};
     long_k.operand_values[3] = {DType::kInt8, -128, 127};
     cases.push_back(long_k);
+    // Symmetric int8 weights (zero point 0): the dynamically quantized
+    // form oneDNN's int8 matmul runs; a batch of rows folded.
+    ConformanceCase symmetric = InDType(
+        Case("matmul_integer_symmetric", "matmul_integer", {Shape({2, 3, 300})},
+             {Shape({300, 7}), Shape({}), Shape({})}),
+        dtype);
+    symmetric.operand_values[1] = {DType::kInt8, -127, 127};
+    symmetric.operand_values[3] = {DType::kInt8, 0, 0, /*zeros=*/true};
+    cases.push_back(symmetric);
     ConformanceCase conv = InDType(
         Case("conv_integer_pad1", "conv_integer", {Shape({1, 3, 6, 6})},
              {Shape({4, 3, 3, 3}), Shape({}), Shape({})}, {{"padding", Ints{1, 1}}}),

@@ -45,6 +45,7 @@ const std::vector<std::string>& DnnlOps() {
       "hard_swish", "layer_norm",          "leaky_relu", "linear",
       "matmul",     "max_pool2d",          "mul",        "pad",
       "dequantize_linear", "quantize_linear", "qlinear_add", "qlinear_conv",
+      "matmul_integer", "cast",
       "reduce_mean", "relu",               "reshape",    "sigmoid",
       "slice",      "softmax",             "sqrt",       "sub",
       "tanh",       "transpose"};
@@ -69,6 +70,7 @@ constexpr const char* kDocumentedRefusals[] = {
     "are not all zero",                     // pad that adds values
     "min <= max only",                      // clip with crossed bounds
     "does not fit oneDNN's float epsilon",  // layer_norm
+    "(exact conversions)",                  // cast: integers to wider types only
 };
 
 bool DocumentedRefusal(const absl::Status& status) {

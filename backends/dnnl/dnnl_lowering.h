@@ -92,6 +92,12 @@ DnnlLowering LowerSoftmax;
 DnnlCheck CheckMatmul;
 DnnlLowering LowerMatmul;
 
+// dnnl_matmul_integer.cc: matmul_integer of a [..., M, K] and a constant
+// symmetric int8 b [K, N] (int8 matmul primitive, a's zero point constant
+// or read at run time).
+DnnlCheck CheckMatmulInteger;
+DnnlLowering LowerMatmulInteger;
+
 // dnnl_transpose.cc: transpose (a reorder into permuted strides).
 DnnlCheck CheckTranspose;
 DnnlLowering LowerTranspose;
@@ -100,6 +106,11 @@ DnnlLowering LowerTranspose;
 // collapsed trailing dims).
 DnnlCheck CheckLayerNorm;
 DnnlLowering LowerLayerNorm;
+
+// dnnl_cast.cc: cast of 8-bit or int32 integers to float32 or int32 (a
+// reorder into the same layout in the other data type).
+DnnlCheck CheckCast;
+DnnlLowering LowerCast;
 
 // dnnl_concat.cc: concat (concat primitive; a layout shared by every source
 // is kept).
