@@ -231,40 +231,14 @@ absl::StatusOr<Val> Requantize(NodeContext& ctx, Val accumulator, Val multiplier
 }
 
 absl::StatusOr<DynamicQuantized> DynamicQuantize(NodeContext& ctx, Val x) {
-  const AttrMap all = Attrs({{"axes", std::vector<int64_t>{}}, {"keepdims", false}});
-  const Val zero = Scalar(ctx, 0.0, DType::kFloat32);
-  // NaN elements take no part in the range (ONNX Runtime skips them); as 0
-  // they change nothing, since the range always holds 0.
-  SY_ASSIGN_OR_RETURN(Val counted, NanTo(ctx, x, 0.0));
-  SY_ASSIGN_OR_RETURN(Val lowest, Op(ctx, "reduce_min", {counted}, all));
-  SY_ASSIGN_OR_RETURN(Val highest, Op(ctx, "reduce_max", {counted}, all));
-  SY_ASSIGN_OR_RETURN(Val lo, Op(ctx, "min", {lowest, zero}));
-  SY_ASSIGN_OR_RETURN(Val hi, Op(ctx, "max", {highest, zero}));
-  SY_ASSIGN_OR_RETURN(Val range, Op(ctx, "sub", {hi, lo}));
-  SY_ASSIGN_OR_RETURN(Val step, Op(ctx, "div", {range, Scalar(ctx, 255.0, DType::kFloat32)}));
-  SY_ASSIGN_OR_RETURN(Val flat, Op(ctx, "equal", {hi, lo}));
-  SY_ASSIGN_OR_RETURN(Val scale,
-                      Op(ctx, "where", {flat, Scalar(ctx, 1.0, DType::kFloat32), step}));
-  SY_ASSIGN_OR_RETURN(Val ratio, Op(ctx, "div", {lo, scale}));
-  SY_ASSIGN_OR_RETURN(Val initial, Op(ctx, "sub", {zero, ratio}));
-  // An infinite minimum makes the ratio -inf/inf = NaN: ONNX Runtime's
-  // zero point is then 255.
-  SY_ASSIGN_OR_RETURN(Val defined, NanTo(ctx, initial, 255.0));
-  SY_ASSIGN_OR_RETURN(Val clipped,
-                      Op(ctx, "clip", {defined}, Attrs({{"min", 0.0}, {"max", 255.0}})));
-  SY_ASSIGN_OR_RETURN(Val rounded, Op(ctx, "round", {clipped}));
-  SY_ASSIGN_OR_RETURN(Val zero_point, CastTo(ctx, rounded, DType::kUInt8));
-  QuantParams p;
-  p.scale = scale;
-  SY_ASSIGN_OR_RETURN(p.zero_point, CastTo(ctx, zero_point, DType::kInt32));
-  p.type = DType::kUInt8;
+  SY_ASSIGN_OR_RETURN(std::vector<Val> out,
+                      ctx.Emit("dynamic_quantize_linear", {x}, AttrMap(), 3));
   DynamicQuantized q;
-  SY_ASSIGN_OR_RETURN(q.y, Quantize(ctx, x, p));
-  q.scale = scale;
-  q.zero_point = zero_point;
+  q.y = out[0];
+  q.scale = out[1];
+  q.zero_point = out[2];
   return q;
 }
-
 
 }  // namespace onnx_import
 }  // namespace switchyard

@@ -67,7 +67,7 @@ absl::StatusOr<Val> Requantize(NodeContext& ctx, Val accumulator, Val multiplier
 // include 0,
 //   scale = (max - min) / 255 (1 when max == min, so all-zero data stays 0)
 //   zero_point = round(clip(-min / scale, 0, 255))
-// as ONNX Runtime computes them.
+// as ONNX Runtime computes them: one dynamic_quantize_linear op.
 struct DynamicQuantized {
   Val y = kNoVal;           // uint8, x's shape
   Val scale = kNoVal;       // float32 []

@@ -58,6 +58,28 @@ inline float DequantizeElement(Q q, float scale, int32_t zero_point) {
   return static_cast<float>(static_cast<int32_t>(q) - zero_point) * scale;
 }
 
+// dynamic_quantize_linear's scale and zero point from the least and
+// greatest elements of x (NaN left out; +inf and -inf when x is empty), as
+// ONNX Runtime computes them: the range widened to hold 0,
+//   scale = (max - min) / 255 (1 when max == min: all-zero data stays 0)
+//   zero_point = round_half_even(clip(0 - min / scale, 0, 255))
+// with 255 where that is NaN (an infinite minimum).
+struct DynamicQuantization {
+  float scale = 1;
+  int32_t zero_point = 0;
+};
+inline DynamicQuantization DynamicQuantizationOf(float lowest, float highest) {
+  const float lo = std::min(lowest, 0.0f);
+  const float hi = std::max(highest, 0.0f);
+  DynamicQuantization q;
+  q.scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
+  float initial = 0.0f - lo / q.scale;
+  if (initial != initial) initial = 255.0f;
+  initial = std::min(std::max(initial, 0.0f), 255.0f);
+  q.zero_point = static_cast<int32_t>(std::nearbyint(initial));
+  return q;
+}
+
 // qlinear_add's scales and zero points.
 struct QLinearAddParams {
   float a_scale = 1;

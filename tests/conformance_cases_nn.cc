@@ -385,8 +385,16 @@ void AddIntegerProductCases(std::vector<ConformanceCase>& cases) {
 }
 
 // quantize_linear over values that land on ties, saturate both ways and
-// include zero; dequantize_linear over every 8-bit value's range.
+// include zero; dequantize_linear over every 8-bit value's range;
+// dynamic_quantize_linear over data of both signs, in [-1, 1) and in
+// [-30, 30).
 void AddLinearQuantizationCases(std::vector<ConformanceCase>& cases) {
+  cases.push_back(Case("dynamic_quantize_linear", "dynamic_quantize_linear",
+                       {Shape({3, 5, 70})}));
+  ConformanceCase wide = Case("dynamic_quantize_linear_wide", "dynamic_quantize_linear",
+                              {Shape({2, 40})});
+  wide.scale = 30.0f;
+  cases.push_back(wide);
   for (DType dtype : {DType::kUInt8, DType::kInt8}) {
     ConformanceCase q = Case(absl::StrCat("quantize_linear_", DTypeName(dtype)),
                              "quantize_linear", {Shape({2, 3, 40})}, {Shape({}), Shape({})});

@@ -45,7 +45,7 @@ const std::vector<std::string>& DnnlOps() {
       "hard_swish", "layer_norm",          "leaky_relu", "linear",
       "matmul",     "max_pool2d",          "mul",        "pad",
       "dequantize_linear", "quantize_linear", "qlinear_add", "qlinear_conv",
-      "matmul_integer", "cast",
+      "matmul_integer", "cast", "dynamic_quantize_linear",
       "reduce_mean", "relu",               "reshape",    "sigmoid",
       "slice",      "softmax",             "sqrt",       "sub",
       "tanh",       "transpose"};

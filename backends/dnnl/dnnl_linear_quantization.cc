@@ -7,12 +7,15 @@
 // the results equal cpu:0's bit for bit, which a reorder with scales would
 // not promise (it multiplies by 1 / scale). A value whose layout pads its
 // dims is made plain first. qlinear_add (the two operands read in one
-// layout) is a host pass of the same kind.
+// layout) and dynamic_quantize_linear (its range, then the quantization)
+// are host passes of the same kind.
 
 #include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <unordered_map>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -102,6 +105,47 @@ absl::Status LowerLinearQuantization(PartitionBuilder& b, const FusionGroup& /*g
       },
       {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, absl::StrCat(node.name, ": host ", node.op));
   b.Define(out, dst);
+  return absl::OkStatus();
+}
+
+absl::Status LowerDynamicQuantizeLinear(PartitionBuilder& b, const FusionGroup& /*g*/,
+                                        const Node& node, ValueId /*out*/) {
+  SY_ASSIGN_OR_RETURN(MemRef x, b.Natural(node.inputs[0]));
+  if (!Dense(x.md)) {
+    SY_ASSIGN_OR_RETURN(x, b.PlainOf(node.inputs[0]));
+  }
+  memory::desc y_md = x.md;  // the same layout in uint8
+  y_md.data.data_type = dnnl_u8;
+  const MemRef y = b.NewBuffer(y_md);
+  const MemRef scale = b.NewBuffer(Plain({1}));
+  const MemRef zero_point = b.NewBuffer(Plain({1}, memory::data_type::u8));
+  const int64_t n = Product(x.md.dims());
+  const int threads = b.threads();
+  b.AddHostStep(
+      [n, threads](const std::unordered_map<int, memory>& bound) {
+        const float* in = static_cast<const float*>(bound.at(DNNL_ARG_SRC).get_data_handle());
+        float lowest = std::numeric_limits<float>::infinity();
+        float highest = -lowest;
+        // std::min(lo, NaN) keeps lo: NaN takes no part in the range.
+#pragma omp parallel for simd num_threads(std::max(1, threads)) schedule(static) \
+    reduction(min : lowest) reduction(max : highest)
+        for (int64_t i = 0; i < n; ++i) {
+          lowest = std::min(lowest, in[i]);
+          highest = std::max(highest, in[i]);
+        }
+        const DynamicQuantization q = DynamicQuantizationOf(lowest, highest);
+        *static_cast<float*>(bound.at(DNNL_ARG_DST_1).get_data_handle()) = q.scale;
+        *static_cast<uint8_t*>(bound.at(DNNL_ARG_DST_2).get_data_handle()) =
+            static_cast<uint8_t>(q.zero_point);
+        QuantizeRange(in, static_cast<uint8_t*>(bound.at(DNNL_ARG_DST).get_data_handle()), n,
+                      q.scale, q.zero_point, threads);
+      },
+      {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}, {DNNL_ARG_DST_1, scale},
+       {DNNL_ARG_DST_2, zero_point}},
+      absl::StrCat(node.name, ": host dynamic_quantize_linear"));
+  b.Define(node.outputs[0], y);
+  b.Define(node.outputs[1], scale);
+  b.Define(node.outputs[2], zero_point);
   return absl::OkStatus();
 }
 

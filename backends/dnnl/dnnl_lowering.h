@@ -38,6 +38,8 @@ DnnlLowering LowerQLinearConv;
 // pass in the source's layout).
 DnnlCheck CheckLinearQuantization;
 DnnlLowering LowerLinearQuantization;
+// dynamic_quantize_linear (a host pass for the range, one to quantize).
+DnnlLowering LowerDynamicQuantizeLinear;
 // qlinear_add (a host pass, both operands in one layout).
 DnnlCheck CheckQLinearAdd;
 DnnlLowering LowerQLinearAdd;

@@ -9,7 +9,7 @@ namespace onednn {
 namespace {
 
 // The table, by op name. A row is {op, supports, lower, sum_post_op,
-// eltwise_post_op, norm_relu_post_op, bias_add, any_dtype}.
+// eltwise_post_op, norm_relu_post_op, bias_add, any_dtype, outputs}.
 const std::vector<DnnlOp>& Table() {
   static const auto* table = new std::vector<DnnlOp>{
       {"adaptive_avg_pool2d", &CheckAdaptiveAvgPool2d, &LowerAdaptiveAvgPool2d},
@@ -27,6 +27,8 @@ const std::vector<DnnlOp>& Table() {
        false, false, /*any_dtype=*/true},
       {"div", &CheckBinary, &LowerBinary, false, /*eltwise_post_op=*/true},
       {"dropout", nullptr, &LowerView},
+      {"dynamic_quantize_linear", nullptr, &LowerDynamicQuantizeLinear, false, false, false,
+       false, /*any_dtype=*/true, /*outputs=*/3},
       {"flatten", nullptr, &LowerView},
       {"gelu", &CheckUnary, &LowerUnary},
       {"hard_swish", &CheckUnary, &LowerUnary},

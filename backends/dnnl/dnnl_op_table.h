@@ -59,6 +59,8 @@ struct DnnlOp {
   // Its operands and output may be of any dtype (8-bit quantized data): the
   // common cases check shapes only, its own check the dtypes.
   bool any_dtype = false;
+  // How many outputs its lowering defines.
+  int outputs = 1;
 };
 
 // The row of `op`; null when the device has no primitive for it.

@@ -44,15 +44,16 @@ absl::Status CheckNode(const Node& node, const Graph& graph) {
         "' (node '", node.name, "'); it runs: ",
         absl::StrJoin(SupportedOps(), ", ")));
   }
-  if (node.outputs.size() != 1) {
-    return Refuse(node, "it has more than one output");
+  if (static_cast<int>(node.outputs.size()) != op->outputs) {
+    return Refuse(node, absl::StrCat("it has ", node.outputs.size(), " outputs; the device's ",
+                                     node.op, " makes ", op->outputs));
   }
   NodeShapes shapes;
   std::vector<ValueId> operands = node.inputs;
-  operands.push_back(node.outputs[0]);
+  operands.insert(operands.end(), node.outputs.begin(), node.outputs.end());
   for (size_t i = 0; i < operands.size(); ++i) {
     const Value& v = graph.value(operands[i]);
-    const bool is_output = i + 1 == operands.size();
+    const bool is_output = i >= node.inputs.size();
     const std::string what =
         is_output ? "its output" : absl::StrCat("operand ", i, " ('", v.name, "')");
     if (v.dtype != DType::kFloat32 && !op->any_dtype) {
@@ -64,7 +65,8 @@ absl::Status CheckNode(const Node& node, const Graph& graph) {
     }
     // A scalar operand (rank 0: 0.5 in x * 0.5) is a one-element tensor to
     // oneDNN (ToDims); an op that cannot take one refuses in its own check.
-    const int min_rank = is_output ? 1 : 0;
+    // Host steps (the 8-bit ops' rows) write scalars too.
+    const int min_rank = is_output && !op->any_dtype ? 1 : 0;
     if (v.shape->rank() < min_rank || v.shape->rank() > kMaxRank) {
       return Refuse(node, absl::StrCat(what, " ", v.shape->ToString(),
                                        " has rank ", v.shape->rank(),
@@ -75,10 +77,10 @@ absl::Status CheckNode(const Node& node, const Graph& graph) {
       return Refuse(node, absl::StrCat(what, " ", v.shape->ToString(),
                                        " is empty"));
     }
-    if (is_output) {
-      shapes.out = *v.shape;
-    } else {
+    if (!is_output) {
       shapes.in.push_back(*v.shape);
+    } else if (i == node.inputs.size()) {
+      shapes.out = *v.shape;  // the first output's
     }
   }
   return op->supports == nullptr ? absl::OkStatus()

@@ -1,9 +1,14 @@
-// quantize_linear, dequantize_linear (ops/linear_quantization.cc) and
-// qlinear_add (ops/qlinear_add.cc): one pass over the elements, split over
+// quantize_linear, dequantize_linear (ops/linear_quantization.cc),
+// qlinear_add (ops/qlinear_add.cc) and dynamic_quantize_linear
+// (ops/dynamic_quantize_linear.cc): one pass over the elements (two for
+// dynamic_quantize_linear: its range, then the quantization), split over
 // the threads when large.
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <mutex>
 
 #include "backends/cpu/cpu_device.h"
 #include "core/kernel_registry.h"
@@ -94,6 +99,52 @@ class DequantizeKernel : public Kernel {
   std::shared_ptr<const CpuContext> context_;
 };
 
+class DynamicQuantizeKernel : public Kernel {
+ public:
+  explicit DynamicQuantizeKernel(std::shared_ptr<const CpuContext> context)
+      : context_(std::move(context)) {}
+
+  absl::Status Run(absl::Span<const Tensor* const> inputs,
+                   absl::Span<Tensor* const> outputs) override {
+    const float* x = inputs[0]->data<float>();
+    const int64_t n = inputs[0]->num_elements();
+    float lowest = std::numeric_limits<float>::infinity();
+    float highest = -lowest;
+    std::mutex mu;
+    ForEachRange(*context_, n, [&](int64_t begin, int64_t end) {
+      float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+      // std::min(lo, NaN) keeps lo: NaN takes no part in the range.
+#pragma omp simd reduction(min : lo) reduction(max : hi)
+      for (int64_t i = begin; i < end; ++i) {
+        lo = std::min(lo, x[i]);
+        hi = std::max(hi, x[i]);
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      lowest = std::min(lowest, lo);
+      highest = std::max(highest, hi);
+    });
+    const DynamicQuantization q = DynamicQuantizationOf(lowest, highest);
+    outputs[1]->data<float>()[0] = q.scale;
+    outputs[2]->data<uint8_t>()[0] = static_cast<uint8_t>(q.zero_point);
+    uint8_t* y = outputs[0]->data<uint8_t>();
+    ForEachRange(*context_, n, [&](int64_t begin, int64_t end) {
+#pragma omp simd
+      for (int64_t i = begin; i < end; ++i) {
+        y[i] = QuantizeElement<uint8_t>(x[i], q.scale, q.zero_point);
+      }
+    });
+    return absl::OkStatus();
+  }
+
+ private:
+  std::shared_ptr<const CpuContext> context_;
+};
+
+absl::StatusOr<std::unique_ptr<Kernel>> MakeDynamicQuantize(const Node&, const Graph&,
+                                                            CpuDevice& device) {
+  return std::make_unique<DynamicQuantizeKernel>(device.context());
+}
+
 class QLinearAddKernel : public Kernel {
  public:
   explicit QLinearAddKernel(std::shared_ptr<const CpuContext> context)
@@ -147,6 +198,8 @@ SY_REGISTER_KERNEL(CpuKernels(), "quantize_linear", DType::kFloat32, &MakeQuanti
 SY_REGISTER_KERNEL(CpuKernels(), "dequantize_linear", DType::kUInt8, &MakeDequantize);
 SY_REGISTER_KERNEL(CpuKernels(), "dequantize_linear", DType::kInt8, &MakeDequantize);
 SY_REGISTER_KERNEL(CpuKernels(), "qlinear_add", DType::kUInt8, &MakeQLinearAdd);
+SY_REGISTER_KERNEL(CpuKernels(), "dynamic_quantize_linear", DType::kFloat32,
+                   &MakeDynamicQuantize);
 SY_REGISTER_KERNEL(CpuKernels(), "qlinear_add", DType::kInt8, &MakeQLinearAdd);
 
 }  // namespace

@@ -1,8 +1,12 @@
-// quantize_linear, dequantize_linear (ops/linear_quantization.cc) and
-// qlinear_add (ops/qlinear_add.cc) by the formulas of
+// quantize_linear, dequantize_linear (ops/linear_quantization.cc),
+// qlinear_add (ops/qlinear_add.cc) and dynamic_quantize_linear
+// (ops/dynamic_quantize_linear.cc) by the formulas of
 // ops/linear_quantization.h, element by element.
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 
 #include "backends/reference/kernels/integer_products.h"
@@ -74,6 +78,34 @@ class QLinearAddKernel : public Kernel {
   }
 };
 
+class DynamicQuantizeKernel : public Kernel {
+ public:
+  absl::Status Run(absl::Span<const Tensor* const> inputs,
+                   absl::Span<Tensor* const> outputs) override {
+    const float* x = inputs[0]->data<float>();
+    const int64_t n = inputs[0]->num_elements();
+    float lowest = std::numeric_limits<float>::infinity();
+    float highest = -lowest;
+    for (int64_t i = 0; i < n; ++i) {
+      if (std::isnan(x[i])) continue;
+      lowest = std::min(lowest, x[i]);
+      highest = std::max(highest, x[i]);
+    }
+    const DynamicQuantization q = DynamicQuantizationOf(lowest, highest);
+    outputs[1]->data<float>()[0] = q.scale;
+    outputs[2]->data<uint8_t>()[0] = static_cast<uint8_t>(q.zero_point);
+    for (int64_t i = 0; i < n; ++i) {
+      outputs[0]->data<uint8_t>()[i] = QuantizeElement<uint8_t>(x[i], q.scale, q.zero_point);
+    }
+    return absl::OkStatus();
+  }
+};
+
+absl::StatusOr<std::unique_ptr<Kernel>> MakeDynamicQuantize(const Node&, const Graph&,
+                                                            RefDevice&) {
+  return std::make_unique<DynamicQuantizeKernel>();
+}
+
 absl::StatusOr<std::unique_ptr<Kernel>> MakeQLinearAdd(const Node&, const Graph&, RefDevice&) {
   return std::make_unique<QLinearAddKernel>();
 }
@@ -90,6 +122,8 @@ SY_REGISTER_KERNEL(RefKernels(), "quantize_linear", DType::kFloat32, &MakeQuanti
 SY_REGISTER_KERNEL(RefKernels(), "dequantize_linear", DType::kUInt8, &MakeDequantize);
 SY_REGISTER_KERNEL(RefKernels(), "dequantize_linear", DType::kInt8, &MakeDequantize);
 SY_REGISTER_KERNEL(RefKernels(), "qlinear_add", DType::kUInt8, &MakeQLinearAdd);
+SY_REGISTER_KERNEL(RefKernels(), "dynamic_quantize_linear", DType::kFloat32,
+                   &MakeDynamicQuantize);
 SY_REGISTER_KERNEL(RefKernels(), "qlinear_add", DType::kInt8, &MakeQLinearAdd);
 
 }  // namespace
