@@ -1,9 +1,11 @@
 // cast on oneDNN, for the casts that are exact: 8-bit and int32 integers to
 // float32 or int32 (an int8 matmul's int32 sums on their way to the float
-// scale that follows, in a dynamically quantized model). One reorder into
-// the same layout in the other data type. Casts that round or truncate
-// (float to integer: ONNX truncates, oneDNN's reorder rounds) stay on the
-// CPU backend.
+// scale that follows, in a dynamically quantized model), and float32 back
+// to the 8-bit type it was cast from, through max pooling (the importer
+// pools 8-bit data in float32: cast, max_pool2d, cast). One reorder into
+// the same layout in the other data type. Other casts from float to
+// integers (ONNX truncates, oneDNN's reorder rounds) stay on the CPU
+// backend.
 
 #include "absl/strings/str_cat.h"
 #include "backends/dnnl/dnnl_lowering.h"
@@ -22,12 +24,29 @@ bool IsWidening(DType from, DType to) {
   return integer_from && wider_to;
 }
 
+// Whether float32 value `v` holds whole numbers of 8-bit type `type`: it
+// was cast from `type`, then at most max-pooled or reshaped.
+bool HoldsIntegersOf(const Graph& graph, ValueId v, DType type) {
+  for (int step = 0; step < 8; ++step) {
+    const NodeId producer = graph.value(v).producer;
+    if (producer < 0) return false;
+    const Node& p = graph.node(producer);
+    if (p.op == "cast") return graph.value(p.inputs[0]).dtype == type;
+    if (p.op != "max_pool2d" && p.op != "reshape" && p.op != "flatten") return false;
+    v = p.inputs[0];
+  }
+  return false;
+}
+
 }  // namespace
 
 absl::Status CheckCast(const Node& node, const Graph& graph, const NodeShapes& /*shapes*/) {
   const DType from = graph.value(node.inputs[0]).dtype;
   const DType to = graph.value(node.outputs[0]).dtype;
-  if (!IsWidening(from, to)) {
+  const bool back_to_eight_bit = from == DType::kFloat32 &&
+                                 (to == DType::kUInt8 || to == DType::kInt8) &&
+                                 HoldsIntegersOf(graph, node.inputs[0], to);
+  if (!IsWidening(from, to) && !back_to_eight_bit) {
     return Refuse(node, absl::StrCat("it casts ", DTypeName(from), " to ", DTypeName(to),
                                      "; the oneDNN device casts 8-bit and int32 integers to "
                                      "float32 or int32 only (exact conversions)"));
