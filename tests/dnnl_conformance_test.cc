@@ -71,6 +71,7 @@ constexpr const char* kDocumentedRefusals[] = {
     "min <= max only",                      // clip with crossed bounds
     "does not fit oneDNN's float epsilon",  // layer_norm
     "(exact conversions)",                  // cast: integers to wider types only
+    "(no VNNI)",                            // int8 products on an AVX2-capped run
 };
 
 bool DocumentedRefusal(const absl::Status& status) {

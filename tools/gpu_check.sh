@@ -61,7 +61,7 @@ LIMIT_BYTES=$((64 * 1024 * 1024))
 # the fusion rules CUDA claims by. Keep run_on_gpu.sh's TESTS in step.
 WANTED=(
   //tools/cli:switchyard
-  //backends/cuda:caching_allocator_test
+  //core:caching_allocator_test
   //backends/cuda:cuda_libraries_test
   //backends/cuda:cuda_backend_test
   //backends/cuda:cuda_partition_test

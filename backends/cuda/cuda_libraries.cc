@@ -72,7 +72,9 @@ absl::StatusOr<CublasLtApi> OpenCublasLt() {
   absl::StatusOr<OpenedLibrary> opened =
       OpenLibrary("libcublasLt.so.13", "cuBLASLt (libcublasLt.so.13, CUDA 13)",
            "the CUDA 13 toolkit's cuBLAS, the libcublas-13 package, or pip's "
-           "nvidia-cublas with PyTorch");
+           "nvidia-cublas with PyTorch (CUDA 13 wheels install it in "
+           "site-packages/nvidia/cu13/lib, CUDA 12 ones in nvidia/cublas/lib, "
+           "which is the wrong major version)");
   if (!opened.ok()) return opened.status();
   CublasLtApi api;
   api.path = opened->path;

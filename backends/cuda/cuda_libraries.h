@@ -17,8 +17,10 @@
 //   2. the dynamic loader's search: LD_LIBRARY_PATH, /etc/ld.so.cache, ...;
 //   3. the toolkit's library directory found at build time
 //      (local_cuda/cuda_config.h: SWITCHYARD_CUDA_LIB_DIR).
-// PyTorch's pip wheels carry both (site-packages/nvidia/cublas/lib,
-// .../nvidia/cudnn/lib): point SWITCHYARD_CUDA_LIBRARY_PATH there.
+// PyTorch's pip wheels carry both (CUDA 13 wheels:
+// site-packages/nvidia/cu13/lib and .../nvidia/cudnn/lib; CUDA 12 wheels
+// put a cuBLAS of the wrong major version in .../nvidia/cublas/lib): point
+// SWITCHYARD_CUDA_LIBRARY_PATH there.
 //
 // Only the major version is fixed (libcublasLt.so.13, libcudnn.so.9: their
 // ABI is stable within one); the versions found are reported in

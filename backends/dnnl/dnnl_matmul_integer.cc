@@ -4,8 +4,9 @@
 // Runtime's quantizer writes symmetric int8 weights). a's batch folds into
 // the rows of one 2-D product. a's zero point is an attribute when it is a
 // constant, and read at run time (widened to int32 by a host step) when it
-// is computed, as DynamicQuantizeLinear's is. oneDNN sums in int32 exactly,
-// so results equal cpu:0's bit for bit.
+// is computed, as DynamicQuantizeLinear's is. With VNNI oneDNN sums in int32
+// exactly, so results equal cpu:0's bit for bit; without it the node stays
+// on cpu:0 (dnnl_support.h: CheckExactInt8Products).
 
 #include <cstdint>
 #include <cstring>
@@ -37,6 +38,7 @@ absl::Status CheckMatmulInteger(const Node& node, const Graph& graph, const Node
   if (shapes.in[kA].rank() < 2 || shapes.in[kB].rank() != 2) {
     return Refuse(node, "it takes a of rank 2 or more times a 2-D b only");
   }
+  SY_RETURN_IF_ERROR(CheckExactInt8Products(node));
   if (!IsConstant(graph, node.inputs[kB]) || !IsConstant(graph, node.inputs[kBZeroPoint])) {
     return Refuse(node, "its b and b's zero point must be graph constants (a layer's weights)");
   }

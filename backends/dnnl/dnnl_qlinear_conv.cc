@@ -12,7 +12,8 @@
 // two differ by one step on exact ties only (x.5 before the zero point is
 // added), and an int32 sum past 2^24 rounds once more on its way to float.
 // oneDNN's int8 convolutions take weights with zero point 0 only (what
-// ONNX Runtime's quantizer writes: symmetric int8 weights); other nodes
+// ONNX Runtime's quantizer writes: symmetric int8 weights), and sum exactly
+// only with VNNI (dnnl_support.h: CheckExactInt8Products); other nodes
 // stay on the CPU backend.
 
 #include <cstdint>
@@ -47,6 +48,7 @@ enum Operand {
 
 absl::Status CheckQLinearConv(const Node& node, const Graph& graph, const NodeShapes& shapes) {
   if (shapes.in[kInput].rank() != 4) return Refuse(node, "input must be NCHW");
+  SY_RETURN_IF_ERROR(CheckExactInt8Products(node));
   SY_RETURN_IF_ERROR(CheckConstants(node, graph, kWeight));
   const Value& w = graph.value(node.inputs[kWeight]);
   if (w.dtype != DType::kInt8) {

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "backends/dnnl/dnnl_op_table.h"
 #include "core/dtype.h"
+#include "oneapi/dnnl/dnnl.hpp"
 
 namespace switchyard {
 namespace onednn {
@@ -34,6 +35,19 @@ absl::Status CheckConstants(const Node& node, const Graph& graph, size_t first) 
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckExactInt8Products(const Node& node) {
+  // The ISA values are bit sets: 0x40 marks AVX-512 VNNI (and everything
+  // above it), 0x400 AVX-VNNI.
+  const unsigned isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  if ((isa & dnnl_cpu_isa_avx512_core_vnni & ~dnnl_cpu_isa_avx512_core) != 0 ||
+      (isa & dnnl_cpu_isa_avx2_vnni & ~dnnl_cpu_isa_avx2) != 0) {
+    return absl::OkStatus();
+  }
+  return Refuse(node,
+                "oneDNN's int8 kernels on this CPU (no VNNI) add pairs of 8-bit products in "
+                "16 bits, which saturates; without VNNI the node runs on the CPU backend");
 }
 
 absl::Status CheckNode(const Node& node, const Graph& graph) {

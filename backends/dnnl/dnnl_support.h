@@ -33,6 +33,12 @@ absl::Status Refuse(const Node& node, const std::string& why);
 // batch-norm statistics) are reordered once, when the kernel is made.
 absl::Status CheckConstants(const Node& node, const Graph& graph, size_t first);
 
+// OK when oneDNN's int8 kernels on this CPU sum 8-bit products exactly: with
+// VNNI (AVX-512 VNNI or AVX-VNNI), which accumulates four products in int32.
+// Without it they add pairs of products in 16 bits (vpmaddubsw), which
+// saturates on full-range data, so int8 nodes stay on the CPU backend.
+absl::Status CheckExactInt8Products(const Node& node);
+
 }  // namespace onednn
 }  // namespace switchyard
 
