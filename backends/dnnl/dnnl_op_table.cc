@@ -9,12 +9,14 @@ namespace onednn {
 namespace {
 
 // The table, by op name. A row is {op, supports, lower, sum_post_op,
-// eltwise_post_op, norm_relu_post_op, bias_add, any_dtype, outputs}.
+// eltwise_post_op, norm_relu_post_op, bias_add, any_dtype, outputs,
+// scalar_output}.
 const std::vector<DnnlOp>& Table() {
   static const auto* table = new std::vector<DnnlOp>{
       {"adaptive_avg_pool2d", &CheckAdaptiveAvgPool2d, &LowerAdaptiveAvgPool2d},
       {"abs", &CheckUnary, &LowerUnary},
-      {"add", &CheckBinary, &LowerBinary, false, /*eltwise_post_op=*/true},
+      {"add", &CheckBinary, &LowerBinary, false, /*eltwise_post_op=*/true, false, false,
+       false, 1, /*scalar_output=*/true},
       {"avg_pool2d", &CheckAvgPool2d, &LowerAvgPool2d},
       {"batch_norm", &CheckBatchNorm, &LowerBatchNorm, false, false,
        /*norm_relu_post_op=*/true},
@@ -25,7 +27,8 @@ const std::vector<DnnlOp>& Table() {
        /*eltwise_post_op=*/true},
       {"dequantize_linear", &CheckLinearQuantization, &LowerLinearQuantization, false, false,
        false, false, /*any_dtype=*/true},
-      {"div", &CheckBinary, &LowerBinary, false, /*eltwise_post_op=*/true},
+      {"div", &CheckBinary, &LowerBinary, false, /*eltwise_post_op=*/true, false, false,
+       false, 1, /*scalar_output=*/true},
       {"dropout", nullptr, &LowerView},
       {"dynamic_quantize_linear", nullptr, &LowerDynamicQuantizeLinear, false, false, false,
        false, /*any_dtype=*/true, /*outputs=*/3},
@@ -40,7 +43,8 @@ const std::vector<DnnlOp>& Table() {
       {"matmul_integer", &CheckMatmulInteger, &LowerMatmulInteger, false, false, false, false,
        /*any_dtype=*/true},
       {"max_pool2d", &CheckPool2d, &LowerMaxPool2d},
-      {"mul", &CheckBinary, &LowerBinary, false, /*eltwise_post_op=*/true},
+      {"mul", &CheckBinary, &LowerBinary, false, /*eltwise_post_op=*/true, false, false,
+       false, 1, /*scalar_output=*/true},
       {"pad", &CheckPad, &LowerView},
       {"reduce_mean", &CheckReduceMean, &LowerReduceMean},
       {"qlinear_add", &CheckQLinearAdd, &LowerQLinearAdd, false, false, false, false,
@@ -56,7 +60,8 @@ const std::vector<DnnlOp>& Table() {
       {"slice", &CheckSlice, &LowerSlice},
       {"softmax", nullptr, &LowerSoftmax},
       {"sqrt", &CheckUnary, &LowerUnary},
-      {"sub", &CheckBinary, &LowerBinary, false, /*eltwise_post_op=*/true},
+      {"sub", &CheckBinary, &LowerBinary, false, /*eltwise_post_op=*/true, false, false,
+       false, 1, /*scalar_output=*/true},
       {"tanh", &CheckUnary, &LowerUnary},
       {"transpose", &CheckTranspose, &LowerTranspose},
   };

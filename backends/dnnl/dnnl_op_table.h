@@ -61,6 +61,10 @@ struct DnnlOp {
   bool any_dtype = false;
   // How many outputs its lowering defines.
   int outputs = 1;
+  // Its output may be a scalar (rank 0, a one-element tensor to oneDNN):
+  // the binary ops, whose operands are then scalars too (a dynamically
+  // quantized model's activation scale times its weight scale).
+  bool scalar_output = false;
 };
 
 // The row of `op`; null when the device has no primitive for it.

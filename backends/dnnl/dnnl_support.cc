@@ -79,8 +79,8 @@ absl::Status CheckNode(const Node& node, const Graph& graph) {
     }
     // A scalar operand (rank 0: 0.5 in x * 0.5) is a one-element tensor to
     // oneDNN (ToDims); an op that cannot take one refuses in its own check.
-    // Host steps (the 8-bit ops' rows) write scalars too.
-    const int min_rank = is_output && !op->any_dtype ? 1 : 0;
+    // Host steps (the 8-bit ops' rows) and the binary ops write scalars too.
+    const int min_rank = is_output && !op->any_dtype && !op->scalar_output ? 1 : 0;
     if (v.shape->rank() < min_rank || v.shape->rank() > kMaxRank) {
       return Refuse(node, absl::StrCat(what, " ", v.shape->ToString(),
                                        " has rank ", v.shape->rank(),
