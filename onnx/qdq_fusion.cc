@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -81,9 +82,13 @@ class QdqGraph {
     auto it = initializers_.find(name);
     return it == initializers_.end() ? nullptr : it->second;
   }
+  // -1 for dims that are negative or whose product overflows.
   int64_t Elements(const onnx::TensorProto& t) const {
     int64_t n = 1;
-    for (int64_t d : t.dims()) n *= d;
+    for (int64_t d : t.dims()) {
+      if (d < 0 || (d > 0 && n > std::numeric_limits<int64_t>::max() / d)) return -1;
+      n *= d;
+    }
     return n;
   }
   // A constant's values as doubles, or nullopt when it is no initializer
@@ -120,6 +125,8 @@ bool IsEightBitType(int32_t t) {
 struct QuantConstants {
   std::vector<double> scale;
   std::string zero_point;  // "" when absent
+  // The zero point's type; when it is absent, uint8 (QuantizeLinear's
+  // output then), but a DequantizeLinear's data may be of either type.
   int32_t type = onnx::TensorProto::UINT8;
 };
 
@@ -217,7 +224,11 @@ std::optional<onnx::NodeProto> QLinearConvFor(const QdqGraph& g, const onnx::Nod
 
   std::optional<QuantConstants> xc = ReadConstants(g, *dq_x, 1);
   std::optional<QuantConstants> wc = ReadConstants(g, *dq_w, channels);
-  if (!xc.has_value() || !wc.has_value() || wc->type != w->data_type()) return std::nullopt;
+  // x's type is its zero point's: without one it is unknown here.
+  if (!xc.has_value() || xc->zero_point.empty() || !wc.has_value() ||
+      (!wc->zero_point.empty() && wc->type != w->data_type())) {
+    return std::nullopt;
+  }
   // The reader of y: a QuantizeLinear with constant per-tensor parameters
   // making x's type (QLinearConv's y_zero_point defaults to it).
   QuantConstants yc;
@@ -257,7 +268,11 @@ std::optional<onnx::NodeProto> QLinearAddFor(const QdqGraph& g, const onnx::Node
   if (!Is(dq_a, "DequantizeLinear") || !Is(dq_b, "DequantizeLinear")) return std::nullopt;
   std::optional<QuantConstants> ac = ReadConstants(g, *dq_a, 1);
   std::optional<QuantConstants> bc = ReadConstants(g, *dq_b, 1);
-  if (!ac.has_value() || !bc.has_value() || ac->type != bc->type) return std::nullopt;
+  // The operands' types are their zero points': without them unknown here.
+  if (!ac.has_value() || !bc.has_value() || ac->zero_point.empty() ||
+      bc->zero_point.empty() || ac->type != bc->type) {
+    return std::nullopt;
+  }
   QuantConstants yc;
   const onnx::NodeProto* quantize = SoleQuantize(g, add.output(0), ac->type, &yc);
   if (quantize == nullptr) return std::nullopt;

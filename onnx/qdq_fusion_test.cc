@@ -78,15 +78,33 @@ TEST(QdqFusionTest, ConvGroupBecomesQLinearConv) {
   EXPECT_EQ(n.output(0), "yq");
 }
 
-TEST(QdqFusionTest, ConvWithoutBiasOrZeroPoints) {
+TEST(QdqFusionTest, ConvWithoutBiasOrWeightZeroPoint) {
   onnx::GraphProto g = QdqConv();
   g.mutable_node(3)->mutable_input()->RemoveLast();  // Conv(x, w)
-  g.mutable_node(0)->mutable_input()->RemoveLast();  // DQ(xq, x_s): uint8
+  g.mutable_node(1)->mutable_input()->RemoveLast();  // DQ(w_q, w_s): int8's 0
   EXPECT_EQ(FuseQdqGroups(g, ""), 1);
   // Every DequantizeLinear nobody reads goes, the bias's too.
   EXPECT_EQ(OpTypes(g), std::vector<std::string>{"QLinearConv"});
-  EXPECT_EQ(g.node(0).input(2), "");
+  EXPECT_EQ(g.node(0).input(5), "");
   EXPECT_EQ(g.node(0).input_size(), 8);
+}
+
+// x's type is its zero point's; without one (int8 data would then make
+// QLinearConv's output int8 where QuantizeLinear makes uint8) nothing fuses.
+TEST(QdqFusionTest, InputWithoutZeroPointStays) {
+  onnx::GraphProto g = QdqConv();
+  g.mutable_node(0)->mutable_input()->RemoveLast();  // DQ(xq, x_s)
+  EXPECT_EQ(FuseQdqGroups(g, ""), 0);
+}
+
+TEST(QdqFusionTest, HostileDimsStay) {
+  onnx::GraphProto g = QdqConv();
+  g.mutable_initializer(3)->set_dims(0, -2);  // w_s
+  EXPECT_EQ(FuseQdqGroups(g, ""), 0);
+  g = QdqConv();
+  g.mutable_initializer(3)->set_dims(0, int64_t{1} << 62);
+  g.mutable_initializer(3)->add_dims(int64_t{1} << 62);
+  EXPECT_EQ(FuseQdqGroups(g, ""), 0);
 }
 
 TEST(QdqFusionTest, ConvOutputReadElsewhereStays) {
