@@ -3,8 +3,8 @@
 // model's DequantizeLinear x2 -> Add -> QuantizeLinear, which the importer
 // rewrites into it):
 //   y = quantize(dequantize(a) + dequantize(b), y_scale, y_zero_point)
-// with quantize_linear's and dequantize_linear's formulas
-// (ops/linear_quantization.h: QLinearAddElement). One pass where the
+// computed as ONNX Runtime's x86 kernel does, with the scale ratios
+// (ops/linear_quantization.h: QLinearAddRange). One pass where the
 // composition took four, each writing a float32 tensor.
 //   operands: a, b (uint8/int8, one dtype and one shape), a_scale,
 //             a_zero_point, b_scale, b_zero_point, y_scale, y_zero_point

@@ -2,9 +2,11 @@
 #define SWITCHYARD_BACKENDS_DNNL_DNNL_SUPPORT_H_
 
 // What the oneDNN device can run, node by node: an op of the op table
-// (dnnl_op_table.h), the cases every primitive here shares (one float32
-// output of rank 1 to 6, float32 operands of rank 0 to 6, nothing empty), then the op's
-// own check from its row. Supports(), ClaimPartitions() and the partition
+// (dnnl_op_table.h), the cases every primitive here shares (float32
+// operands of rank 0 to 6 and one float32 output of rank 1 to 6, nothing
+// empty; the 8-bit ops' rows take any dtype, several outputs and scalar
+// outputs, the binary ops scalar outputs), then the op's own check from
+// its row. Supports(), ClaimPartitions() and the partition
 // builder all ask CheckNode, so a claimed node is always one the builder
 // can lower.
 
