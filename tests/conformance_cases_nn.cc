@@ -91,6 +91,7 @@ void AddReduceCases(std::vector<ConformanceCase>& cases) {
       {Shape({2, 3, 4, 5}), {3, 0, 1}},  // unordered, non-adjacent
       {Shape({4, 1, 6}), {1}},           // a length-1 axis: a copy
       {Shape({3, 70, 40}), {1}},         // long enough to split over threads
+      {Shape({2, 5, 1100}), {1}},        // rows wider than one column block
       {Shape({64, 600}), {-1}},
   };
   for (const char* op :

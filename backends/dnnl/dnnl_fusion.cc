@@ -93,10 +93,59 @@ bool IsScaledConvInput(const Graph& graph, const Node& mul, const Node& conv) {
          w.dim(2) == 1 && w.dim(3) == 1;
 }
 
+// Whether `cast` and `mul` turn matmul_integer's int32 sums `sums` into
+// float32 scaled by one factor or one per column ([N] or [1, ..., N]), with
+// nobody else reading the cast (a dynamically quantized model's dequantized
+// product): oneDNN's output scales do both.
+bool IsDequantizationOf(const Graph& graph, ValueId sums, const Node& cast, const Node& mul) {
+  if (cast.op != "cast" || cast.inputs.size() != 1 || cast.inputs[0] != sums ||
+      graph.value(cast.outputs[0]).dtype != DType::kFloat32 || mul.op != "mul" ||
+      mul.inputs.size() != 2 || !OnlyFeeds(graph, sums, cast) ||
+      !OnlyFeeds(graph, cast.outputs[0], mul)) {
+    return false;
+  }
+  const Shape& product = *graph.value(sums).shape;
+  const ValueId scale = mul.inputs[0] == cast.outputs[0] ? mul.inputs[1] : mul.inputs[0];
+  const Value& s = graph.value(scale);
+  if (s.dtype != DType::kFloat32 || !s.shape || product.rank() < 1 ||
+      *graph.value(mul.outputs[0]).shape != product) {
+    return false;
+  }
+  if (s.shape->num_elements() == 1) return true;
+  for (int d = 0; d + 1 < s.shape->rank(); ++d) {
+    if (s.shape->dim(d) != 1) return false;
+  }
+  return s.shape->rank() >= 1 && s.shape->rank() <= product.rank() &&
+         s.shape->dim(s.shape->rank() - 1) == product.dim(product.rank() - 1);
+}
+
 }  // namespace
 
-ValueId BiasOf(const Graph& graph, const Node& head, const Node& add) {
-  return add.inputs[0] == head.outputs[0] ? add.inputs[1] : add.inputs[0];
+ValueId BiasOf(const Node& add, ValueId made) {
+  return add.inputs[0] == made ? add.inputs[1] : add.inputs[0];
+}
+
+std::vector<NodeId> OrderForFusion(const Graph& graph, std::vector<NodeId> nodes) {
+  // How far after the cast its scaling mul is looked for.
+  constexpr int kWindow = 4;
+  const int n = static_cast<int>(nodes.size());
+  for (int p = 0; p + 2 < n; ++p) {
+    const Node& head = graph.node(nodes[p]);
+    const Node& cast = graph.node(nodes[p + 1]);
+    if (head.op != "matmul_integer" || cast.op != "cast" || Reads(cast, head.outputs[0]) != 1) {
+      continue;
+    }
+    auto reads_pair = [&](const Node& node) {
+      return Reads(node, head.outputs[0]) > 0 || Reads(node, cast.outputs[0]) > 0;
+    };
+    int r = p + 2;
+    while (r < n && r < p + 2 + kWindow && !reads_pair(graph.node(nodes[r]))) ++r;
+    if (r > p + 2 && r < n && Reads(graph.node(nodes[r]), cast.outputs[0]) > 0) {
+      std::rotate(nodes.begin() + p, nodes.begin() + p + 2, nodes.begin() + r);
+      p += r - (p + 2);  // the moved nodes now sit before the pair
+    }
+  }
+  return nodes;
 }
 
 std::vector<FusionGroup> PlanFusionGroups(const Graph& graph,
@@ -151,7 +200,15 @@ std::vector<FusionGroup> PlanFusionGroups(const Graph& graph,
         continue;
       }
     }
-    if (row != nullptr && row->bias_add && q < n &&
+    if (head.op == "matmul_integer" && q + 1 < n &&
+        IsDequantizationOf(graph, made, graph.node(nodes[q]), graph.node(nodes[q + 1]))) {
+      g.dequantize = true;
+      made = graph.node(nodes[q + 1]).outputs[0];
+      q += 2;
+    }
+    // Bias and eltwise post-ops act on float results only.
+    const bool float_result = graph.value(made).dtype == DType::kFloat32;
+    if (row != nullptr && row->bias_add && float_result && q < n &&
         OnlyFeeds(graph, made, graph.node(nodes[q])) &&
         IsBiasAddOf(graph, made, graph.node(nodes[q]))) {
       g.bias = true;
@@ -169,13 +226,13 @@ std::vector<FusionGroup> PlanFusionGroups(const Graph& graph,
       }
     }
     // SiLU of the head's output: c is read by its sigmoid and its mul only.
-    if (row != nullptr && row->eltwise_post_op && q + 1 < n &&
+    if (row != nullptr && row->eltwise_post_op && float_result && q + 1 < n &&
         ReadCount(graph, made) == 2 &&
         IsSiluOf(graph, made, graph.node(nodes[q]), graph.node(nodes[q + 1]))) {
       g.eltwise = Silu();
       g.silu = true;
       q += 2;
-    } else if (row != nullptr && q < n) {
+    } else if (row != nullptr && float_result && q < n) {
       const Node& next = graph.node(nodes[q]);
       if (next.inputs.size() == 1 && OnlyFeeds(graph, made, next)) {
         if (row->eltwise_post_op) {

@@ -10,7 +10,11 @@
 //     hard_swish, ...: an eltwise post-op, dnnl_eltwise_algorithm.h), or
 //     SiLU: sigmoid(c) and mul(c, sigmoid(c)) together (an eltwise swish
 //     post-op writing the mul's output);
-//   - for batch_norm, a following relu only (fuse_norm_relu).
+//   - for batch_norm, a following relu only (fuse_norm_relu);
+//   - for matmul_integer, a cast of its int32 sums to float32 and a mul by
+//     one scale (or one per column) first: the int8 product writes float
+//     through output scales, then takes a bias and an eltwise as a float
+//     matmul does (ONNX Runtime's MatMulIntegerToFloat).
 // A value between two fused nodes must be read by the next node only
 // (nobody else ever sees it); SiLU's c is read by exactly its sigmoid and
 // its mul, and the sigmoid by the mul only.
@@ -18,6 +22,7 @@
 //   conv2d -> add -> relu -> max_pool2d: {conv2d+add+relu}, {max_pool2d}
 //   conv2d -> sigmoid -> mul:            {conv2d+silu}
 //   mul(x, s [N,C,1,1]) -> conv2d 1x1 -> add: {mul+conv2d+add} (scaled_input)
+//   matmul_integer -> cast -> mul(s) -> add(b) -> gelu: one group (dequantize)
 
 #include <optional>
 #include <string>
@@ -48,15 +53,25 @@ struct FusionGroup {
   // of x where that is cheaper (dnnl_scaled_conv.cc). The conv (node 1)
   // then takes its post-ops as a head does.
   bool scaled_input = false;
+  // matmul_integer -> cast to float32 -> mul by a scale: nodes 1 and 2 are
+  // the cast and the mul (dnnl_matmul_integer.cc).
+  bool dequantize = false;
 };
+
+// `nodes` (a partition's, in graph order) with the nodes that sit between
+// a matmul_integer's cast and the mul scaling it moved before the
+// matmul_integer, when they read nothing the two made: ONNX Runtime's
+// quantizer writes the scale product (a's scale times b's) there, and the
+// group's nodes must be consecutive. The order stays topological.
+std::vector<NodeId> OrderForFusion(const Graph& graph, std::vector<NodeId> nodes);
 
 // The groups of `nodes` (consecutive, each supported), in order.
 std::vector<FusionGroup> PlanFusionGroups(const Graph& graph,
                                           const std::vector<NodeId>& nodes);
 
-// The bias a group with `bias` adds: `add`'s operand that `head` did not
-// make.
-ValueId BiasOf(const Graph& graph, const Node& head, const Node& add);
+// The bias a group with `bias` adds: `add`'s operand other than `made`
+// (what the group computed before the add).
+ValueId BiasOf(const Node& add, ValueId made);
 
 // "conv2d+add+relu", "conv2d+silu", "matmul+add+gelu".
 std::string FusionGroupName(const Graph& graph, const std::vector<NodeId>& nodes,

@@ -130,7 +130,7 @@ absl::Status LowerMatmul(PartitionBuilder& b, const FusionGroup& g,
   std::vector<std::pair<int, MemRef>> args = {
       {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
   if (g.bias) {
-    const ValueId bias = BiasOf(graph, node, b.GroupNode(g, 1));
+    const ValueId bias = BiasOf(b.GroupNode(g, 1), node.outputs[0]);
     SY_ASSIGN_OR_RETURN(MemRef bias_ref,
                         b.Owned(bias, Plain(bias_dims), pd.bias_desc()));
     args.push_back({DNNL_ARG_BIAS, bias_ref});

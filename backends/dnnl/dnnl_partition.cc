@@ -25,7 +25,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> BuildPartitionKernel(
   }
   // Some primitives size their work split by the thread count at creation.
   omp_set_num_threads(options.threads);
-  PartitionBuilder builder(graph, nodes, inputs, outputs, engine, device,
+  const std::vector<NodeId> ordered = OrderForFusion(graph, nodes);
+  PartitionBuilder builder(graph, ordered, inputs, outputs, engine, device,
                            prepared_weights, options.conv_algorithm, options.silu);
   return builder.Build(options.threads);
 }
@@ -39,8 +40,9 @@ std::string DescribePartition(const Graph& graph,
                               const std::vector<NodeId>& nodes) {
   // Counts of each fused group in order of first appearance.
   std::vector<std::pair<std::string, int>> counts;
-  for (const FusionGroup& g : PlanFusionGroups(graph, nodes)) {
-    const std::string name = FusionGroupName(graph, nodes, g);
+  const std::vector<NodeId> ordered = OrderForFusion(graph, nodes);
+  for (const FusionGroup& g : PlanFusionGroups(graph, ordered)) {
+    const std::string name = FusionGroupName(graph, ordered, g);
     auto it = std::find_if(counts.begin(), counts.end(),
                            [&](const auto& c) { return c.first == name; });
     if (it == counts.end()) {
