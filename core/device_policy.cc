@@ -27,16 +27,13 @@ bool Registered(const BackendRegistry& registry, const std::string& type) {
   return std::find(types.begin(), types.end(), type) != types.end();
 }
 
-// Why `type` has no device to offer: the backend's reason, or that it is
-// not in this build.
+// Why `type` has no device to offer, in a few words (`switchyard devices`
+// and devices() give the backend's whole reason).
 std::string Absence(BackendRegistry& registry, const std::string& type) {
-  if (!Registered(registry, type)) {
-    return absl::StrCat(type, " is not in this build (no plugin found)");
-  }
+  if (!Registered(registry, type)) return absl::StrCat(type, " (not in this build)");
   absl::StatusOr<Backend*> backend = registry.GetBackend(type);
-  if (!backend.ok()) return absl::StrCat(type, ": ", backend.status().message());
-  const std::string why = (*backend)->UnavailableReason();
-  return absl::StrCat(type, " has no device", why.empty() ? "" : ": ", why);
+  if (!backend.ok()) return absl::StrCat(type, " (did not start)");
+  return absl::StrCat(type, " (no device)");
 }
 
 bool HasDevice(BackendRegistry& registry, const std::string& type) {
@@ -90,13 +87,13 @@ absl::StatusOr<DeviceChoice> ChooseDevice(BackendRegistry& registry, DevicePolic
       absl::StrAppend(&choice.reason, " on one thread");
     }
     if (!passed_over.empty()) {
-      absl::StrAppend(&choice.reason, "; ", absl::StrJoin(passed_over, "; "));
+      absl::StrAppend(&choice.reason, "; passed over ", absl::StrJoin(passed_over, ", "));
     }
     return choice;
   }
   return absl::FailedPreconditionError(
       absl::StrCat("no device for device policy ", DevicePolicyName(policy), ": ",
-                   absl::StrJoin(passed_over, "; "), "; name one with --device"));
+                   absl::StrJoin(passed_over, ", "), "; name one with --device"));
 }
 
 }  // namespace switchyard

@@ -24,6 +24,7 @@
 #include "tools/cli/build_info.h"
 #include "tools/cli/bench.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/device_choice.h"
 #include "tools/cli/flags.h"
 #include "tools/cli/model_inputs.h"
 #include "tools/cli/replicas.h"
@@ -233,10 +234,11 @@ absl::Status BenchCommand(BackendRegistry& registry) {
     SY_ASSIGN_OR_RETURN(std::optional<Shape> input_shape, InputShapeFlag());
     model = ZooModel(model_name, absl::GetFlag(FLAGS_seed), input_shape);
   }
-  // --placement=auto: nodes a device has no kernel for fall back to the CPU
-  // (the dnnl:0 plugin on models with ops oneDNN lacks), as in `run`.
-  SY_ASSIGN_OR_RETURN(PlacementPolicy placement,
-                      ParsePlacementPolicy(absl::GetFlag(FLAGS_placement)));
+  // Auto placement unless --placement says otherwise: nodes a device has no
+  // kernel for fall back to the CPU (dnnl:0 on models with ops oneDNN
+  // lacks), as in `run` on the device the policy chose.
+  SY_ASSIGN_OR_RETURN(const PlacementPolicy placement,
+                      PlacementFromFlags(/*chosen_by_policy=*/true, PlacementPolicy::kAuto));
   model.create = [create = model.create, placement](const Device& device,
                                                    BackendRegistry& r)
       -> absl::StatusOr<std::unique_ptr<Module>> {

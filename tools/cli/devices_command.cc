@@ -2,13 +2,17 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
+#include "core/device_policy.h"
 #include "core/file_transaction.h"
+#include "core/plugin_discovery.h"
 #include "core/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "tools/cli/build_info.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/device_choice.h"
 #include "tools/cli/flags.h"
 
 ABSL_DECLARE_FLAG(std::string, json);  // bench_command.cc
@@ -26,6 +30,57 @@ void PrintOptions(const Backend& backend) {
   for (const BackendOption& option : backend.Options()) {
     std::printf("  option %s.%s=%s  %s\n", backend.type().c_str(),
                 option.key.c_str(), option.value.c_str(), option.help.c_str());
+  }
+}
+
+// What the device policies choose here, and the plugins found beside the
+// binary, as JSON.
+nlohmann::json ChoicesJson(BackendRegistry& registry) {
+  nlohmann::json policies = nlohmann::json::object();
+  for (const char* name : {"fastest", "cpu", "gpu", "low-power"}) {
+    absl::StatusOr<DeviceChoice> c = ChooseDevice(registry, *ParseDevicePolicy(name));
+    policies[name] = c.ok() ? nlohmann::json{{"device", c->device.ToString()},
+                                             {"threads", c->threads},
+                                             {"reason", c->reason}}
+                            : nlohmann::json{{"error", std::string(c.status().message())}};
+  }
+  const PluginDiscovery found = LastPluginDiscovery();
+  nlohmann::json loaded = nlohmann::json::array();
+  for (const LoadedPlugin& p : found.loaded) {
+    loaded.push_back({{"path", p.path}, {"name", p.name}, {"types", p.types}});
+  }
+  return {{"device_policy", absl::GetFlag(FLAGS_device_policy)},
+          {"policies", policies},
+          {"plugin_discovery",
+           {{"enabled", found.enabled},
+            {"folders", found.folders},
+            {"loaded", loaded},
+            {"skipped", found.skipped}}}};
+}
+
+// The default device and the plugins found, after the backends.
+void PrintChoices(BackendRegistry& registry) {
+  absl::StatusOr<DevicePolicy> policy = ParseDevicePolicy(absl::GetFlag(FLAGS_device_policy));
+  absl::StatusOr<DeviceChoice> choice =
+      policy.ok() ? ChooseDevice(registry, *policy) : policy.status();
+  std::printf("\nDefault device: %s\n",
+              choice.ok() ? choice->reason.c_str()
+                          : std::string(choice.status().message()).c_str());
+  std::printf("  --device names another; --device-policy (%s) chooses another way\n",
+              DevicePolicyNames().c_str());
+  const PluginDiscovery found = LastPluginDiscovery();
+  if (!found.enabled) {
+    std::printf("Plugins beside the binary: not searched (%s=off)\n", kPluginDiscoveryEnv);
+    return;
+  }
+  std::vector<std::string> names;
+  for (const LoadedPlugin& p : found.loaded) {
+    names.push_back(absl::StrCat(p.path, " (", absl::StrJoin(p.types, ", "), ")"));
+  }
+  std::printf("Plugins beside the binary (%s): %s\n", absl::StrJoin(found.folders, ", ").c_str(),
+              names.empty() ? "none" : absl::StrJoin(names, "; ").c_str());
+  for (const std::string& skipped : found.skipped) {
+    std::printf("  not loaded: %s\n", skipped.c_str());
   }
 }
 
@@ -60,7 +115,9 @@ absl::Status DevicesJson(BackendRegistry& registry, const std::string& path) {
     }
     backends.push_back(entry);
   }
-  nlohmann::json doc = {{"backends", backends}, {"build", BuildInfoJson(registry)}};
+  nlohmann::json doc = {{"backends", backends},
+                        {"default_device", ChoicesJson(registry)},
+                        {"build", BuildInfoJson(registry)}};
   if (path == "-") {
     std::printf("%s\n", doc.dump(2).c_str());
     return absl::OkStatus();
@@ -104,8 +161,9 @@ absl::Status DevicesCommand(BackendRegistry& registry) {
     }
     PrintOptions(**backend);
   }
-  // Several devices or machines: one MPI rank per device. Upper case, after
-  // a blank line: not a backend's "type: ..." line.
+  // Upper case, after a blank line: not a backend's "type: ..." line.
+  PrintChoices(registry);
+  // Several devices or machines: one MPI rank per device.
   std::printf("\nMPI: %s\n", BuildInfoJson(registry)["mpi"].get<std::string>().c_str());
   return absl::OkStatus();
 }

@@ -31,7 +31,9 @@ ABSL_FLAG(std::string, output, "",
           "outputs, comma-separated files or a folder ending in '/' "
           "(output_0.npy, output_1.npy, ...)");
 ABSL_FLAG(std::string, report, "", "JSON file to write the run's report to");
-ABSL_FLAG(std::string, device, "cpu", "device to run on, e.g. cpu, cuda:0");
+ABSL_FLAG(std::string, device, "",
+          "device to run on, e.g. cpu:0, dnnl:0, cuda:0; empty: the one "
+          "--device-policy chooses (`switchyard devices` shows which and why)");
 ABSL_FLAG(std::string, format, "text", "graph output format: text or dot");
 ABSL_FLAG(std::string, batch, "1",
           "batch size when no --input is given; bench: a comma-separated list "
@@ -43,10 +45,12 @@ ABSL_FLAG(int32_t, threads, 0,
           "backend with a threads option (cpu, dnnl) (0: the "
           "default, SWITCHYARD_CPU_THREADS or all cores)");
 ABSL_FLAG(uint64_t, seed, 0, "seed of the initialisation and of random input");
-ABSL_FLAG(std::string, placement, "strict",
+ABSL_FLAG(std::string, placement, "",
           "strict: every operand of a node on one device, else an error; auto: "
           "copy inputs to the model's device and fall back to the CPU for "
-          "nodes the device cannot run, with a summary of what moved");
+          "nodes the device cannot run, with a summary of what moved. Empty: "
+          "auto when the device policy chose the device (and for bench), "
+          "strict when --device names it");
 ABSL_FLAG(std::string, input_device, "",
           "device to put the input on (default: --device)");
 ABSL_FLAG(bool, explain_placement, false,
@@ -340,6 +344,7 @@ const std::vector<FlagUse>& FlagUses() {
       {"seed", kGroups[0], {"run", "bench"}},
       {"max_loop_iterations", kGroups[0], {"run"}},
       {"device", kGroups[1], {"run", "graph"}},
+      {"device_policy", kGroups[1], {"run", "graph"}},
       {"devices", kGroups[1], {"bench"}},
       {"replicas", kGroups[1], {"run", "bench"}},
       {"placement", kGroups[1], {"run", "graph", "bench"}},

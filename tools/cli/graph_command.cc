@@ -14,6 +14,7 @@
 #include "models/model_zoo.h"
 #include "onnx/onnx_model.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/device_choice.h"
 #include "tools/cli/flags.h"
 #include "tools/cli/model_inputs.h"
 #include "tools/cli/seeded_input.h"
@@ -61,7 +62,8 @@ absl::Status GraphCommand(BackendRegistry& registry) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--format must be text or dot, got '", format, "'"));
   }
-  SY_ASSIGN_OR_RETURN(Device device, Device::Parse(absl::GetFlag(FLAGS_device)));
+  SY_ASSIGN_OR_RETURN(const FlagDevice chosen, DeviceFromFlags(registry));
+  const Device device = chosen.device;
   const std::string model_name = ModelFlag();
   SY_ASSIGN_OR_RETURN(int64_t batch, BatchFlag());
   const std::string input_flag = absl::GetFlag(FLAGS_input_device);
@@ -109,8 +111,7 @@ absl::Status GraphCommand(BackendRegistry& registry) {
   Graph graph = *std::move(traced);
   CompileOptions options;
   options.backends = &registry;
-  SY_ASSIGN_OR_RETURN(options.placement,
-                      ParsePlacementPolicy(absl::GetFlag(FLAGS_placement)));
+  options.placement = chosen.placement;
   options.target = device;
   PlacementReport report;
   options.report = &report;

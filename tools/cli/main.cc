@@ -33,6 +33,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "core/backend_registry.h"
+#include "core/plugin_discovery.h"
 #include "core/plugin_loader.h"
 #include "tools/cli/build_info.h"
 #include "tools/cli/commands.h"
@@ -42,7 +43,9 @@
 
 namespace {
 
-// Plugins from SWITCHYARD_PLUGIN_PATH, then from --plugin, into `registry`.
+// Plugins from SWITCHYARD_PLUGIN_PATH, then from --plugin, into `registry`;
+// then the ones beside the binary (core/plugin_discovery.h: never an
+// error; a type already loaded by the first two is skipped).
 absl::Status LoadPlugins(switchyard::BackendRegistry& registry) {
   absl::StatusOr<std::vector<switchyard::LoadedPlugin>> from_env =
       switchyard::LoadPluginsFromEnv(registry);
@@ -52,6 +55,8 @@ absl::Status LoadPlugins(switchyard::BackendRegistry& registry) {
         switchyard::cli::ResolveUserPath(path), registry);
     if (!loaded.ok()) return loaded.status();
   }
+  switchyard::DiscoverPlugins(
+      switchyard::PluginFoldersBeside(switchyard::RunningExecutable()), registry);
   return absl::OkStatus();
 }
 

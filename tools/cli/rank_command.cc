@@ -29,6 +29,8 @@
 #include "core/file_transaction.h"
 #include "core/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "core/device_policy.h"
+#include "tools/cli/device_choice.h"
 #include "tools/cli/flags.h"
 #include "tools/cli/image_input.h"
 #include "tools/cli/profile_run.h"
@@ -88,7 +90,16 @@ absl::Status PointFlagsAtRank(const std::string& command, const MpiWorld& world,
                               BackendRegistry& registry, FileTransaction& files,
                               RankPlan& plan) {
   if (command == "run" || command == "graph") {
-    absl::SetFlag(&FLAGS_device, RankDevice(absl::GetFlag(FLAGS_device), world));
+    std::string device = absl::GetFlag(FLAGS_device);
+    if (device.empty()) {
+      // The device policy's choice; a GPU's type alone, so that each rank
+      // takes the GPU of its local rank.
+      SY_ASSIGN_OR_RETURN(const DevicePolicy policy,
+                          ParseDevicePolicy(absl::GetFlag(FLAGS_device_policy)));
+      SY_ASSIGN_OR_RETURN(const DeviceChoice choice, ChooseDevice(registry, policy));
+      device = choice.device.type() == "cuda" ? "cuda" : choice.device.ToString();
+    }
+    absl::SetFlag(&FLAGS_device, RankDevice(device, world));
     plan.device = absl::GetFlag(FLAGS_device);
   }
   if (command == "bench") {

@@ -37,6 +37,7 @@
 #include "tools/cli/model_inputs.h"
 #include "tools/cli/output_summary.h"
 #include "tools/cli/detections.h"
+#include "tools/cli/device_choice.h"
 #include "tools/cli/own_size_images.h"
 #include "tools/cli/profile_run.h"
 #include "tools/cli/replicas.h"
@@ -387,12 +388,17 @@ absl::Status RunCommand(BackendRegistry& registry) {
                         ParseReplicaDevices(absl::GetFlag(FLAGS_replicas), registry));
   }
   const bool replicated = !replica_devices.empty();
-  SY_ASSIGN_OR_RETURN(Device device,
-                      replicated ? absl::StatusOr<Device>(replica_devices[0])
-                                 : Device::Parse(absl::GetFlag(FLAGS_device)));
-  SY_RETURN_IF_ERROR(registry.GetDevice(device).status());
-  SY_ASSIGN_OR_RETURN(PlacementPolicy placement,
-                      ParsePlacementPolicy(absl::GetFlag(FLAGS_placement)));
+  FlagDevice chosen;
+  if (replicated) {
+    chosen.device = replica_devices[0];
+    chosen.reason = "named by --replicas";
+    SY_ASSIGN_OR_RETURN(chosen.placement,
+                        PlacementFromFlags(false, PlacementPolicy::kStrict));
+  } else {
+    SY_ASSIGN_OR_RETURN(chosen, DeviceFromFlags(registry));
+  }
+  const Device device = chosen.device;
+  const PlacementPolicy placement = chosen.placement;
   SY_ASSIGN_OR_RETURN(Device input_device, InputDevice(device));
   SY_RETURN_IF_ERROR(registry.GetDevice(input_device).status());
   const std::string model_name = ModelFlag();
@@ -583,6 +589,9 @@ absl::Status RunCommand(BackendRegistry& registry) {
     for (const Device& d : replica_devices) names.push_back(d.ToString());
     device_text = absl::StrCat(absl::StrJoin(names, ","), " (one replica each)");
     input_device_text = "their devices, split along dimension 0";
+  }
+  if (chosen.chosen_by_policy) {
+    std::printf("device: %s; --device names another\n", chosen.reason.c_str());
   }
   if (file_model == nullptr) {
     std::printf("model %s (%lld parameters) on %s, input %s on %s\n",

@@ -1,0 +1,96 @@
+#!/bin/bash
+# The device a run takes when the user names none: the oneDNN plugin the
+# build puts beside the binary is found without flags, the fastest device
+# policy picks dnnl:0 (no GPU here) and nodes it lacks fall back to cpu:0;
+# --device names another with strict placement, the other policies choose
+# other ways, and discovery turned off leaves cpu:0.
+
+set -u
+
+CLI_TEST_LIB="${TEST_SRCDIR:-$0.runfiles}/switchyard/tests/cli_test_lib.sh"
+[[ -f "$CLI_TEST_LIB" ]] || CLI_TEST_LIB="$(dirname "$0")/cli_test_lib.sh"
+source "$CLI_TEST_LIB"
+PLUGIN="$(need_runfile backends/dnnl/libswitchyard_dnnl_plugin.so)" || exit 1
+MAKE_MODELS="$(need_runfile tests/make_cli_test_models.py)" || exit 1
+unset SWITCHYARD_PLUGIN_DISCOVERY
+MODELS="$TMP/models"
+/usr/bin/python3 "$MAKE_MODELS" "$MODELS" > "$TMP/make_models.log" 2>&1 ||
+  fail "make_cli_test_models.py: $(cat "$TMP/make_models.log")"
+FEEDS="--input=$MODELS/ids.npy,$MODELS/mask.npy --iterations=1 --warmup=0"
+
+# What `devices` says: the plugin found beside the binary, dnnl:0 the
+# default and why.
+run_cli devices devices
+expect_exit devices 0
+expect_in devices out "dnnl: 1 device"
+expect_in devices out "Default device: dnnl:0, oneDNN, the fastest CPU backend (device policy fastest)"
+expect_in devices out "libswitchyard_dnnl_plugin.so (dnnl)"
+run_cli json devices --json
+expect_exit json 0
+/usr/bin/python3 - "$TMP/json.out" <<'PY' || fail "devices --json: default_device"
+import json, sys
+d = json.load(open(sys.argv[1]))["default_device"]
+assert d["device_policy"] == "fastest", d
+p = d["policies"]
+assert p["fastest"]["device"] == "dnnl:0" and p["cpu"]["device"] == "dnnl:0", p
+assert p["low-power"]["threads"] == 1, p
+assert [l["types"] for l in d["plugin_discovery"]["loaded"]] == [["dnnl"]], d
+PY
+
+# A model with no device flag: dnnl:0, its int64 gathers on cpu:0 (auto
+# placement), the same outputs as the model's expected ones.
+run_cli default run --model="$MODELS/two_inputs.onnx" $FEEDS --output="$TMP/default/"
+expect_exit default 0
+expect_in default out "device: dnnl:0, oneDNN, the fastest CPU backend (device policy fastest)"
+expect_in default out "on dnnl:0, 2 inputs on dnnl:0"
+expect_in default out "auto placement:"
+/usr/bin/python3 - "$MODELS" "$TMP/default" <<'PY' || fail "default: outputs differ"
+import sys, numpy as np
+m, o = sys.argv[1], sys.argv[2]
+assert np.allclose(np.load(o + "/pooled.npy"), np.load(m + "/pooled_expected.npy"), atol=1e-5)
+assert (np.load(o + "/count.npy") == np.load(m + "/count_expected.npy")).all()
+PY
+run_cli graph graph --model="$MODELS/symbolic.onnx" --input-shape=1x3x5x7
+expect_exit graph 0
+expect_in graph out "on dnnl:0"
+
+# --device names the device: no policy line, strict placement.
+run_cli named run --device=cpu:0 --model="$MODELS/two_inputs.onnx" $FEEDS
+expect_exit named 0
+expect_in named out "on cpu:0, 2 inputs on cpu:0"
+expect_not_in named out "device policy"
+expect_not_in named out "auto placement"
+run_cli named_dnnl run --device=dnnl:0 --model="$MODELS/two_inputs.onnx" $FEEDS
+expect_exit named_dnnl 1
+expect_in named_dnnl err "dnnl"
+
+# The other policies, and the errors of the two flags.
+run_cli low_power run --device-policy=low-power --model="$MODELS/two_inputs.onnx" $FEEDS
+expect_exit low_power 0
+expect_in low_power out "(device policy low-power) on one thread"
+run_cli prefer_cpu run --device-policy=cpu --model="$MODELS/two_inputs.onnx" $FEEDS
+expect_exit prefer_cpu 0
+expect_in prefer_cpu out "device: dnnl:0, oneDNN, the fastest CPU backend (device policy cpu)"
+run_cli bad_policy run --device-policy=fast --model="$MODELS/two_inputs.onnx" $FEEDS
+expect_exit bad_policy 1
+expect_in bad_policy err "unknown device policy 'fast'; the policies are fastest, cpu, gpu, low-power"
+run_cli both run --device=cpu:0 --device-policy=cpu --model="$MODELS/two_inputs.onnx" $FEEDS
+expect_exit both 1
+expect_in both err "--device and --device-policy were both given"
+
+# The plugin named by --plugin as well: loaded once, no error.
+run_cli explicit --plugin="$PLUGIN" devices
+expect_exit explicit 0
+expect_in explicit out "dnnl: 1 device"
+
+# Discovery off: the Eigen backend, and why.
+SWITCHYARD_PLUGIN_DISCOVERY=off run_cli off devices
+expect_exit off 0
+expect_not_in off out "dnnl:"
+expect_in off out "Default device: cpu:0, the Eigen CPU backend (device policy fastest); passed over cuda (no device), dnnl (not in this build)"
+expect_in off out "not searched (SWITCHYARD_PLUGIN_DISCOVERY=off)"
+SWITCHYARD_PLUGIN_DISCOVERY=off run_cli off_run run --model="$MODELS/two_inputs.onnx" $FEEDS
+expect_exit off_run 0
+expect_in off_run out "on cpu:0, 2 inputs on cpu:0"
+
+finish
