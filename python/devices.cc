@@ -11,6 +11,7 @@
 #include "core/backend.h"
 #include "core/backend_registry.h"
 #include "core/device.h"
+#include "core/device_policy.h"
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
 #include "python/registration.h"
@@ -174,6 +175,23 @@ void SetOption(const std::string& name, const py::handle& value) {
 }
 
 void RegisterDevices(py::module_& m) {
+  m.def(
+      "choose_device",
+      [](const std::string& policy) {
+        const DevicePolicy parsed = ValueOrThrow(ParseDevicePolicy(policy));
+        const DeviceChoice choice =
+            ValueOrThrow(ChooseDevice(BackendRegistry::Global(), parsed));
+        py::dict d;
+        d["device"] = choice.device.ToString();
+        d["reason"] = choice.reason;
+        d["threads"] = choice.threads;
+        return d;
+      },
+      py::arg("policy") = "fastest",
+      "The device a Session takes without device=: {device, reason, threads} "
+      "for policy \"fastest\" (a GPU, else oneDNN, else the Eigen backend), "
+      "\"cpu\" (never a GPU), \"gpu\" or \"low-power\" (one thread). "
+      "Raises InvalidArgumentError for another policy.");
   m.def("devices", &Devices,
         "Every device of every backend (name, free and total memory in bytes, "
         "properties), and every backend that has none with the reason: the facts "

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/backend_registry.h"
+#include "core/plugin_discovery.h"
 #include "core/plugin_loader.h"
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
@@ -27,6 +28,17 @@ py::dict PluginDict(const LoadedPlugin& p) {
   d["path"] = p.path;
   d["name"] = p.name;
   d["types"] = p.types;
+  return d;
+}
+
+py::dict DiscoveryDict(const PluginDiscovery& found) {
+  py::dict d;
+  d["enabled"] = found.enabled;
+  d["folders"] = found.folders;
+  py::list loaded;
+  for (const LoadedPlugin& p : found.loaded) loaded.append(PluginDict(p));
+  d["loaded"] = loaded;
+  d["skipped"] = found.skipped;
   return d;
 }
 
@@ -49,6 +61,26 @@ void RegisterPlugins(py::module_& m) {
       "devices() and the rest. Raises NotFoundError, InvalidArgumentError or "
       "FailedPreconditionError (built from other sources), AlreadyExistsError "
       "(a type already registered).");
+  m.def(
+      "_discover_plugins",
+      [] {
+        PluginDiscovery found;
+        {
+          py::gil_scoped_release nogil;
+          // Beside this extension module (bazel-bin/python/switchyard/).
+          found = DiscoverPlugins(
+              PluginFoldersBeside(LoadedFileOf(reinterpret_cast<const void*>(&PluginDict))),
+              BackendRegistry::Global());
+        }
+        return DiscoveryDict(found);
+      },
+      "Loads the plugins beside the module (called once at import, after "
+      "SWITCHYARD_PLUGIN_PATH's); never raises.");
+  m.def(
+      "discovered_plugins", [] { return DiscoveryDict(LastPluginDiscovery()); },
+      "What plugin discovery found at import: {enabled, folders, loaded: "
+      "[{path, name, types}], skipped: [\"path: why\"]}. "
+      "SWITCHYARD_PLUGIN_DISCOVERY=off turns discovery off.");
   m.def(
       "_load_plugins_from_env",
       [] {

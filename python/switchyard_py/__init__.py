@@ -2,7 +2,8 @@
 device Switchyard has, on numpy arrays.
 
     import switchyard
-    session = switchyard.Session("resnet18.onnx", device="cpu")
+    session = switchyard.Session("resnet18.onnx")  # the fastest device here
+    session.device, session.device_reason     # which, and why
     logits, = session.run({"input": x})
 
 See docs/python.md for the whole API.
@@ -18,8 +19,10 @@ from ._switchyard import (  # noqa: F401
     ValueInfo,
     backend_options,
     backends,
+    choose_device,
     device_count,
     devices,
+    discovered_plugins,
     get_device_name,
     get_device_properties,
     get_option,
@@ -31,14 +34,16 @@ from ._switchyard import (  # noqa: F401
 )
 from . import _switchyard
 
-# Plugins named by SWITCHYARD_PLUGIN_PATH, as the command line loads them.
+# Plugins named by SWITCHYARD_PLUGIN_PATH, then the ones beside the module
+# (the oneDNN plugin the build ships), as the command line loads them.
 _switchyard._load_plugins_from_env()
+_switchyard._discover_plugins()
 
 __all__ = [
     "Session", "Profile", "ValueInfo", "Error", "devices", "backends", "device_count",
     "is_available", "unavailable_reason", "get_device_name", "get_device_properties",
     "mem_get_info", "load_plugin", "get_option", "set_option", "backend_options", "diagnose",
-    "Diagnosis",
+    "Diagnosis", "choose_device", "discovered_plugins",
 ] + list(_errors.__all__)  # noqa: F405
 
 
@@ -47,19 +52,41 @@ class Session:
 
     ``model`` is a path to an .onnx file, or the name of a built-in model
     ("vgg11", "vgg13", "vgg16", "vgg19": seeded weights, or ``weights=`` a
-    .safetensors file with torchvision's names). ``device`` is "cpu", "cuda:0",
-    or any device ``switchyard.devices()`` lists. ``options`` sets backend
-    options first ({"cpu.threads": 2}); they apply process-wide, to every
-    session. ``placement`` is "strict" (every operand of a node on one device,
-    else an error naming it) or "auto" (copies inserted, unsupported nodes
-    fall back to the CPU).
+    .safetensors file with torchvision's names). ``device`` is "cpu:0",
+    "dnnl:0", "cuda:0", or any device ``switchyard.devices()`` lists; without
+    it ``device_policy`` chooses (``switchyard.choose_device``): "fastest"
+    (a GPU, else oneDNN, else the Eigen backend), "cpu", "gpu",
+    "low-power" (one thread), or a function taking the available devices
+    (["cpu:0", "dnnl:0", ...]) and returning one of them. ``device_reason`` says which and why.
+    ``options`` sets backend options first ({"cpu.threads": 2}); they apply
+    process-wide, to every session. ``placement`` is "strict" (every operand
+    of a node on one device, else an error naming it) or "auto" (copies
+    inserted, unsupported nodes fall back to the CPU); by default auto when
+    the policy chose the device, strict when ``device`` names it.
     """
 
-    def __init__(self, model, device="cpu", options=None, placement="strict",
-                 weights=None, seed=0):
+    def __init__(self, model, device=None, options=None, placement=None,
+                 weights=None, seed=0, device_policy="fastest"):
         model = _os.fspath(model)
+        options = dict(options or {})
+        chosen = device is None
+        if device is not None:
+            self.device_reason = "named by device="
+        elif callable(device_policy):
+            available = [d["device"] for d in devices() if d["available"]]
+            device = str(device_policy(available))
+            self.device_reason = f"{device}, chosen by the device_policy function"
+        else:
+            choice = choose_device(str(device_policy))
+            device = choice["device"]
+            self.device_reason = choice["reason"]
+            threads_option = device.split(":")[0] + ".threads"
+            if choice["threads"] and threads_option not in options:
+                options[threads_option] = choice["threads"]
+        if placement is None:
+            placement = "auto" if chosen else "strict"
         self._session = _switchyard._Session(
-            model, device, dict(options or {}), placement,
+            model, device, options, placement,
             _os.fspath(weights) if weights is not None else "", seed)
 
     @property

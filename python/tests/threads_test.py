@@ -74,7 +74,8 @@ def test_run_releases_the_gil(resnet18):
 
 def test_moving_while_running_is_safe(resnet18):
     path, x, want = resnet18
-    session = switchyard.Session(path)
+    # On cpu:0 from the start: to("cpu") below moves nothing, it only waits.
+    session = switchyard.Session(path, device="cpu")
     errors = []
 
     def runs():
