@@ -75,7 +75,10 @@ build_switchyard() {
       # (Both link only system libraries and resolve nothing via $ORIGIN.)
       bin_dir="$(bazel info "${BAZEL_FLAGS[@]}" bazel-bin)"
       if [[ -z "${BIN}" ]]; then
-        cp "${bin_dir}/tools/cli/switchyard" "${TMP_DIR}/" && BIN="${TMP_DIR}/switchyard"
+        # With the plugins the build puts beside it, which the copy finds
+        # the same way (the "default" backend).
+        cp "${bin_dir}/tools/cli/switchyard" "${bin_dir}"/tools/cli/libswitchyard_*_plugin.so \
+          "${TMP_DIR}/" && BIN="${TMP_DIR}/switchyard"
       fi
       if [[ -z "${PLUGIN}" && ",${BACKENDS}," == *,dnnl* ]]; then
         cp "${bin_dir}/backends/dnnl/libswitchyard_dnnl_plugin.so" "${TMP_DIR}/" &&
@@ -92,7 +95,8 @@ build_switchyard() {
 # only its own cells; OpenMP threads left spinning by oneDNN never share the
 # cores with the cpu backend's pool), JSON in RUN_DIR/MODEL/switchyard_B.json.
 # dnnl:0 lacks some ops (clip, erf, the integer ones...): those nodes fall
-# back to the CPU, as `run --placement=auto` does. Every run skipped with
+# back to the CPU, as `run --placement=auto` does. Backend "default" is the
+# device `run` takes without flags (`bench --devices=default`). Every run skipped with
 # SKIP_REASON when given (a model that could not be made), or when the build
 # failed. Uses BIN, PLUGIN, BUILD_FAILED, BATCHES, WARMUP, ITERATIONS, THREADS.
 bench_backends() {
@@ -106,6 +110,8 @@ bench_backends() {
       plugin_flags=(--plugin="${PLUGIN}")
       placement=(--placement=auto)
     fi
+    # "default": what `switchyard run` takes without flags (the plugins
+    # beside the binary, the fastest device policy, auto placement).
     if [[ -n "${why}" ]]; then
       skip "${m}" "${run}" "${why}"
     elif [[ -n "${BUILD_FAILED}" ]]; then

@@ -21,7 +21,9 @@
 #                            //tools/cli:switchyard, then a private copy)
 #   DNNL_PLUGIN=path         libswitchyard_dnnl_plugin.so (default: built
 #                            with bazel as above, then a private copy)
-#   BACKENDS=cpu,dnnl:0      the Switchyard devices, each in its own process
+#   BACKENDS=cpu,default     the Switchyard devices, each in its own process;
+#                            default: the device `switchyard run` takes without
+#                            flags (dnnl:0 where the oneDNN plugin loads)
 #   PEERS=onnxruntime,pytorch
 #   MODELS_DIR=benchmarks/onnx_models   where the .onnx exports live
 #                            (<model>_dynamic/model.onnx; git-ignored)
@@ -48,7 +50,7 @@ cd "$(dirname "$0")/.." || exit 2
 ROOT="$(pwd)"
 WARMUP="${WARMUP:-2}"
 ITERATIONS="${ITERATIONS:-9}"
-BACKENDS="${BACKENDS:-cpu,dnnl:0}"
+BACKENDS="${BACKENDS:-cpu,default}"
 PEERS="${PEERS:-onnxruntime,pytorch}"
 MODELS_DIR="$(realpath -m "${MODELS_DIR:-benchmarks/onnx_models}")"
 RUN_TIMEOUT="${RUN_TIMEOUT:-3600}"
@@ -141,7 +143,7 @@ done
 # the defaults spelled out.
 command="WARMUP=${WARMUP} ITERATIONS=${ITERATIONS}"
 [[ "${ALLOW_FEW_ITERATIONS:-0}" == 1 ]] && command="ALLOW_FEW_ITERATIONS=1 ${command}"
-[[ "${BACKENDS}" != cpu,dnnl:0 ]] && command+=" BACKENDS=${BACKENDS}"
+[[ "${BACKENDS}" != cpu,default ]] && command+=" BACKENDS=${BACKENDS}"
 [[ "${PEERS}" != onnxruntime,pytorch ]] && command+=" PEERS=${PEERS}"
 [[ -n "${SWITCHYARD:-}" ]] && command+=" SWITCHYARD=${SWITCHYARD}"
 [[ -n "${DNNL_PLUGIN:-}" ]] && command+=" DNNL_PLUGIN=${DNNL_PLUGIN}"

@@ -26,7 +26,9 @@
 #   SWITCHYARD=path          a switchyard binary (default: bazel build -c opt
 #                            //tools/cli:switchyard, then a private copy)
 #   DNNL_PLUGIN=path         libswitchyard_dnnl_plugin.so (default: built too)
-#   BACKENDS=cpu,dnnl:0      the Switchyard devices, each in its own process
+#   BACKENDS=cpu,default     the Switchyard devices, each in its own process;
+#                            default: the device `switchyard run` takes without
+#                            flags (dnnl:0 where the oneDNN plugin loads)
 #   MODELS_DIR=benchmarks/onnx_models/int8   where the default files live
 #   RUN_TIMEOUT=3600         seconds before one run is stopped as failed
 #   QUIET_WAIT=300           seconds to wait for the machine to go quiet
@@ -52,7 +54,7 @@ cd "$(dirname "$0")/.." || exit 2
 ROOT="$(pwd)"
 WARMUP="${WARMUP:-2}"
 ITERATIONS="${ITERATIONS:-9}"
-BACKENDS="${BACKENDS:-cpu,dnnl:0}"
+BACKENDS="${BACKENDS:-cpu,default}"
 MODELS_DIR_SET="${MODELS_DIR:-}"
 MODELS_DIR="$(realpath -m "${MODELS_DIR:-benchmarks/onnx_models/int8}")"
 RUN_TIMEOUT="${RUN_TIMEOUT:-3600}"
@@ -166,7 +168,7 @@ done
 
 command="WARMUP=${WARMUP} ITERATIONS=${ITERATIONS}"
 [[ "${ALLOW_FEW_ITERATIONS:-0}" == 1 ]] && command="ALLOW_FEW_ITERATIONS=1 ${command}"
-[[ "${BACKENDS}" != cpu,dnnl:0 ]] && command+=" BACKENDS=${BACKENDS}"
+[[ "${BACKENDS}" != cpu,default ]] && command+=" BACKENDS=${BACKENDS}"
 [[ -n "${SWITCHYARD:-}" ]] && command+=" SWITCHYARD=${SWITCHYARD}"
 [[ -n "${DNNL_PLUGIN:-}" ]] && command+=" DNNL_PLUGIN=${DNNL_PLUGIN}"
 [[ -n "${MODELS_DIR_SET:-}" ]] && command+=" MODELS_DIR=${MODELS_DIR}"

@@ -68,7 +68,17 @@ def load_run(folder, run):
 
 
 def canonical(device):
-    return device if ":" in device else device + ":0"
+    return device if ":" in device or device == "default" else device + ":0"
+
+
+def measured_device(backend, doc):
+    """The device whose rows a backend's JSON holds: the backend itself, or
+    for "default" (`bench --devices=default`, the device `run` takes without
+    flags) the one device that JSON measured."""
+    if backend != "default" or doc is None:
+        return backend
+    listed = [d.get("device", "") for d in doc.get("devices", [])]
+    return listed[0] if len(listed) == 1 else backend
 
 
 def median(doc, reason, device, batch, iterations):
@@ -157,7 +167,7 @@ def main(argv=None):
     parser.add_argument("--warmup", type=int, required=True)
     parser.add_argument("--iterations", type=int, required=True)
     parser.add_argument("--command", required=True)
-    parser.add_argument("--backends", default="cpu,dnnl:0")
+    parser.add_argument("--backends", default="cpu,default")
     parser.add_argument("--peers", default="onnxruntime,pytorch")
     parser.add_argument("--started", help="when the runs began (shown with the date)")
     parser.add_argument("--out", help="default: stdout")
@@ -184,10 +194,12 @@ def main(argv=None):
             cells = [m, str(batch)]
             best = None
             for b, (doc, why) in zip(backends, sy):
-                ms, err = median(doc, why, b, batch, args.iterations)
+                device = measured_device(b, doc)
+                ms, err = median(doc, why, device, batch, args.iterations)
                 cells.append(failed(err) if ms is None else fmt_ms(ms))
+                label = b if device == b else "%s: %s" % (b, device)
                 if ms is not None and (best is None or ms < best[0]):
-                    best = (ms, b)
+                    best = (ms, label)
             cells.append("-" if best is None else "%s (%s)" % (fmt_ms(best[0]), best[1]))
             ort = None
             for p in peers:

@@ -66,7 +66,7 @@ std::string DevicePolicyName(DevicePolicy policy) {
 
 std::string DevicePolicyNames() { return "fastest, cpu, gpu, low-power"; }
 
-absl::StatusOr<DeviceChoice> ChooseDevice(BackendRegistry& registry, DevicePolicy policy) {
+absl::StatusOr<PolicyChoice> ChooseDevice(BackendRegistry& registry, DevicePolicy policy) {
   const bool gpus_allowed =
       policy == DevicePolicy::kFastest || policy == DevicePolicy::kPreferGpu;
   std::vector<std::string> passed_over;
@@ -78,7 +78,7 @@ absl::StatusOr<DeviceChoice> ChooseDevice(BackendRegistry& registry, DevicePolic
     }
     absl::StatusOr<Device> device = Device::Create(r.type, 0);
     if (!device.ok()) return device.status();
-    DeviceChoice choice;
+    PolicyChoice choice;
     choice.device = *device;
     choice.reason = absl::StrCat(choice.device.ToString(), ", ", r.what, " (device policy ",
                                  DevicePolicyName(policy), ")");

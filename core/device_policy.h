@@ -14,7 +14,7 @@
 // is never chosen by a policy: name it with --device. Whatever the policy
 // picks, the nodes it cannot run fall back to cpu:0 (auto placement).
 //
-//   absl::StatusOr<DeviceChoice> c = ChooseDevice(registry, DevicePolicy::kFastest);
+//   absl::StatusOr<PolicyChoice> c = ChooseDevice(registry, DevicePolicy::kFastest);
 //   c->device == dnnl:0 on a machine without a GPU where the oneDNN plugin
 //   loaded; c->reason says so, and why not the others.
 
@@ -42,7 +42,7 @@ std::string DevicePolicyName(DevicePolicy policy);
 // "fastest, cpu, gpu, low-power": for help texts and errors.
 std::string DevicePolicyNames();
 
-struct DeviceChoice {
+struct PolicyChoice {
   Device device = Device::Cpu();
   // One line: which device, by which policy, and why not the ones ranked
   // above it ("dnnl:0, oneDNN, the fastest CPU backend (device policy
@@ -54,7 +54,7 @@ struct DeviceChoice {
 
 // The device `policy` picks among `registry`'s. Never fails while cpu:0 is
 // registered; FailedPrecondition when no ranked backend has a device.
-absl::StatusOr<DeviceChoice> ChooseDevice(BackendRegistry& registry, DevicePolicy policy);
+absl::StatusOr<PolicyChoice> ChooseDevice(BackendRegistry& registry, DevicePolicy policy);
 
 }  // namespace switchyard
 

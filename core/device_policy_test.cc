@@ -41,7 +41,7 @@ TEST(DevicePolicyTest, FastestTakesTheGpuThenOneDnnThenEigen) {
   Add(no_gpu, "cpu", 1);
   Add(no_gpu, "dnnl", 1);
   Add(no_gpu, "cuda", 0);
-  absl::StatusOr<DeviceChoice> c = ChooseDevice(no_gpu, DevicePolicy::kFastest);
+  absl::StatusOr<PolicyChoice> c = ChooseDevice(no_gpu, DevicePolicy::kFastest);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->device.ToString(), "dnnl:0");
   EXPECT_EQ(c->threads, 0);
@@ -63,7 +63,7 @@ TEST(DevicePolicyTest, PreferCpuPassesOverTheGpuAndLowPowerUsesOneThread) {
   Add(all, "cuda", 1);
   EXPECT_EQ(ChooseDevice(all, DevicePolicy::kPreferCpu)->device.ToString(), "dnnl:0");
   EXPECT_EQ(ChooseDevice(all, DevicePolicy::kPreferGpu)->device.ToString(), "cuda:0");
-  absl::StatusOr<DeviceChoice> low = ChooseDevice(all, DevicePolicy::kLowPower);
+  absl::StatusOr<PolicyChoice> low = ChooseDevice(all, DevicePolicy::kLowPower);
   EXPECT_EQ(low->device.ToString(), "dnnl:0");
   EXPECT_EQ(low->threads, 1);
   EXPECT_TRUE(absl::StrContains(low->reason, "one thread")) << low->reason;
@@ -73,7 +73,7 @@ TEST(DevicePolicyTest, UnrankedTypesAreNeverChosenAndNothingRankedIsAnError) {
   BackendRegistry other;
   Add(other, "ref", 1);
   Add(other, "toy", 1);
-  absl::StatusOr<DeviceChoice> c = ChooseDevice(other, DevicePolicy::kFastest);
+  absl::StatusOr<PolicyChoice> c = ChooseDevice(other, DevicePolicy::kFastest);
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_TRUE(absl::StrContains(c.status().message(), "--device")) << c.status();

@@ -179,7 +179,7 @@ void RegisterDevices(py::module_& m) {
       "choose_device",
       [](const std::string& policy) {
         const DevicePolicy parsed = ValueOrThrow(ParseDevicePolicy(policy));
-        const DeviceChoice choice =
+        const PolicyChoice choice =
             ValueOrThrow(ChooseDevice(BackendRegistry::Global(), parsed));
         py::dict d;
         d["device"] = choice.device.ToString();

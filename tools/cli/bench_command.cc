@@ -24,6 +24,7 @@
 #include "tools/cli/build_info.h"
 #include "tools/cli/bench.h"
 #include "tools/cli/commands.h"
+#include "core/device_policy.h"
 #include "tools/cli/device_choice.h"
 #include "tools/cli/flags.h"
 #include "tools/cli/model_inputs.h"
@@ -34,8 +35,9 @@ ABSL_DECLARE_FLAG(std::string, replicas);   // run_command.cc
 ABSL_DECLARE_FLAG(std::string, placement);  // flags.cc
 
 ABSL_FLAG(std::string, devices, "",
-          "bench: comma-separated devices (cpu, cuda:0, ...); empty: every "
-          "device the registry knows of, unavailable ones listed with the reason");
+          "bench: comma-separated devices (cpu, cuda:0, ...; default: the one "
+          "`run` takes without --device); empty: every device the registry "
+          "knows of, unavailable ones listed with the reason");
 ABSL_FLAG(std::string, json, "",
           "bench: write the results as JSON to this file; devices: --json "
           "alone prints JSON on stdout, --json=FILE writes it");
@@ -226,6 +228,13 @@ absl::Status BenchCommand(BackendRegistry& registry) {
   const nlohmann::json machine_before = MachineJson();
   const std::string devices = absl::GetFlag(FLAGS_devices);
   options.devices = absl::StrSplit(devices, ',', absl::SkipEmpty());
+  // "default": the device `run` takes without --device (the fastest policy).
+  for (std::string& d : options.devices) {
+    if (d != "default") continue;
+    SY_ASSIGN_OR_RETURN(const PolicyChoice choice,
+                        ChooseDevice(registry, DevicePolicy::kFastest));
+    d = choice.device.ToString();
+  }
   const std::string model_name = ModelFlag();
   BenchModel model;
   if (IsModelFile(model_name)) {

@@ -36,7 +36,7 @@ absl::StatusOr<FlagDevice> DeviceFromFlags(BackendRegistry& registry) {
   } else {
     SY_ASSIGN_OR_RETURN(const DevicePolicy policy,
                         ParseDevicePolicy(absl::GetFlag(FLAGS_device_policy)));
-    SY_ASSIGN_OR_RETURN(const DeviceChoice choice, ChooseDevice(registry, policy));
+    SY_ASSIGN_OR_RETURN(const PolicyChoice choice, ChooseDevice(registry, policy));
     d.device = choice.device;
     d.reason = choice.reason;
     d.chosen_by_policy = true;

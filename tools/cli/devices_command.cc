@@ -38,7 +38,7 @@ void PrintOptions(const Backend& backend) {
 nlohmann::json ChoicesJson(BackendRegistry& registry) {
   nlohmann::json policies = nlohmann::json::object();
   for (const char* name : {"fastest", "cpu", "gpu", "low-power"}) {
-    absl::StatusOr<DeviceChoice> c = ChooseDevice(registry, *ParseDevicePolicy(name));
+    absl::StatusOr<PolicyChoice> c = ChooseDevice(registry, *ParseDevicePolicy(name));
     policies[name] = c.ok() ? nlohmann::json{{"device", c->device.ToString()},
                                              {"threads", c->threads},
                                              {"reason", c->reason}}
@@ -61,7 +61,7 @@ nlohmann::json ChoicesJson(BackendRegistry& registry) {
 // The default device and the plugins found, after the backends.
 void PrintChoices(BackendRegistry& registry) {
   absl::StatusOr<DevicePolicy> policy = ParseDevicePolicy(absl::GetFlag(FLAGS_device_policy));
-  absl::StatusOr<DeviceChoice> choice =
+  absl::StatusOr<PolicyChoice> choice =
       policy.ok() ? ChooseDevice(registry, *policy) : policy.status();
   std::printf("\nDefault device: %s\n",
               choice.ok() ? choice->reason.c_str()

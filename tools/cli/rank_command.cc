@@ -96,7 +96,7 @@ absl::Status PointFlagsAtRank(const std::string& command, const MpiWorld& world,
       // takes the GPU of its local rank.
       SY_ASSIGN_OR_RETURN(const DevicePolicy policy,
                           ParseDevicePolicy(absl::GetFlag(FLAGS_device_policy)));
-      SY_ASSIGN_OR_RETURN(const DeviceChoice choice, ChooseDevice(registry, policy));
+      SY_ASSIGN_OR_RETURN(const PolicyChoice choice, ChooseDevice(registry, policy));
       device = choice.device.type() == "cuda" ? "cuda" : choice.device.ToString();
     }
     absl::SetFlag(&FLAGS_device, RankDevice(device, world));
