@@ -78,6 +78,13 @@ run_cli both run --device=cpu:0 --device-policy=cpu --model="$MODELS/two_inputs.
 expect_exit both 1
 expect_in both err "--device and --device-policy were both given"
 
+# NaN in an input: warned of before the run, whatever the device does
+# with it.
+/usr/bin/python3 -c "import numpy as np; np.save('$TMP/nan_x.npy', np.full((1, 3, 5, 7), np.nan, np.float32))"
+run_cli nan run --model="$MODELS/symbolic.onnx" --input="$TMP/nan_x.npy" --iterations=1 --warmup=0
+expect_exit nan 0
+expect_in nan out "warning: input 0 has 105 NaN and 0 Inf of 105 values: the outputs are not meaningful"
+
 # The plugin named by --plugin as well: loaded once, no error.
 run_cli explicit --plugin="$PLUGIN" devices
 expect_exit explicit 0

@@ -277,6 +277,37 @@ absl::StatusOr<Device> InputDevice(const Device& model_device) {
   return Device::Parse(flag);
 }
 
+struct NonFinite {
+  int64_t nans = 0, infs = 0;
+};
+
+NonFinite CountNonFinite(const HostArray& a) {
+  NonFinite n;
+  if (!IsFloatingPoint(a.dtype)) return n;
+  for (size_t k = 0; k < a.stored_elements(); ++k) {
+    const double v = a.ElementAsDouble(static_cast<int64_t>(k));
+    if (std::isnan(v)) ++n.nans;
+    else if (std::isinf(v)) ++n.infs;
+  }
+  return n;
+}
+
+// NaN or Inf in an input: a warning before the run. Backends need not
+// carry them alike (oneDNN's relu and max pooling turn NaN into numbers,
+// the Eigen backend keeps it), so the outputs may show no sign of them.
+void WarnOfNonFiniteInputs(const std::vector<HostArray>& arrays, const Device& device) {
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    const HostArray& a = arrays[i];
+    const auto [nans, infs] = CountNonFinite(a);
+    if (nans + infs == 0) continue;
+    std::printf("warning: input %zu has %lld NaN and %lld Inf of %zu values: the outputs "
+                "are not meaningful, even where they show none (on %s; oneDNN's relu "
+                "and max pooling turn NaN into numbers)\n",
+                i, static_cast<long long>(nans), static_cast<long long>(infs),
+                a.stored_elements(), device.ToString().c_str());
+  }
+}
+
 double Ms(std::chrono::steady_clock::time_point a,
           std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
@@ -605,6 +636,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
                 input_device_text.c_str(),
                 DescribeFed(file_model, host_inputs).c_str());
   }
+  WarnOfNonFiniteInputs(host_inputs.arrays, device);
   // One static plan when the model has one; a model whose shapes are
   // decided while it runs (NonZero, If, a shape computed from data) runs as
   // a chain of plans instead (OnnxModel::Run, onnx/staged_runner.h).
@@ -756,13 +788,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
     SY_ASSIGN_OR_RETURN(std::vector<char> bytes, outputs[o].ToBytes());
     host_outputs.emplace_back(outputs[o].shape(), outputs[o].dtype(), std::move(bytes));
     const HostArray& all = host_outputs.back();
-    if (!IsFloatingPoint(all.dtype)) continue;
-    int64_t nans = 0, infs = 0;
-    for (size_t k = 0; k < all.stored_elements(); ++k) {
-      const double v = all.ElementAsDouble(static_cast<int64_t>(k));
-      if (std::isnan(v)) ++nans;
-      else if (std::isinf(v)) ++infs;
-    }
+    const auto [nans, infs] = CountNonFinite(all);
     if (nans + infs > 0) {
       std::printf("warning: output %zu has %lld NaN and %lld Inf of %zu values; "
                   "its %s below is not meaningful\n",
