@@ -20,6 +20,9 @@
 #   THREADS      default 2 (switchyard --threads; ONNX Runtime intra-op
 #                threads, inter-op 1)
 # Environment:
+#   ROUNDS=3                 processes per model and side, one round after the
+#                            other; the table pools their samples
+#                            (merge_rounds.py says why)
 #   WARMUP=2 ITERATIONS=9    untimed and timed iterations per model and batch;
 #                            fewer than 9 timed ones is refused unless
 #                            ALLOW_FEW_ITERATIONS=1 (smoke tests)
@@ -54,6 +57,7 @@ cd "$(dirname "$0")/.." || exit 2
 ROOT="$(pwd)"
 WARMUP="${WARMUP:-2}"
 ITERATIONS="${ITERATIONS:-9}"
+ROUNDS="${ROUNDS:-3}"
 BACKENDS="${BACKENDS:-cpu,default}"
 MODELS_DIR_SET="${MODELS_DIR:-}"
 MODELS_DIR="$(realpath -m "${MODELS_DIR:-benchmarks/onnx_models/int8}")"
@@ -65,8 +69,8 @@ DEFAULT_ROWS=resnet50_qdq,resnet50_qoperator,mobilenet_v2_qdq,mobilenet_v2_qoper
 DEFAULT_ROWS+=,transformer_encoder_dynamic
 
 die() { echo "compare_int8_models.sh: $*" >&2; exit 2; }
-[[ "${ITERATIONS}" =~ ^[0-9]+$ && "${WARMUP}" =~ ^[0-9]+$ ]] ||
-  die "WARMUP and ITERATIONS must be whole numbers"
+[[ "${ITERATIONS}" =~ ^[0-9]+$ && "${WARMUP}" =~ ^[0-9]+$ && "${ROUNDS}" =~ ^[1-9][0-9]*$ ]] ||
+  die "WARMUP and ITERATIONS must be whole numbers, ROUNDS at least 1"
 if ((ITERATIONS < 9)) && [[ "${ALLOW_FEW_ITERATIONS:-0}" != 1 ]]; then
   die "ITERATIONS=${ITERATIONS}: the table needs the median of at least 9 timed" \
     "iterations (ALLOW_FEW_ITERATIONS=1 for a smoke test)"
@@ -148,25 +152,35 @@ EOF
   [[ -n "${why}" ]] && echo "refused: ${why}" > "${RUN_DIR}/$1/$2.failed"
 }
 
-for k in "${!FILES[@]}"; do
-  m="${ROWS[k]}"
-  onnx="$(realpath -m "${FILES[k]}")"
-  dir="${RUN_DIR}/${m}"
-  missing=""
-  [[ -f "${dir}/model.missing" ]] && missing="$(cat "${dir}/model.missing")"
+# ROUNDS rounds, each running every model on every side one after the
+# other into RUN_DIR/round<r>/; merge_rounds.py pools each run's samples
+# into RUN_DIR/<model>/ (why: its docstring).
+BASE_DIR="${RUN_DIR}"
+for ((round = 1; round <= ROUNDS; ++round)); do
+  RUN_DIR="${BASE_DIR}/round${round}"
+  for k in "${!FILES[@]}"; do
+    m="${ROWS[k]}"
+    onnx="$(realpath -m "${FILES[k]}")"
+    dir="${RUN_DIR}/${m}"
+    mkdir -p "${dir}"
+    missing=""
+    [[ -f "${BASE_DIR}/${m}/model.missing" ]] && missing="$(cat "${BASE_DIR}/${m}/model.missing")"
 
-  bench_backends "${m}" "${onnx}" "${missing}"
+    bench_backends "${m}" "${onnx}" "${missing}"
 
-  if [[ -n "${missing}" ]]; then
-    skip "${m}" onnxruntime "${missing}"
-  else
-    run_one "${m}" onnxruntime "${dir}/onnxruntime.json" node benchmarks/onnxruntime_peer.js \
-      --model "${onnx}" --batch "${BATCHES}" --warmup "${WARMUP}" \
-      --iterations "${ITERATIONS}" --threads "${THREADS}" --json "${dir}/onnxruntime.json"
-  fi
+    if [[ -n "${missing}" ]]; then
+      skip "${m}" onnxruntime "${missing}"
+    else
+      run_one "${m}" onnxruntime "${dir}/onnxruntime.json" node benchmarks/onnxruntime_peer.js \
+        --model "${onnx}" --batch "${BATCHES}" --warmup "${WARMUP}" \
+        --iterations "${ITERATIONS}" --threads "${THREADS}" --json "${dir}/onnxruntime.json"
+    fi
+  done
 done
+RUN_DIR="${BASE_DIR}"
+"${PYTHON}" benchmarks/merge_rounds.py "${RUN_DIR}" "${ROUNDS}" || exit 1
 
-command="WARMUP=${WARMUP} ITERATIONS=${ITERATIONS}"
+command="ROUNDS=${ROUNDS} WARMUP=${WARMUP} ITERATIONS=${ITERATIONS}"
 [[ "${ALLOW_FEW_ITERATIONS:-0}" == 1 ]] && command="ALLOW_FEW_ITERATIONS=1 ${command}"
 [[ "${BACKENDS}" != cpu,default ]] && command+=" BACKENDS=${BACKENDS}"
 [[ -n "${SWITCHYARD:-}" ]] && command+=" SWITCHYARD=${SWITCHYARD}"
@@ -177,7 +191,8 @@ command+=" benchmarks/compare_int8_models.sh ${ARGS[*]}"
 
 "${PYTHON}" benchmarks/cpu_models_table.py "${RUN_DIR}" --models "${MODELS}" \
   --batches "${BATCHES}" --threads "${THREADS}" --backends "${BACKENDS}" \
-  --peers onnxruntime --warmup "${WARMUP}" --iterations "${ITERATIONS}" \
+  --peers onnxruntime --warmup "${WARMUP}" --iterations "$((ROUNDS * ITERATIONS))" \
+  --rounds "${ROUNDS}" \
   --command "${command% }" --started "${STARTED}" --out "${REPORT}" \
   --title "int8 models: Switchyard's CPU backends against ONNX Runtime" || exit 1
 # The ISA the int8 kernels can use, and where the models came from.

@@ -168,6 +168,8 @@ def main(argv=None):
     parser.add_argument("--iterations", type=int, required=True)
     parser.add_argument("--command", required=True)
     parser.add_argument("--backends", default="cpu,default")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="processes per run whose samples were pooled (merge_rounds.py)")
     parser.add_argument("--peers", default="onnxruntime,pytorch")
     parser.add_argument("--started", help="when the runs began (shown with the date)")
     parser.add_argument("--out", help="default: stdout")
@@ -218,9 +220,14 @@ def main(argv=None):
     lines = ["## " + args.title, "",
              "Median `%s` in ms (one iteration's host wall time, from copying the input in "
              "until the output is in host memory; Switchyard, onnxruntime_peer.js and "
-             "pytorch_peer.py all write it alike) of %d timed iteration(s) after %d warm-up, "
+             "pytorch_peer.py all write it alike) of %d timed iteration(s)%s after %d warm-up, "
              "%d threads. Ratio: best Switchyard / ONNX Runtime, below 1.0 Switchyard is "
-             "faster; the goal is <= 1.0." % (FIELD, args.iterations, args.warmup, args.threads)]
+             "faster; the goal is <= 1.0." % (
+                 FIELD, args.iterations,
+                 "" if args.rounds == 1 else
+                 " (%d processes of %d, one round of every model and side after another, "
+                 "samples pooled)" % (args.rounds, args.iterations // args.rounds),
+                 args.warmup, args.threads)]
     lines += ["", "| " + " | ".join(header) + " |",
               "| --- | ---: |" + " ---: |" * (len(header) - 2)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
