@@ -5,11 +5,13 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <random>
+#include <thread>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
@@ -306,6 +308,22 @@ void WarnOfNonFiniteInputs(const std::vector<HostArray>& arrays, const Device& d
                 i, static_cast<long long>(nans), static_cast<long long>(infs),
                 a.stored_elements(), device.ToString().c_str());
   }
+}
+
+// A slowest forward far above the median: the machine's other work took
+// the cores the run's threads wait for (OpenMP's barriers wait for every
+// thread), and the times say so little about the model.
+void WarnOfSpread(double median_ms, double max_ms, int iterations) {
+  constexpr double kFar = 2.0;
+  if (iterations < 3 || median_ms <= 0 || max_ms < kFar * median_ms) return;
+  double load[1] = {0};
+  const bool known = getloadavg(load, 1) == 1;
+  std::printf("warning: the slowest forward took %.1fx the median: other work on the machine "
+              "(load average %s on %u cores) takes the cores the run waits for; fewer "
+              "--threads, or OMP_WAIT_POLICY=passive for dnnl:0 on a shared machine, "
+              "steadies it\n",
+              max_ms / median_ms, known ? absl::StrFormat("%.2f", load[0]).c_str() : "unknown",
+              std::thread::hardware_concurrency());
 }
 
 double Ms(std::chrono::steady_clock::time_point a,
@@ -846,6 +864,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
               "iterations (%d warmup); %.1f %s/s\n",
               timing.median_ms, timing.min_ms, timing.max_ms, iterations, warmup,
               images_per_s, file_model == nullptr ? "images" : "samples");
+  WarnOfSpread(timing.median_ms, timing.max_ms, iterations);
   std::printf("set-up: %.0f ms (weights %.0f ms, compile %.0f ms); first forward "
               "%.1f ms\n",
               setup_ms, Ms(start, weights_done), Ms(weights_done, compile_done),
