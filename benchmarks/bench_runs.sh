@@ -9,6 +9,8 @@
 #   run_one MODEL RUN JSON COMMAND...  (writes RUN_DIR/MODEL/RUN.{stderr,failed})
 #   skip MODEL RUN REASON
 #   bench_backends MODEL ONNX [SKIP_REASON]  (switchyard bench per BACKEND_LIST)
+#   onnxruntime_run MODEL ONNX [SKIP_REASON] (benchmarks/onnxruntime_peer.js)
+#   in_rounds FUNCTION                       (ROUNDS times, samples pooled)
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 # One line of a failure, safe in a table cell.
@@ -126,4 +128,33 @@ bench_backends() {
       type -t after_bench > /dev/null && after_bench "${m}" "${run}" "${onnx}"
     fi
   done
+}
+
+# onnxruntime_run MODEL ONNX [SKIP_REASON]: ONNX Runtime's run of ONNX into
+# RUN_DIR/MODEL/onnxruntime.json, or its cells saying SKIP_REASON. Uses
+# BATCHES, WARMUP, ITERATIONS, THREADS.
+onnxruntime_run() {
+  local dir="${RUN_DIR}/$1"
+  if [[ -n "${3:-}" ]]; then
+    skip "$1" onnxruntime "$3"
+    return
+  fi
+  run_one "$1" onnxruntime "${dir}/onnxruntime.json" node benchmarks/onnxruntime_peer.js \
+    --model "$2" --batch "${BATCHES}" --warmup "${WARMUP}" \
+    --iterations "${ITERATIONS}" --threads "${THREADS}" --json "${dir}/onnxruntime.json"
+}
+
+# in_rounds FUNCTION: FUNCTION (every model on every side) ROUNDS times, one
+# round after the other, each with RUN_DIR set to RUN_DIR/round<r> (BASE_DIR
+# the top folder); then merge_rounds.py pools each run's samples into
+# RUN_DIR/<model>/ (its docstring says why).
+in_rounds() {
+  local round
+  BASE_DIR="${RUN_DIR}"
+  for ((round = 1; round <= ROUNDS; ++round)); do
+    RUN_DIR="${BASE_DIR}/round${round}"
+    "$1"
+  done
+  RUN_DIR="${BASE_DIR}"
+  "${PYTHON}" benchmarks/merge_rounds.py "${RUN_DIR}" "${ROUNDS}"
 }

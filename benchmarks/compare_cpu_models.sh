@@ -14,6 +14,9 @@
 #   THREADS  default 2 (switchyard --threads: cpu.threads and dnnl.threads;
 #            ONNX Runtime intra-op threads, inter-op 1; torch.set_num_threads)
 # Environment:
+#   ROUNDS=3                 processes per model and side, one round after the
+#                            other; the table pools their samples
+#                            (merge_rounds.py says why)
 #   WARMUP=2 ITERATIONS=9    untimed and timed iterations per model and batch;
 #                            fewer than 9 timed ones is refused (the issue's
 #                            rule) unless ALLOW_FEW_ITERATIONS=1 (smoke tests)
@@ -50,6 +53,7 @@ cd "$(dirname "$0")/.." || exit 2
 ROOT="$(pwd)"
 WARMUP="${WARMUP:-2}"
 ITERATIONS="${ITERATIONS:-9}"
+ROUNDS="${ROUNDS:-3}"
 BACKENDS="${BACKENDS:-cpu,default}"
 PEERS="${PEERS:-onnxruntime,pytorch}"
 MODELS_DIR="$(realpath -m "${MODELS_DIR:-benchmarks/onnx_models}")"
@@ -59,8 +63,8 @@ PYTHON=/usr/bin/python3
 BAZEL_FLAGS=(--disk_cache="${HOME}/.cache/switchyard-bazel" -c opt)
 
 die() { echo "compare_cpu_models.sh: $*" >&2; exit 2; }
-[[ "${ITERATIONS}" =~ ^[0-9]+$ && "${WARMUP}" =~ ^[0-9]+$ ]] ||
-  die "WARMUP and ITERATIONS must be whole numbers"
+[[ "${ITERATIONS}" =~ ^[0-9]+$ && "${WARMUP}" =~ ^[0-9]+$ && "${ROUNDS}" =~ ^[1-9][0-9]*$ ]] ||
+  die "WARMUP and ITERATIONS must be whole numbers, ROUNDS at least 1"
 if ((ITERATIONS < 9)) && [[ "${ALLOW_FEW_ITERATIONS:-0}" != 1 ]]; then
   die "ITERATIONS=${ITERATIONS}: the table needs the median of at least 9 timed" \
     "iterations (ALLOW_FEW_ITERATIONS=1 for a smoke test)"
@@ -112,36 +116,35 @@ done
 build_switchyard
 
 
-for m in "${MODEL_LIST[@]}"; do
-  dir="${RUN_DIR}/${m}"
-  mkdir -p "${dir}"
-  onnx="${MODELS_DIR}/${m}_dynamic/model.onnx"
-  export_failed=""
-  [[ -f "${dir}/export.failed" ]] && export_failed="$(cat "${dir}/export.failed")"
+# Every model on every side, once per round (in_rounds, bench_runs.sh).
+measure_models() {
+  local m dir onnx export_failed p
+  for m in "${MODEL_LIST[@]}"; do
+    dir="${RUN_DIR}/${m}"
+    mkdir -p "${dir}"
+    onnx="${MODELS_DIR}/${m}_dynamic/model.onnx"
+    export_failed=""
+    [[ -f "${BASE_DIR}/${m}/export.failed" ]] && export_failed="$(cat "${BASE_DIR}/${m}/export.failed")"
 
-  bench_backends "${m}" "${onnx}" "${export_failed}"
+    bench_backends "${m}" "${onnx}" "${export_failed}"
 
-  for p in "${PEER_LIST[@]}"; do
-    if [[ "${p}" == onnxruntime ]]; then
-      if [[ -n "${export_failed}" ]]; then
-        skip "${m}" onnxruntime "${export_failed}"
+    for p in "${PEER_LIST[@]}"; do
+      if [[ "${p}" == onnxruntime ]]; then
+        onnxruntime_run "${m}" "${onnx}" "${export_failed}"
       else
-        run_one "${m}" onnxruntime "${dir}/onnxruntime.json" node benchmarks/onnxruntime_peer.js \
-          --model "${onnx}" --batch "${BATCHES}" --warmup "${WARMUP}" \
-          --iterations "${ITERATIONS}" --threads "${THREADS}" --json "${dir}/onnxruntime.json"
+        # torchvision's own model of the same name, built in PyTorch (no .onnx).
+        run_one "${m}" pytorch "${dir}/pytorch.json" "${PYTHON}" benchmarks/pytorch_peer.py \
+          --model "${m}" --devices cpu --batch "${BATCHES}" --warmup "${WARMUP}" \
+          --iterations "${ITERATIONS}" --threads "${THREADS}" --json "${dir}/pytorch.json"
       fi
-    else
-      # torchvision's own model of the same name, built in PyTorch (no .onnx).
-      run_one "${m}" pytorch "${dir}/pytorch.json" "${PYTHON}" benchmarks/pytorch_peer.py \
-        --model "${m}" --devices cpu --batch "${BATCHES}" --warmup "${WARMUP}" \
-        --iterations "${ITERATIONS}" --threads "${THREADS}" --json "${dir}/pytorch.json"
-    fi
+    done
   done
-done
+}
+in_rounds measure_models || exit 1
 
 # The command that reproduces this report, every setting that differs from
 # the defaults spelled out.
-command="WARMUP=${WARMUP} ITERATIONS=${ITERATIONS}"
+command="ROUNDS=${ROUNDS} WARMUP=${WARMUP} ITERATIONS=${ITERATIONS}"
 [[ "${ALLOW_FEW_ITERATIONS:-0}" == 1 ]] && command="ALLOW_FEW_ITERATIONS=1 ${command}"
 [[ "${BACKENDS}" != cpu,default ]] && command+=" BACKENDS=${BACKENDS}"
 [[ "${PEERS}" != onnxruntime,pytorch ]] && command+=" PEERS=${PEERS}"
@@ -152,7 +155,8 @@ command+=" benchmarks/compare_cpu_models.sh ${ARGS[*]}"
 
 "${PYTHON}" benchmarks/cpu_models_table.py "${RUN_DIR}" --models "${MODELS}" \
   --batches "${BATCHES}" --threads "${THREADS}" --backends "${BACKENDS}" \
-  --peers "${PEERS}" --warmup "${WARMUP}" --iterations "${ITERATIONS}" \
+  --peers "${PEERS}" --warmup "${WARMUP}" --iterations "$((ROUNDS * ITERATIONS))" \
+  --rounds "${ROUNDS}" \
   --command "${command% }" --started "${STARTED}" --out "${REPORT}" || exit 1
 cat "${REPORT}"
 echo "== done in ${SECONDS} s: ${REPORT}"

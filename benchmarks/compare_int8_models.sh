@@ -152,33 +152,20 @@ EOF
   [[ -n "${why}" ]] && echo "refused: ${why}" > "${RUN_DIR}/$1/$2.failed"
 }
 
-# ROUNDS rounds, each running every model on every side one after the
-# other into RUN_DIR/round<r>/; merge_rounds.py pools each run's samples
-# into RUN_DIR/<model>/ (why: its docstring).
-BASE_DIR="${RUN_DIR}"
-for ((round = 1; round <= ROUNDS; ++round)); do
-  RUN_DIR="${BASE_DIR}/round${round}"
+# Every model on every side, once per round (in_rounds, bench_runs.sh).
+measure_models() {
+  local k m onnx missing
   for k in "${!FILES[@]}"; do
     m="${ROWS[k]}"
     onnx="$(realpath -m "${FILES[k]}")"
-    dir="${RUN_DIR}/${m}"
-    mkdir -p "${dir}"
+    mkdir -p "${RUN_DIR}/${m}"
     missing=""
     [[ -f "${BASE_DIR}/${m}/model.missing" ]] && missing="$(cat "${BASE_DIR}/${m}/model.missing")"
-
     bench_backends "${m}" "${onnx}" "${missing}"
-
-    if [[ -n "${missing}" ]]; then
-      skip "${m}" onnxruntime "${missing}"
-    else
-      run_one "${m}" onnxruntime "${dir}/onnxruntime.json" node benchmarks/onnxruntime_peer.js \
-        --model "${onnx}" --batch "${BATCHES}" --warmup "${WARMUP}" \
-        --iterations "${ITERATIONS}" --threads "${THREADS}" --json "${dir}/onnxruntime.json"
-    fi
+    onnxruntime_run "${m}" "${onnx}" "${missing}"
   done
-done
-RUN_DIR="${BASE_DIR}"
-"${PYTHON}" benchmarks/merge_rounds.py "${RUN_DIR}" "${ROUNDS}" || exit 1
+}
+in_rounds measure_models || exit 1
 
 command="ROUNDS=${ROUNDS} WARMUP=${WARMUP} ITERATIONS=${ITERATIONS}"
 [[ "${ALLOW_FEW_ITERATIONS:-0}" == 1 ]] && command="ALLOW_FEW_ITERATIONS=1 ${command}"
