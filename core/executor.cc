@@ -1,7 +1,9 @@
 // ExecutablePlan::Run: binds inputs, runs the kernels in order, returns outputs.
 
 #include <chrono>
+#include <cstdlib>
 #include <optional>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -11,6 +13,22 @@
 #include "core/status_macros.h"
 
 namespace switchyard {
+namespace {
+
+constexpr char kSyncEachNodeEnv[] = "SWITCHYARD_SYNC_EACH_NODE";
+
+// SWITCHYARD_SYNC_EACH_NODE=1: each node's device is synchronised after
+// the node, so that a fault of an asynchronous device (a CUDA kernel's bad
+// address) is reported with the node that caused it, not by whichever call
+// checks next. Slow; for finding such a fault.
+bool SyncEachNode() {
+  const char* value = std::getenv(kSyncEachNodeEnv);
+  if (value == nullptr) return false;
+  const std::string v = value;
+  return v == "1" || v == "on" || v == "true" || v == "yes";
+}
+
+}  // namespace
 
 absl::StatusOr<std::vector<Tensor>> ExecutablePlan::Run(
     absl::Span<const Tensor> inputs, const RunOptions& options) {
@@ -55,6 +73,7 @@ absl::StatusOr<std::vector<Tensor>> ExecutablePlan::Run(
     SY_RETURN_IF_ERROR(profiler->OnRunStart(graph_, devices_used_));
   }
 
+  const bool sync_each_node = SyncEachNode();
   std::vector<const Tensor*> operand_ptrs;
   std::vector<Tensor*> output_ptrs;
   std::vector<KernelPart> parts;  // of the current kernel, when profiling
@@ -93,6 +112,14 @@ absl::StatusOr<std::vector<Tensor>> ExecutablePlan::Run(
                               ? absl::OkStatus()
                               : step.kernel->Run(operand_ptrs, output_ptrs);
     step.kernel->set_part_sink(nullptr);
+    if (status.ok() && sync_each_node) {
+      status = step.device->Synchronize();
+      if (!status.ok()) {
+        status = absl::Status(status.code(), absl::StrCat("(found by ", kSyncEachNodeEnv,
+                                                          "'s synchronisation after it) ",
+                                                          status.message()));
+      }
+    }
     if (!status.ok()) {
       return absl::Status(status.code(),
                           absl::StrCat(DescribeNode(node), " on ",
@@ -105,7 +132,17 @@ absl::StatusOr<std::vector<Tensor>> ExecutablePlan::Run(
     }
   }
   for (BackendDevice* device : devices_used_) {
-    SY_RETURN_IF_ERROR(device->Synchronize());
+    const absl::Status synced = device->Synchronize();
+    if (!synced.ok()) {
+      // An asynchronous fault of some node of the run: which one, the
+      // switch tells.
+      return absl::Status(
+          synced.code(),
+          absl::StrCat(synced.message(), " (found when the run synchronised ",
+                       device->device().ToString(), " at its end; rerun with ",
+                       kSyncEachNodeEnv, "=1, and CUDA_LAUNCH_BLOCKING=1 on a GPU, to name the "
+                       "node)"));
+    }
   }
   if (profiler != nullptr) {
     abort_profile.profiler = nullptr;

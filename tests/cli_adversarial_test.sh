@@ -184,6 +184,10 @@ refused graph_iterations 2 "--iterations does not apply" -- graph --iterations=3
 refused bench_labels 2 "--labels does not apply" -- bench --labels=x
 refused plugin_empty 2 "--plugin is empty" -- devices --plugin=
 refused unknown_flag 1 "Unknown command line flag" -- run --no-such-flag=1
+refused near_miss_flag 1 "unknown flag --inputs; did you mean --input?" -- run --inputs=x.npy
+refused near_miss_flag_dashes 1 "did you mean --iterations?" -- run --itreations=3
+refused near_miss_device 1 "did you mean --device=cpu:0?" -- run --device=cpu0
+refused near_miss_devices 1 "did you mean --devices=cpu:0?" -- bench --devices=cpuu
 
 # === 4. Help and version ======================================================
 for form in "help" "-h" "--help"; do

@@ -85,6 +85,14 @@ run_cli nan run --model="$MODELS/symbolic.onnx" --input="$TMP/nan_x.npy" --itera
 expect_exit nan 0
 expect_in nan out "warning: input 0 has 105 NaN and 0 Inf of 105 values: the outputs are not meaningful"
 
+# Near misses of a device get the device meant.
+run_cli gpu run --device=gpu --model="$MODELS/two_inputs.onnx" $FEEDS
+expect_exit gpu 1
+expect_in gpu err "did you mean --device=cuda:0?"
+run_cli dnnl0 run --device=dnnl0 --model="$MODELS/two_inputs.onnx" $FEEDS
+expect_exit dnnl0 1
+expect_in dnnl0 err "did you mean --device=dnnl:0?"
+
 # The plugin named by --plugin as well: loaded once, no error.
 run_cli explicit --plugin="$PLUGIN" devices
 expect_exit explicit 0

@@ -16,31 +16,31 @@ namespace switchyard {
 namespace cuda {
 namespace {
 
-// Why cudaGetDeviceCount gave no device, in words a user can act on.
+// Why cudaGetDeviceCount gave no device, in words a user can act on: the
+// cause and the fix first, CUDA's own error after them.
 std::string ExplainNoDevice(cudaError_t error) {
   int driver = 0, runtime = 0;
   cudaDriverGetVersion(&driver);  // 0 when no driver could be loaded
   cudaRuntimeGetVersion(&runtime);
-  std::string reason =
-      absl::StrCat("cudaGetDeviceCount failed: ", CudaErrorText(error));
+  std::string cause;
   if (driver == 0) {
-    absl::StrAppend(&reason,
-                    "; no NVIDIA driver is loaded (libcuda.so.1 was not found "
-                    "or found no GPU): install the NVIDIA driver, or run on a "
-                    "machine with an NVIDIA GPU");
+    cause =
+        "no NVIDIA driver is loaded (libcuda.so.1 was not found or found no GPU): "
+        "install the NVIDIA driver, or run on a machine with an NVIDIA GPU";
   } else if (driver < runtime) {
-    absl::StrAppend(&reason, "; the driver supports CUDA ",
-                    CudaVersionString(driver), " but this binary's runtime is ",
-                    CudaVersionString(runtime), ": update the NVIDIA driver");
+    cause = absl::StrCat("the driver supports CUDA ", CudaVersionString(driver),
+                         " but this binary's runtime is ", CudaVersionString(runtime),
+                         ": update the NVIDIA driver");
   } else if (error == cudaErrorNoDevice) {
     const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-    absl::StrAppend(&reason, "; no GPU is visible",
-                    visible != nullptr
-                        ? absl::StrCat(" (CUDA_VISIBLE_DEVICES='", visible, "')")
-                        : "",
-                    ": check nvidia-smi");
+    cause = absl::StrCat("no GPU is visible",
+                         visible != nullptr
+                             ? absl::StrCat(" (CUDA_VISIBLE_DEVICES='", visible, "')")
+                             : "",
+                         ": check nvidia-smi");
   }
-  return reason;
+  const std::string cuda = absl::StrCat("cudaGetDeviceCount failed: ", CudaErrorText(error));
+  return cause.empty() ? cuda : absl::StrCat(cause, " (", cuda, ")");
 }
 
 class CudaBackend : public Backend {

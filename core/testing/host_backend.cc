@@ -65,6 +65,13 @@ class HostDevice : public BackendDevice {
     return absl::OkStatus();
   }
   bool host_memory() const override { return host_memory_; }
+  absl::Status Synchronize() override {
+    const int after = counters_->fault_after_kernels.load();
+    if (after >= 0 && counters_->kernels_run.load() > after) {
+      return absl::InternalError("the test device faulted (an asynchronous kernel error)");
+    }
+    return absl::OkStatus();
+  }
   absl::Status Supports(const Node& node, const Graph& graph) const override {
     if (node.op != "relu" && node.op != "add") {
       return absl::UnimplementedError(

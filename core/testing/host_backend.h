@@ -18,6 +18,10 @@ struct HostBackendCounters {
   std::atomic<int> kernels_run{0};
   std::atomic<int> copies_from_host{0};
   std::atomic<int> copies_to_host{0};
+  // >= 0: Synchronize fails once more kernels than this have run, as an
+  // asynchronous device reports a kernel's fault (a CUDA kernel's bad
+  // address) at the next synchronisation.
+  std::atomic<int> fault_after_kernels{-1};
 };
 
 // A backend for core tests: any type name, `device_count` devices, host

@@ -230,7 +230,16 @@ absl::Status BenchCommand(BackendRegistry& registry) {
   options.devices = absl::StrSplit(devices, ',', absl::SkipEmpty());
   // "default": the device `run` takes without --device (the fastest policy).
   for (std::string& d : options.devices) {
-    if (d != "default") continue;
+    if (d != "default") {
+      // A type no backend has: the error with a near miss ("cuda0").
+      absl::StatusOr<Device> parsed = Device::Parse(d);
+      const absl::Status found =
+          parsed.ok() ? registry.GetBackend(parsed->type()).status() : parsed.status();
+      if (absl::IsNotFound(found) || absl::IsInvalidArgument(found)) {
+        return WithDeviceHint(found, d, registry, "--devices");
+      }
+      continue;
+    }
     SY_ASSIGN_OR_RETURN(const PolicyChoice choice,
                         ChooseDevice(registry, DevicePolicy::kFastest));
     d = choice.device.ToString();

@@ -1,8 +1,13 @@
 #include "tools/cli/device_choice.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "absl/flags/flag.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "core/device_policy.h"
+#include "core/near_miss.h"
 #include "core/status_macros.h"
 #include "tools/cli/flags.h"
 
@@ -14,6 +19,42 @@ ABSL_FLAG(std::string, device_policy, "fastest",
 
 namespace switchyard {
 namespace cli {
+namespace {
+
+// The device `typed` probably means among `types`, or "".
+std::string MeantDevice(absl::string_view typed, const std::vector<std::string>& types) {
+  const std::string lower = absl::AsciiStrToLower(typed);
+  absl::string_view type = lower;
+  std::string index = "0";
+  if (const size_t colon = type.find(':'); colon != absl::string_view::npos) {
+    index = std::string(type.substr(colon + 1));
+    type = type.substr(0, colon);
+  }
+  auto has = [&](absl::string_view t) {
+    return std::find(types.begin(), types.end(), t) != types.end();
+  };
+  const size_t digits = type.find_first_of("0123456789");
+  if (digits != absl::string_view::npos && digits > 0 &&
+      type.find_first_not_of("0123456789", digits) == absl::string_view::npos &&
+      has(type.substr(0, digits))) {
+    return absl::StrCat(type.substr(0, digits), ":", type.substr(digits));
+  }
+  if ((type == "gpu" || type == "nvidia") && has("cuda")) return absl::StrCat("cuda:", index);
+  if ((type == "mkldnn" || type == "onednn") && has("dnnl")) return absl::StrCat("dnnl:", index);
+  const std::string nearest = NearestName(type, types);
+  return nearest.empty() ? "" : absl::StrCat(nearest, ":", index);
+}
+
+}  // namespace
+
+absl::Status WithDeviceHint(const absl::Status& status, absl::string_view device_text,
+                            const BackendRegistry& registry, absl::string_view flag) {
+  if (status.ok()) return status;
+  const std::string meant = MeantDevice(device_text, registry.Types());
+  if (meant.empty() || meant == device_text) return status;
+  return absl::Status(status.code(),
+                      absl::StrCat("did you mean ", flag, "=", meant, "? ", status.message()));
+}
 
 absl::StatusOr<PlacementPolicy> PlacementFromFlags(bool chosen_by_policy,
                                                    PlacementPolicy default_placement) {
@@ -31,7 +72,9 @@ absl::StatusOr<FlagDevice> DeviceFromFlags(BackendRegistry& registry) {
         "the policy chooses one when it is not named; drop one of them");
   }
   if (!named.empty()) {
-    SY_ASSIGN_OR_RETURN(d.device, Device::Parse(named));
+    absl::StatusOr<Device> parsed = Device::Parse(named);
+    if (!parsed.ok()) return WithDeviceHint(parsed.status(), named, registry);
+    d.device = *parsed;
     d.reason = FlagGiven("device") ? "named by --device" : "this rank's device";
   } else {
     SY_ASSIGN_OR_RETURN(const DevicePolicy policy,
@@ -45,7 +88,7 @@ absl::StatusOr<FlagDevice> DeviceFromFlags(BackendRegistry& registry) {
           absl::StrCat(choice.device.type(), ".threads=", choice.threads)));
     }
   }
-  SY_RETURN_IF_ERROR(registry.GetDevice(d.device).status());
+  SY_RETURN_IF_ERROR(WithDeviceHint(registry.GetDevice(d.device).status(), named, registry));
   // A device the rank code filled in is not the user's choice either.
   SY_ASSIGN_OR_RETURN(d.placement,
                       PlacementFromFlags(d.chosen_by_policy || !FlagGiven("device"),

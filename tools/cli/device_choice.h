@@ -14,6 +14,7 @@
 
 #include "absl/flags/declare.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "core/backend_registry.h"
 #include "core/compile.h"
 #include "core/device.h"
@@ -35,6 +36,15 @@ struct FlagDevice {
 // Checks that the device exists in `registry` (Unavailable with the
 // backend's reason otherwise).
 absl::StatusOr<FlagDevice> DeviceFromFlags(BackendRegistry& registry);
+
+// `status` (from looking up `device_text`) with "did you mean
+// --device=cuda:0?" (`flag` names the flag)
+// when the type is a near miss of a registered one: a type and its index
+// without the colon ("cuda0"), PyTorch's and oneDNN's other names ("gpu",
+// "mkldnn"), or a typo ("dnn"); `status` itself otherwise.
+absl::Status WithDeviceHint(const absl::Status& status, absl::string_view device_text,
+                            const BackendRegistry& registry,
+                            absl::string_view flag = "--device");
 
 // --placement when given, else auto for a device the policy chose and
 // `default_placement` otherwise.

@@ -21,6 +21,7 @@
 // Every command's errors are printed as "switchyard CMD: CODE: message",
 // exit 1; std::bad_alloc and std::system_error become ResourceExhausted.
 
+#include <algorithm>
 #include <cstdio>
 #include <new>
 #include <system_error>
@@ -30,9 +31,12 @@
 #include <vector>
 
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/backend_registry.h"
+#include "core/near_miss.h"
 #include "core/plugin_discovery.h"
 #include "core/plugin_loader.h"
 #include "tools/cli/build_info.h"
@@ -109,6 +113,34 @@ int HelpOrVersion(int argc, char** argv) {
   return 0;
 }
 
+// "--inputs=x.npy": the flag the user probably meant, before Abseil
+// refuses the unknown one without a suggestion. Returns 0 when every flag
+// is known or has no near miss (Abseil then reports what is left).
+int SuggestForUnknownFlags(int argc, char** argv) {
+  std::vector<std::string> names;
+  for (const auto& [name, flag] : absl::GetAllFlags()) names.push_back(std::string(name));
+  for (int i = 1; i < argc; ++i) {
+    const absl::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (!absl::StartsWith(arg, "--") || arg.size() == 2) continue;
+    const absl::string_view name = arg.substr(2, arg.find('=') - 2);
+    if (absl::FindCommandLineFlag(name) != nullptr) continue;
+    // --noflag is Abseil's false for a boolean --flag.
+    if (absl::StartsWith(name, "no") && absl::FindCommandLineFlag(name.substr(2)) != nullptr) {
+      continue;
+    }
+    std::string meant = switchyard::NearestName(name, names);
+    if (meant.empty()) continue;
+    std::replace(meant.begin(), meant.end(), '_', '-');
+    std::fprintf(stderr,
+                 "switchyard: unknown flag --%s; did you mean --%s? (`switchyard help "
+                 "COMMAND` lists a command's flags)\n",
+                 std::string(name).c_str(), meant.c_str());
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -126,6 +158,7 @@ int main(int argc, char** argv) {
   argc = static_cast<int>(storage.size());
   argv = rewritten.data();
   switchyard::cli::RecordGivenFlags(argc, argv);
+  if (const int code = SuggestForUnknownFlags(argc, argv); code != 0) return code;
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() != 2) {
     std::fprintf(stderr, "%s%s",

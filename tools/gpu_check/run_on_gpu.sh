@@ -14,7 +14,9 @@
 #            (PyTorch's nvidia-* wheels first) for SWITCHYARD_CUDA_LIBRARY_PATH;
 #            the binaries load; `switchyard devices` (always run)
 #   tests    every CUDA test binary, the goldens, the conformance suite, the
-#            concurrency and NMS tests (all of them run on every cuda:N)
+#            concurrency and NMS tests (all of them run on every cuda:N), with
+#            SWITCHYARD_SYNC_EACH_NODE=1 and CUDA_LAUNCH_BLOCKING=1 (a fault
+#            names its node)
 #   onnx     the ONNX importer's tests on cpu:0 and cuda:0: ONNX's node tests
 #            (the cases that passed on cpu:0 where the bundle was packed) and
 #            the torchvision families (tests/onnx_models) against PyTorch's
@@ -376,7 +378,10 @@ if want tests; then
     limit="$T_TEST"
     case "$test" in cuda_kernels_test|conformance_test|concurrency_test) limit="$T_TEST_LONG" ;; esac
     limit="$(budget "$limit")"
-    run_step "test_$test" "$limit" bash -c 'cd "$1" && exec "$4/bin/$2" --gtest_color=no \
+    # The first GPU step: every node synchronised and every launch blocking,
+    # so that a first fault names the node and kernel that made it.
+    run_step "test_$test" "$limit" env SWITCHYARD_SYNC_EACH_NODE=1 CUDA_LAUNCH_BLOCKING=1 \
+      bash -c 'cd "$1" && exec "$4/bin/$2" --gtest_color=no \
       --gtest_output="json:$3"' _ "$BUNDLE" "$test" "$OUT/tests/$test.json" "$BIN_ROOT"
     status=$RC
     cp "$OUT/logs/test_$test.txt" "$OUT/tests/$test.txt"

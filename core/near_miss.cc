@@ -1,0 +1,50 @@
+#include "core/near_miss.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "absl/strings/ascii.h"
+
+namespace switchyard {
+namespace {
+
+char Fold(char c) { return c == '-' ? '_' : absl::ascii_tolower(static_cast<unsigned char>(c)); }
+
+}  // namespace
+
+int EditDistance(absl::string_view a, absl::string_view b) {
+  std::vector<int> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), 0);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    int diagonal = row[0];
+    row[0] = static_cast<int>(i);
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const int above = row[j];
+      const int substitute = diagonal + (Fold(a[i - 1]) == Fold(b[j - 1]) ? 0 : 1);
+      row[j] = std::min({above + 1, row[j - 1] + 1, substitute});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string NearestName(absl::string_view typed, const std::vector<std::string>& names) {
+  std::string best;
+  int best_distance = 1 << 30;
+  bool tie = false;
+  for (const std::string& name : names) {
+    const int d = EditDistance(typed, name);
+    if (d < best_distance) {
+      best = name;
+      best_distance = d;
+      tie = false;
+    } else if (d == best_distance && name != best) {
+      tie = true;
+    }
+  }
+  const int allowed = std::min(typed.size(), best.size()) <= 4 ? 1 : 2;
+  if (best.empty() || tie || best_distance == 0 || best_distance > allowed) return "";
+  return best;
+}
+
+}  // namespace switchyard

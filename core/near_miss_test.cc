@@ -1,0 +1,32 @@
+#include "core/near_miss.h"
+
+#include "gtest/gtest.h"
+
+namespace switchyard {
+namespace {
+
+TEST(NearMissTest, EditDistanceIgnoresCaseAndDashes) {
+  EXPECT_EQ(EditDistance("input", "input"), 0);
+  EXPECT_EQ(EditDistance("inputs", "input"), 1);
+  EXPECT_EQ(EditDistance("Input-Shape", "input_shape"), 0);
+  EXPECT_EQ(EditDistance("itreations", "iterations"), 2);
+  EXPECT_EQ(EditDistance("", "abc"), 3);
+}
+
+TEST(NearMissTest, SuggestsOnlyCloseUnambiguousNames) {
+  const std::vector<std::string> flags = {"input", "input_shape", "iterations", "device"};
+  EXPECT_EQ(NearestName("inputs", flags), "input");
+  EXPECT_EQ(NearestName("itreations", flags), "iterations");
+  EXPECT_EQ(NearestName("devise", flags), "device");
+  EXPECT_EQ(NearestName("batchsize", flags), "");  // nothing close
+  EXPECT_EQ(NearestName("input", flags), "");      // not a typo
+  // Short names: one edit only.
+  EXPECT_EQ(NearestName("cpuu", {"cpu", "cuda", "dnnl"}), "cpu");
+}
+
+TEST(NearMissTest, TiesGiveNoSuggestion) {
+  EXPECT_EQ(NearestName("ab", {"aa", "bb"}), "");
+}
+
+}  // namespace
+}  // namespace switchyard
