@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 
 namespace switchyard {
 namespace {
@@ -45,6 +46,31 @@ std::string NearestName(absl::string_view typed, const std::vector<std::string>&
   const int allowed = std::min(typed.size(), best.size()) <= 4 ? 1 : 2;
   if (best.empty() || tie || best_distance == 0 || best_distance > allowed) return "";
   return best;
+}
+
+std::string MeantDevice(absl::string_view typed, const std::vector<std::string>& types) {
+  const std::string lower = absl::AsciiStrToLower(typed);
+  absl::string_view type = lower;
+  std::string index = "0";
+  if (const size_t colon = type.find(':'); colon != absl::string_view::npos) {
+    index = std::string(type.substr(colon + 1));
+    type = type.substr(0, colon);
+  }
+  auto has = [&](absl::string_view t) {
+    return std::find(types.begin(), types.end(), t) != types.end();
+  };
+  const size_t digits = type.find_first_of("0123456789");
+  if (digits != absl::string_view::npos && digits > 0 &&
+      type.find_first_not_of("0123456789", digits) == absl::string_view::npos &&
+      has(type.substr(0, digits))) {
+    return absl::StrCat(type.substr(0, digits), ":", type.substr(digits));
+  }
+  if (type == "gpu" || type == "nvidia") {  // never "cpu", one letter away
+    return has("cuda") ? absl::StrCat("cuda:", index) : "";
+  }
+  if ((type == "mkldnn" || type == "onednn") && has("dnnl")) return absl::StrCat("dnnl:", index);
+  const std::string nearest = NearestName(type, types);
+  return nearest.empty() ? "" : absl::StrCat(nearest, ":", index);
 }
 
 }  // namespace switchyard

@@ -22,6 +22,13 @@ int EditDistance(absl::string_view a, absl::string_view b);
 // names of 4 letters or fewer) and nearer than every other; else "".
 std::string NearestName(absl::string_view typed, const std::vector<std::string>& names);
 
+// The device `typed` (a --device or device= value that names no backend)
+// probably means, given the registered `types`; "" when nothing is near:
+// a type and its index without the colon ("cuda0" -> "cuda:0"), PyTorch's
+// and oneDNN's other names ("gpu" -> "cuda:0", "mkldnn" -> "dnnl:0"), or a
+// typo ("dnn:1" -> "dnnl:1"); never the CPU for "gpu". Case is ignored.
+std::string MeantDevice(absl::string_view typed, const std::vector<std::string>& types);
+
 }  // namespace switchyard
 
 #endif  // SWITCHYARD_CORE_NEAR_MISS_H_

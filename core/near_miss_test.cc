@@ -24,6 +24,20 @@ TEST(NearMissTest, SuggestsOnlyCloseUnambiguousNames) {
   EXPECT_EQ(NearestName("cpuu", {"cpu", "cuda", "dnnl"}), "cpu");
 }
 
+TEST(NearMissTest, DevicesMeantByCommonSlips) {
+  const std::vector<std::string> types = {"cpu", "cuda", "dnnl"};
+  EXPECT_EQ(MeantDevice("cuda0", types), "cuda:0");
+  EXPECT_EQ(MeantDevice("CUDA1", types), "cuda:1");
+  EXPECT_EQ(MeantDevice("gpu", types), "cuda:0");
+  EXPECT_EQ(MeantDevice("gpu:1", types), "cuda:1");
+  EXPECT_EQ(MeantDevice("mkldnn", types), "dnnl:0");
+  EXPECT_EQ(MeantDevice("dnn:0", types), "dnnl:0");
+  EXPECT_EQ(MeantDevice("tpu", types), "cpu:0");  // one letter from cpu
+  EXPECT_EQ(MeantDevice("npu0", {"cpu"}), "");    // not a registered type's index
+  EXPECT_EQ(MeantDevice("gpu", {"cpu", "dnnl"}), "");  // no GPU backend: not "cpu"
+  EXPECT_EQ(MeantDevice("metal", types), "");
+}
+
 TEST(NearMissTest, TiesGiveNoSuggestion) {
   EXPECT_EQ(NearestName("ab", {"aa", "bb"}), "");
 }

@@ -24,6 +24,7 @@
 #include "core/backend_registry.h"
 #include "core/compile.h"
 #include "core/device.h"
+#include "core/near_miss.h"
 #include "core/executable_plan.h"
 #include "core/profiler.h"
 #include "core/status_macros.h"
@@ -61,6 +62,23 @@ struct ValueInfo {
   }
 };
 
+// `device` parsed and present in the registry; a near miss of a registered
+// type gets "did you mean device='cuda:0'?" (core/near_miss.h).
+Device ExistingDevice(const std::string& device) {
+  BackendRegistry& registry = BackendRegistry::Global();
+  absl::StatusOr<Device> parsed = Device::Parse(device);
+  absl::Status status = parsed.ok() ? registry.GetDevice(*parsed).status() : parsed.status();
+  if (!status.ok() && (absl::IsNotFound(status) || absl::IsInvalidArgument(status))) {
+    const std::string meant = MeantDevice(device, registry.Types());
+    if (!meant.empty() && meant != device) {
+      status = absl::Status(status.code(), absl::StrCat("did you mean device='", meant, "'? ",
+                                                        status.message()));
+    }
+  }
+  ThrowIfError(status);
+  return *parsed;
+}
+
 ValueInfo FromOnnx(const OnnxValueInfo& info) {
   ValueInfo v{info.name, info.dtype, py::none()};
   if (info.has_shape) {
@@ -91,11 +109,10 @@ class Session {
     for (const auto& [key, value] : options) {
       SetOption(py::str(key).cast<std::string>(), value);
     }
-    const Device parsed = ValueOrThrow(Device::Parse(device));
+    // The device first: an unavailable one is refused before the model is read.
+    const Device parsed = ExistingDevice(device);
     const PlacementPolicy policy = ValueOrThrow(ParsePlacementPolicy(placement));
     BackendRegistry& registry = BackendRegistry::Global();
-    // The device first: an unavailable one is refused before the model is read.
-    ValueOrThrow(registry.GetDevice(parsed));
     if (ModelKind(model) == "file") {
       if (!weights.empty()) {
         throw StatusError(absl::InvalidArgumentError(absl::StrCat(
@@ -146,8 +163,7 @@ class Session {
   // Moves the model to `device`; Unavailable (with the backend's reason)
   // when the device is not there.
   void To(const std::string& device) {
-    const Device parsed = ValueOrThrow(Device::Parse(device));
-    ValueOrThrow(BackendRegistry::Global().GetDevice(parsed));
+    const Device parsed = ExistingDevice(device);
     py::gil_scoped_release nogil;
     std::unique_lock<std::shared_mutex> lock(mu_);
     ThrowIfError(module_->To(parsed));

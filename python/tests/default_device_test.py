@@ -56,3 +56,14 @@ def test_a_named_device_is_strict_and_a_function_can_choose(resnet18):
     np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4)
     with pytest.raises(switchyard.InvalidArgumentError, match="'quick'"):
         switchyard.Session(path, device_policy="quick")
+
+
+def test_a_near_miss_of_a_device_says_which_was_meant(resnet18):
+    path = resnet18[0]
+    with pytest.raises(switchyard.NotFoundError, match="did you mean device='dnnl:0'"):
+        switchyard.Session(path, device="dnnl0")
+    with pytest.raises(switchyard.NotFoundError, match="did you mean device='cpu:0'"):
+        switchyard.Session(path, device="cpuu")
+    s = switchyard.Session(path, device="cpu")
+    with pytest.raises(switchyard.NotFoundError, match="did you mean device='dnnl:0'"):
+        s.to("mkldnn")

@@ -1,10 +1,6 @@
 #include "tools/cli/device_choice.h"
 
-#include <algorithm>
-#include <vector>
-
 #include "absl/flags/flag.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "core/device_policy.h"
 #include "core/near_miss.h"
@@ -19,34 +15,6 @@ ABSL_FLAG(std::string, device_policy, "fastest",
 
 namespace switchyard {
 namespace cli {
-namespace {
-
-// The device `typed` probably means among `types`, or "".
-std::string MeantDevice(absl::string_view typed, const std::vector<std::string>& types) {
-  const std::string lower = absl::AsciiStrToLower(typed);
-  absl::string_view type = lower;
-  std::string index = "0";
-  if (const size_t colon = type.find(':'); colon != absl::string_view::npos) {
-    index = std::string(type.substr(colon + 1));
-    type = type.substr(0, colon);
-  }
-  auto has = [&](absl::string_view t) {
-    return std::find(types.begin(), types.end(), t) != types.end();
-  };
-  const size_t digits = type.find_first_of("0123456789");
-  if (digits != absl::string_view::npos && digits > 0 &&
-      type.find_first_not_of("0123456789", digits) == absl::string_view::npos &&
-      has(type.substr(0, digits))) {
-    return absl::StrCat(type.substr(0, digits), ":", type.substr(digits));
-  }
-  if ((type == "gpu" || type == "nvidia") && has("cuda")) return absl::StrCat("cuda:", index);
-  if ((type == "mkldnn" || type == "onednn") && has("dnnl")) return absl::StrCat("dnnl:", index);
-  const std::string nearest = NearestName(type, types);
-  return nearest.empty() ? "" : absl::StrCat(nearest, ":", index);
-}
-
-}  // namespace
-
 absl::Status WithDeviceHint(const absl::Status& status, absl::string_view device_text,
                             const BackendRegistry& registry, absl::string_view flag) {
   if (status.ok()) return status;
