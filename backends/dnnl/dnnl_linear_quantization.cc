@@ -88,23 +88,36 @@ void RangeOfSlice(const float* x, int64_t begin, int64_t end, float& lo, float& 
   hi = h;
 }
 
-SWITCHYARD_AVX512_CLONES
-void QuantizeSliceToUInt8(const float* x, uint8_t* q, int64_t begin, int64_t end, float scale,
-                          int32_t zp) {
+template <typename Q>
+inline void QuantizeLoop(const float* x, Q* q, int64_t begin, int64_t end, float scale,
+                         int32_t zp) {
 #pragma omp simd
-  for (int64_t i = begin; i < end; ++i) q[i] = QuantizeElement<uint8_t>(x[i], scale, zp);
+  for (int64_t i = begin; i < end; ++i) q[i] = QuantizeElement<Q>(x[i], scale, zp);
 }
 
 template <typename Q>
-void QuantizeRange(const float* x, Q* q, int64_t n, float scale, int32_t zp, int threads) {
-#pragma omp parallel for simd num_threads(std::max(1, threads)) schedule(static)
-  for (int64_t i = 0; i < n; ++i) q[i] = QuantizeElement<Q>(x[i], scale, zp);
+inline void DequantizeLoop(const Q* q, float* x, int64_t begin, int64_t end, float scale,
+                           int32_t zp) {
+#pragma omp simd
+  for (int64_t i = begin; i < end; ++i) x[i] = DequantizeElement<Q>(q[i], scale, zp);
 }
 
-template <typename Q>
-void DequantizeRange(const Q* q, float* x, int64_t n, float scale, int32_t zp, int threads) {
-#pragma omp parallel for simd num_threads(std::max(1, threads)) schedule(static)
-  for (int64_t i = 0; i < n; ++i) x[i] = DequantizeElement<Q>(q[i], scale, zp);
+// quantize_linear (float `in` to 8-bit `out`) or dequantize_linear (8-bit
+// to float) of elements [begin, end), uint8 or int8.
+SWITCHYARD_AVX512_CLONES
+void LinearQuantizationSlice(const void* in, void* out, int64_t begin, int64_t end, float scale,
+                             int32_t zp, bool quantize, bool is_unsigned) {
+  if (quantize && is_unsigned) {
+    QuantizeLoop(static_cast<const float*>(in), static_cast<uint8_t*>(out), begin, end, scale, zp);
+  } else if (quantize) {
+    QuantizeLoop(static_cast<const float*>(in), static_cast<int8_t*>(out), begin, end, scale, zp);
+  } else if (is_unsigned) {
+    DequantizeLoop(static_cast<const uint8_t*>(in), static_cast<float*>(out), begin, end, scale,
+                   zp);
+  } else {
+    DequantizeLoop(static_cast<const int8_t*>(in), static_cast<float*>(out), begin, end, scale,
+                   zp);
+  }
 }
 
 // dynamic_quantize_linear of x[0, n) into q, and its parameters, in one
@@ -132,7 +145,8 @@ void DynamicallyQuantize(const float* x, uint8_t* q, int64_t n, int threads,
         DynamicQuantizationOf(*std::min_element(lowest.begin(), lowest.begin() + size),
                               *std::max_element(highest.begin(), highest.begin() + size));
     if (t == 0) params = p;
-    QuantizeSliceToUInt8(x, q, begin, end, p.scale, p.zero_point);
+    LinearQuantizationSlice(x, q, begin, end, p.scale, p.zero_point, /*quantize=*/true,
+                            /*is_unsigned=*/true);
   }
 }
 
@@ -166,20 +180,13 @@ absl::Status LowerLinearQuantization(PartitionBuilder& b, const FusionGroup& /*g
   const DType eight_bit = quantize ? to : b.graph().value(node.inputs[0]).dtype;
   b.AddHostStep(
       [=](const std::unordered_map<int, memory>& bound) {
-        void* in = bound.at(DNNL_ARG_SRC).get_data_handle();
+        const void* in = bound.at(DNNL_ARG_SRC).get_data_handle();
         void* result = bound.at(DNNL_ARG_DST).get_data_handle();
-        if (quantize && eight_bit == DType::kUInt8) {
-          QuantizeRange(static_cast<const float*>(in), static_cast<uint8_t*>(result), n, s, zp,
-                        threads);
-        } else if (quantize) {
-          QuantizeRange(static_cast<const float*>(in), static_cast<int8_t*>(result), n, s, zp,
-                        threads);
-        } else if (eight_bit == DType::kUInt8) {
-          DequantizeRange(static_cast<const uint8_t*>(in), static_cast<float*>(result), n, s, zp,
-                          threads);
-        } else {
-          DequantizeRange(static_cast<const int8_t*>(in), static_cast<float*>(result), n, s, zp,
-                          threads);
+        const int64_t runs = (n + kRun - 1) / kRun;
+#pragma omp parallel for num_threads(std::max(1, threads)) schedule(static)
+        for (int64_t r = 0; r < runs; ++r) {
+          LinearQuantizationSlice(in, result, r * kRun, std::min(n, (r + 1) * kRun), s, zp,
+                                  quantize, eight_bit == DType::kUInt8);
         }
       },
       {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, absl::StrCat(node.name, ": host ", node.op));

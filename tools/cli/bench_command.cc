@@ -321,15 +321,16 @@ absl::Status BenchCommand(BackendRegistry& registry) {
   }
 
   std::printf("%s", BenchReportTable(report).c_str());
-  // Other work on the machine skews every number: say so.
-  if (cores > 0 && busiest > 0.5 * cores) {
+  size_t measured = 0;
+  for (const BenchRow& row : report.rows) measured += row.error.empty() ? 1 : 0;
+  // Other work on the machine skews every number: say so (when there is
+  // a number).
+  if (measured > 0 && cores > 0 && busiest > 0.5 * cores) {
     std::fprintf(stderr,
                  "bench: warning: the machine was busy while measuring (load "
                  "average %.2f on %u cores); the times may be inflated\n",
                  busiest, cores);
   }
-  size_t measured = 0;
-  for (const BenchRow& row : report.rows) measured += row.error.empty() ? 1 : 0;
   if (!json_path.empty()) {
     nlohmann::json json = BenchReportJson(report);
     json["build"] = build;

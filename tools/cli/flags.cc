@@ -355,6 +355,7 @@ const std::vector<FlagUse>& FlagUses() {
       {"output", kGroups[3], {"run"}},
       {"report", kGroups[3], {"run"}},
       {"labels", kGroups[3], {"run"}},
+      {"detections_shown", kGroups[3], {"run"}},
       {"format", kGroups[3], {"graph"}},
       {"json", kGroups[3], {"bench", "devices"}},
       {"markdown", kGroups[3], {"bench"}},
