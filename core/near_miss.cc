@@ -43,7 +43,10 @@ std::string NearestName(absl::string_view typed, const std::vector<std::string>&
       tie = true;
     }
   }
-  const int allowed = std::min(typed.size(), best.size()) <= 4 ? 1 : 2;
+  // Short names are one letter from many others ("tpu", "cpu"): for them
+  // only a letter missing or extra ("dnn", "dnnl") counts.
+  int allowed = typed.size() <= 4 ? 1 : 2;
+  if (typed.size() <= 3 && best.size() == typed.size()) allowed = 0;
   if (best.empty() || tie || best_distance == 0 || best_distance > allowed) return "";
   return best;
 }

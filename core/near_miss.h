@@ -18,8 +18,9 @@ namespace switchyard {
 // case and treating '-' and '_' alike.
 int EditDistance(absl::string_view a, absl::string_view b);
 
-// The name of `names` nearest to `typed`, if at most 2 edits away (1 for
-// names of 4 letters or fewer) and nearer than every other; else "".
+// The name of `names` nearest to `typed`, if at most 2 edits away (1 when
+// `typed` has 4 letters or fewer; for 3 or fewer, only a missing or extra
+// letter) and nearer than every other; else "".
 std::string NearestName(absl::string_view typed, const std::vector<std::string>& names);
 
 // The device `typed` (a --device or device= value that names no backend)

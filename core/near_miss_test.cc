@@ -32,7 +32,7 @@ TEST(NearMissTest, DevicesMeantByCommonSlips) {
   EXPECT_EQ(MeantDevice("gpu:1", types), "cuda:1");
   EXPECT_EQ(MeantDevice("mkldnn", types), "dnnl:0");
   EXPECT_EQ(MeantDevice("dnn:0", types), "dnnl:0");
-  EXPECT_EQ(MeantDevice("tpu", types), "cpu:0");  // one letter from cpu
+  EXPECT_EQ(MeantDevice("tpu", types), "");  // a short name one letter from cpu: no
   EXPECT_EQ(MeantDevice("npu0", {"cpu"}), "");    // not a registered type's index
   EXPECT_EQ(MeantDevice("gpu", {"cpu", "dnnl"}), "");  // no GPU backend: not "cpu"
   EXPECT_EQ(MeantDevice("metal", types), "");

@@ -71,8 +71,8 @@ Device ExistingDevice(const std::string& device) {
   if (!status.ok() && (absl::IsNotFound(status) || absl::IsInvalidArgument(status))) {
     const std::string meant = MeantDevice(device, registry.Types());
     if (!meant.empty() && meant != device) {
-      status = absl::Status(status.code(), absl::StrCat("did you mean device='", meant, "'? ",
-                                                        status.message()));
+      status = absl::Status(status.code(), absl::StrCat(status.message(), " (did you mean device='",
+                                                        meant, "'?)"));
     }
   }
   ThrowIfError(status);

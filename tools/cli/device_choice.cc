@@ -20,8 +20,8 @@ absl::Status WithDeviceHint(const absl::Status& status, absl::string_view device
   if (status.ok()) return status;
   const std::string meant = MeantDevice(device_text, registry.Types());
   if (meant.empty() || meant == device_text) return status;
-  return absl::Status(status.code(),
-                      absl::StrCat("did you mean ", flag, "=", meant, "? ", status.message()));
+  return absl::Status(status.code(), absl::StrCat(status.message(), " (did you mean ", flag,
+                                                  "=", meant, "?)"));
 }
 
 absl::StatusOr<PlacementPolicy> PlacementFromFlags(bool chosen_by_policy,
