@@ -79,33 +79,25 @@ def main(argv):
         dst = os.path.join(run_dir, model)
         os.makedirs(dst, exist_ok=True)
         names = sorted(os.listdir(src))
-        for name in names:
-            if not name.endswith(".json"):
-                if not name.endswith(".failed"):
-                    shutil.copy(os.path.join(src, name), dst)
-                continue
-            run = name[:-len(".json")]
-            paths = [os.path.join(run_dir, "round%d" % r, model, name)
-                     for r in range(1, rounds + 1)]
-            failed = [os.path.join(os.path.dirname(p), run + ".failed") for p in paths]
-            bad = [f for f in failed if os.path.exists(f)]
+        runs = sorted({os.path.splitext(n)[0] for n in names
+                       if n.endswith(".json") or n.endswith(".failed")})
+        for name in names:  # stderr logs and the like, from the first round
+            if not (name.endswith(".json") or name.endswith(".failed")):
+                shutil.copy(os.path.join(src, name), dst)
+        for run in runs:
+            folders = [os.path.join(run_dir, "round%d" % r, model) for r in range(1, rounds + 1)]
+            bad = [os.path.join(f, run + ".failed") for f in folders
+                   if os.path.exists(os.path.join(f, run + ".failed"))]
+            missing = [f for f in folders if not os.path.exists(os.path.join(f, run + ".json"))]
             if bad:
                 shutil.copy(bad[0], dst)
-                continue
-            missing = [p for p in paths if not os.path.exists(p)]
-            if missing:
+            elif missing:
                 with open(os.path.join(dst, run + ".failed"), "w") as f:
-                    f.write("no JSON in %s\n" % os.path.dirname(missing[0]))
-                continue
-            docs = [json.load(open(p)) for p in paths]
-            with open(os.path.join(dst, name), "w") as f:
-                json.dump(merge(docs), f, indent=1)
-        for name in names:  # a .failed without any JSON (the run never wrote one)
-            run = name[:-len(".failed")] if name.endswith(".failed") else None
-            if run and not os.path.exists(os.path.join(dst, run + ".failed")) and \
-                    not os.path.exists(os.path.join(dst, run + ".json")):
-                shutil.copy(os.path.join(src, name), dst)
-
+                    f.write("no JSON in %s\n" % missing[0])
+            else:
+                docs = [json.load(open(os.path.join(f, run + ".json"))) for f in folders]
+                with open(os.path.join(dst, run + ".json"), "w") as f:
+                    json.dump(merge(docs), f, indent=1)
 
 if __name__ == "__main__":
     main(sys.argv)

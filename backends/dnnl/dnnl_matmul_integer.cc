@@ -35,7 +35,7 @@ namespace {
 enum Operand { kA = 0, kB = 1, kAZeroPoint = 2, kBZeroPoint = 3 };
 
 // Positions in a dequantizing group: matmul_integer, cast, mul, add.
-enum GroupNode { kScaleMul = 2, kBiasAdd = 3 };
+enum GroupPosition { kScaleMul = 2, kBiasAdd = 3 };
 
 bool IsConstant(const Graph& graph, ValueId id) {
   return graph.value(id).constant.has_value();
