@@ -88,6 +88,27 @@ absl::StatusOr<std::unique_ptr<onnx::ModelProto>> ReadModelProto(
   return model;
 }
 
+// The same from bytes in memory (a Python `bytes` or a serialized
+// onnx.ModelProto).
+absl::StatusOr<std::unique_ptr<onnx::ModelProto>> ParseModelProto(absl::string_view bytes) {
+  if (bytes.empty()) return absl::InvalidArgumentError("no bytes, not an ONNX model");
+  if (bytes.size() >= static_cast<size_t>(std::numeric_limits<int>::max())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        bytes.size(), " bytes; an ONNX model must stay under 2 GiB (save the weights as "
+        "external data: onnx.save_model(..., save_as_external_data=True))"));
+  }
+  auto model = std::make_unique<onnx::ModelProto>();
+  google::protobuf::io::CodedInputStream coded(
+      reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
+  coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
+  if (!model->ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
+    return absl::InvalidArgumentError(
+        "not a valid ONNX model (the protobuf does not parse: truncated, "
+        "corrupt, or another kind of data)");
+  }
+  return model;
+}
+
 absl::StatusOr<OnnxValueInfo> ReadValueInfo(const onnx::ValueInfoProto& info) {
   OnnxValueInfo v;
   v.name = info.name();
@@ -149,8 +170,22 @@ absl::StatusOr<std::unique_ptr<OnnxModel>> OnnxModel::Load(
     const std::string& path, BackendRegistry& registry, bool check) {
   absl::StatusOr<std::unique_ptr<onnx::ModelProto>> read = ReadModelProto(path);
   if (!read.ok()) return Prefixed(path, read.status());
-  std::unique_ptr<onnx::ModelProto> proto = std::move(*read);
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash);
+  return FromProto(std::move(*read), path, dir, path, registry, check);
+}
 
+absl::StatusOr<std::unique_ptr<OnnxModel>> OnnxModel::LoadFromBytes(
+    absl::string_view bytes, const std::string& name, const std::string& external_data_dir,
+    BackendRegistry& registry, bool check) {
+  absl::StatusOr<std::unique_ptr<onnx::ModelProto>> parsed = ParseModelProto(bytes);
+  if (!parsed.ok()) return Prefixed(name, parsed.status());
+  return FromProto(std::move(*parsed), name, external_data_dir, "", registry, check);
+}
+
+absl::StatusOr<std::unique_ptr<OnnxModel>> OnnxModel::FromProto(
+    std::unique_ptr<onnx::ModelProto> proto, const std::string& path, const std::string& dir,
+    const std::string& file, BackendRegistry& registry, bool check) {
   std::unique_ptr<OnnxModel> model(new OnnxModel(registry));
   model->path_ = path;
   model->producer_ = absl::StrCat(proto->producer_name(), " ",
@@ -186,9 +221,6 @@ absl::StatusOr<std::unique_ptr<OnnxModel>> OnnxModel::Load(
   if (!inlined.ok()) return Prefixed(path, inlined);
   absl::Status sorted = onnx_import::SortNodes(*proto->mutable_graph());
   if (!sorted.ok()) return Prefixed(path, sorted);
-  const std::string dir = path.substr(0, path.rfind('/') == std::string::npos
-                                             ? 0
-                                             : path.rfind('/'));
   // QDQ groups around a Conv or Add run as one quantized op, as in ONNX
   // Runtime.
   onnx_import::FuseQdqGroups(*proto->mutable_graph(), dir);
@@ -198,7 +230,7 @@ absl::StatusOr<std::unique_ptr<OnnxModel>> OnnxModel::Load(
   onnx::GraphProto& graph = *proto->mutable_graph();
 
   // Initializers become parameters, loaded straight from the parsed bytes.
-  ExternalDataFiles external(dir, path);
+  ExternalDataFiles external(dir, file);
   std::map<std::string, HostArrayView> views;
   std::map<std::string, HostArray> converted;  // typed-field initializers
   std::map<const char*, onnx::TensorProto*> owner_of;

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "core/backend_registry.h"
 #include "core/dtype.h"
 #include "core/executable_plan.h"
@@ -74,6 +75,13 @@ class OnnxModel : public Module {
 
   static absl::StatusOr<std::unique_ptr<OnnxModel>> Load(
       const std::string& path,
+      BackendRegistry& registry = BackendRegistry::Global(), bool check = true);
+  // The same from a serialized ModelProto in memory. `name` begins its
+  // errors; external data files are read from `external_data_dir` ("" for
+  // the working directory), as ONNX Runtime does for a model given as bytes.
+  static absl::StatusOr<std::unique_ptr<OnnxModel>> LoadFromBytes(
+      absl::string_view bytes, const std::string& name,
+      const std::string& external_data_dir = "",
       BackendRegistry& registry = BackendRegistry::Global(), bool check = true);
 
   // Converts the graph for the default input shapes (InputSpecs()): OK when
@@ -145,6 +153,12 @@ class OnnxModel : public Module {
 
  private:
   explicit OnnxModel(BackendRegistry& registry);
+  // Load and LoadFromBytes after reading: `path` names the model in
+  // errors, `dir` holds its external data, `file` is the model file ("" for
+  // bytes).
+  static absl::StatusOr<std::unique_ptr<OnnxModel>> FromProto(
+      std::unique_ptr<onnx::ModelProto> proto, const std::string& path,
+      const std::string& dir, const std::string& file, BackendRegistry& registry, bool check);
   // Puts the initializers and bound inputs into a conversion's env.
   void AddConstants(onnx_import::ConversionState& state) const;
   onnx_import::StagedModel Staged() const;

@@ -3,6 +3,7 @@
 // it: the CPU backend, the CUDA backend (or its stand-in that says why
 // there is no cuda device), the ONNX importer and the built-in models.
 
+#include "core/version.h"
 #include "pybind11/pybind11.h"
 #include "python/registration.h"
 #include "python/status.h"
@@ -10,6 +11,7 @@
 PYBIND11_MODULE(_switchyard, m) {
   m.doc() = "Switchyard, a C++17 inference runtime: the extension module behind "
             "the `switchyard` package.";
+  m.attr("__version__") = switchyard::kVersion;
   switchyard::python::RegisterStatus(m);
   switchyard::python::RegisterDevices(m);
   switchyard::python::RegisterPlugins(m);

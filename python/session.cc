@@ -15,6 +15,7 @@
 #include <optional>
 #include <shared_mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -97,15 +98,42 @@ ValueInfo FromOnnx(const OnnxValueInfo& info) {
   return v;
 }
 
-std::string ModelKind(const std::string& model) {
-  return absl::EndsWith(model, ".onnx") ? "file" : "builtin";
+// A path as the file system names it: encoded as os.fsencode does, so the
+// undecodable bytes of a file name come back as they were.
+std::string FileSystemName(const py::handle& path) {
+  PyObject* encoded = PyUnicode_EncodeFSDefault(py::str(path).ptr());
+  if (encoded == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::bytes>(encoded).cast<std::string>();
+}
+
+bool IsBuiltinModel(const std::string& model) {
+  for (const std::string& name : ModelNames()) {
+    if (name == model) return true;
+  }
+  return false;
+}
+
+// An ONNX file that is not there and not a built-in model's name either:
+// say both.
+absl::Status WithBuiltinHint(absl::Status status, const std::string& model) {
+  if (!absl::IsNotFound(status) || absl::StrContains(model, "/") ||
+      absl::EndsWith(model, ".onnx")) {
+    return status;
+  }
+  return absl::NotFoundError(absl::StrCat(
+      status.message(), "; '", model, "' is not a built-in model either (",
+      absl::StrJoin(ModelNames(), ", "), ")"));
 }
 
 class Session {
  public:
-  Session(const std::string& model, const std::string& device, const py::dict& options,
-          const std::string& placement, const std::string& weights, uint64_t seed)
-      : name_(model) {
+  // `model`: a path or a built-in model's name (str), or a serialized
+  // ModelProto (bytes).
+  Session(const py::object& model, const std::string& device, const py::dict& options,
+          const std::string& placement, const std::string& weights, uint64_t seed) {
+    const bool from_bytes = py::isinstance<py::bytes>(model);
+    name_ = from_bytes ? absl::StrCat("the model bytes (", py::len(model), " bytes)")
+                       : FileSystemName(model);
     for (const auto& [key, value] : options) {
       SetOption(py::str(key).cast<std::string>(), value);
     }
@@ -113,24 +141,30 @@ class Session {
     const Device parsed = ExistingDevice(device);
     const PlacementPolicy policy = ValueOrThrow(ParsePlacementPolicy(placement));
     BackendRegistry& registry = BackendRegistry::Global();
-    if (ModelKind(model) == "file") {
+    if (from_bytes || !IsBuiltinModel(name_)) {
       if (!weights.empty()) {
         throw StatusError(absl::InvalidArgumentError(absl::StrCat(
             "weights='", weights, "' is for the built-in models (",
-            absl::StrJoin(ModelNames(), ", "), "); ", model,
+            absl::StrJoin(ModelNames(), ", "), "); ", name_,
             " brings its own weights: drop weights=")));
       }
       absl::StatusOr<std::unique_ptr<OnnxModel>> onnx;
-      {
-        py::gil_scoped_release nogil;  // reading and converting takes a while
-        onnx = OnnxModel::Load(model, registry);
+      if (from_bytes) {
+        const std::string_view view = model.cast<py::bytes>();
+        const absl::string_view bytes(view.data(), view.size());
+        py::gil_scoped_release nogil;  // parsing and converting takes a while
+        onnx = OnnxModel::LoadFromBytes(bytes, name_, "", registry);
+      } else {
+        py::gil_scoped_release nogil;
+        onnx = OnnxModel::Load(name_, registry);
+        if (!onnx.ok()) onnx = WithBuiltinHint(onnx.status(), name_);
       }
       onnx_ = ValueOrThrow(std::move(onnx)).release();
       module_.reset(onnx_);
       for (const OnnxValueInfo& in : onnx_->inputs()) inputs_.push_back(FromOnnx(in));
       for (const OnnxValueInfo& out : onnx_->outputs()) outputs_.push_back(FromOnnx(out));
     } else {
-      module_ = ValueOrThrow(CreateModel(model, registry));
+      module_ = ValueOrThrow(CreateModel(name_, registry));
       // The built-in models (VGG) take one float32 image batch and give
       // class scores.
       inputs_.push_back({"input", DType::kFloat32,
@@ -403,7 +437,7 @@ void RegisterSession(py::module_& m) {
       .def("__repr__", &ValueInfo::Repr);
 
   py::class_<Session>(m, "_Session")
-      .def(py::init<const std::string&, const std::string&, const py::dict&,
+      .def(py::init<const py::object&, const std::string&, const py::dict&,
                     const std::string&, const std::string&, uint64_t>(),
            py::arg("model"), py::arg("device") = "cpu", py::arg("options") = py::dict(),
            py::arg("placement") = "strict", py::arg("weights") = "", py::arg("seed") = 0)

@@ -31,15 +31,19 @@ void RegisterStatus(py::module_& m) {
       // error_for(code_name, message) returns the exception instance.
       const std::string code = StatusCodeName(e.status().code());
       const std::string message(e.status().message());
+      // A message may quote bytes that are not UTF-8 (a model given as
+      // bytes, a file name): they become U+FFFD, never a decoding error.
+      const py::str text = py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(
+          message.data(), static_cast<Py_ssize_t>(message.size()), "replace"));
       try {
         py::object error =
-            py::module_::import("switchyard._errors").attr("error_for")(code, message);
+            py::module_::import("switchyard._errors").attr("error_for")(code, text);
         PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
       } catch (py::error_already_set& nested) {
         // switchyard._errors could not be imported (the module was loaded
         // outside its package): a RuntimeError with the code still says all.
         nested.discard_as_unraisable("switchyard: importing switchyard._errors");
-        PyErr_SetString(PyExc_RuntimeError, (code + ": " + message).c_str());
+        PyErr_Format(PyExc_RuntimeError, "%s: %U", code.c_str(), text.ptr());
       }
     }
   });

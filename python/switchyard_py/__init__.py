@@ -1,10 +1,10 @@
 """Switchyard from Python: run ONNX models and the built-in models on any
-device Switchyard has, on numpy arrays.
+device Switchyard has, on numpy arrays or torch tensors.
 
     import switchyard
     session = switchyard.Session("resnet18.onnx")  # the fastest device here
     session.device, session.device_reason     # which, and why
-    logits, = session.run({"input": x})
+    logits, = session.run(x)                  # x: a numpy array or a torch.Tensor
 
 See docs/python.md for the whole API.
 """
@@ -14,6 +14,8 @@ import os as _os
 from ._errors import *  # noqa: F401,F403  (Error and one subclass per status code)
 from ._errors import Error  # noqa: F401
 from ._diagnosis import Diagnosis  # noqa: F401
+from ._device import Device, device_string as _device_string  # noqa: F401
+from . import _feeds
 from ._switchyard import (  # noqa: F401
     Profile,
     ValueInfo,
@@ -34,6 +36,8 @@ from ._switchyard import (  # noqa: F401
 )
 from . import _switchyard
 
+__version__ = _switchyard.__version__
+
 # Plugins named by SWITCHYARD_PLUGIN_PATH, then the ones beside the module
 # (the oneDNN plugin the build ships), as the command line loads them.
 _switchyard._load_plugins_from_env()
@@ -43,17 +47,36 @@ __all__ = [
     "Session", "Profile", "ValueInfo", "Error", "devices", "backends", "device_count",
     "is_available", "unavailable_reason", "get_device_name", "get_device_properties",
     "mem_get_info", "load_plugin", "get_option", "set_option", "backend_options", "diagnose",
-    "Diagnosis", "choose_device", "discovered_plugins",
+    "Diagnosis", "choose_device", "discovered_plugins", "Device",
 ] + list(_errors.__all__)  # noqa: F405
 
 
-class Session:
-    """A model on a device, run on numpy arrays.
+def _model_argument(model):
+    """``model`` as the extension takes it: a path or a built-in model's
+    name (str), or the serialized model (bytes)."""
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        return bytes(model)
+    if type(model).__name__ == "ModelProto" and hasattr(model, "SerializeToString"):
+        return model.SerializeToString()
+    try:
+        return _os.fspath(model)
+    except TypeError:
+        raise TypeError(
+            f"model is a {type(model).__module__}.{type(model).__qualname__}; give a path "
+            "to an .onnx file, a built-in model's name ('vgg11'), the model's bytes or an "
+            "onnx.ModelProto") from None
 
-    ``model`` is a path to an .onnx file, or the name of a built-in model
+
+class Session:
+    """A model on a device, run on numpy arrays or torch tensors.
+
+    ``model`` is a path to an .onnx file, the file's bytes, an
+    ``onnx.ModelProto`` (external data files are then read from the working
+    directory, as ONNX Runtime does), or the name of a built-in model
     ("vgg11", "vgg13", "vgg16", "vgg19": seeded weights, or ``weights=`` a
     .safetensors file with torchvision's names). ``device`` is "cpu:0",
-    "dnnl:0", "cuda:0", or any device ``switchyard.devices()`` lists; without
+    "dnnl:0", "cuda:0", or any device ``switchyard.devices()`` lists, as a
+    string, a ``switchyard.Device`` or a ``torch.device``; without
     it ``device_policy`` chooses (``switchyard.choose_device``): "fastest"
     (a GPU, else oneDNN, else the Eigen backend), "cpu", "gpu",
     "low-power" (one thread), or a function taking the available devices
@@ -67,14 +90,15 @@ class Session:
 
     def __init__(self, model, device=None, options=None, placement=None,
                  weights=None, seed=0, device_policy="fastest"):
-        model = _os.fspath(model)
+        model = _model_argument(model)
         options = dict(options or {})
         chosen = device is None
         if device is not None:
+            device = _device_string(device)
             self.device_reason = "named by device="
         elif callable(device_policy):
             available = [d["device"] for d in devices() if d["available"]]
-            device = str(device_policy(available))
+            device = _device_string(device_policy(available))
             self.device_reason = f"{device}, chosen by the device_policy function"
         else:
             choice = choose_device(str(device_policy))
@@ -128,16 +152,21 @@ class Session:
     def to(self, device):
         """Moves the model to ``device`` and returns the session. Raises
         UnavailableError, with the backend's reason, when the device is not
-        there."""
-        self._session.to(device)
+        there. ``device`` as in ``Session``."""
+        self._session.to(_device_string(device))
         return self
 
     def run(self, *args, output_names=None, profile=False, as_dict=False):
         """Runs the model.
 
         ``run(feeds)`` or onnxruntime's ``run(output_names, feeds)``. ``feeds``
-        is {input name: array} or a list of arrays in input order (one array
-        for a single-input model). Returns the outputs as numpy arrays, in
+        is {input name: array} or a list of arrays in input order; a model
+        with one input also takes the array alone, or a nested list
+        (``x.tolist()``). An array is a numpy array or a torch.Tensor (any
+        dtype numpy has, bfloat16, any strides; shared without a copy where
+        it is on the CPU and laid out as the model needs; a tensor on a GPU
+        comes through the host). Returns the outputs as numpy arrays (``torch.from_numpy``
+        shares them without a copy), in
         output order (or those named by ``output_names``), as a list, or as
         {name: array} with ``as_dict=True``. With ``profile=True`` it returns
         ``(outputs, Profile)``: every node timed on its device's own clock.
@@ -153,6 +182,7 @@ class Session:
         else:
             raise TypeError("run(feeds) or run(output_names, feeds); got "
                             f"{len(args)} positional arguments")
+        feeds = _feeds.normalize(feeds, len(self.inputs))
         outputs, prof = self._session.run(feeds, output_names, profile)
         if as_dict:
             names = (list(output_names) if output_names is not None

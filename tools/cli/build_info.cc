@@ -9,11 +9,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
+#include "core/version.h"
 #include "tools/cli/mpi_world.h"
 
-#ifndef SWITCHYARD_VERSION
-#define SWITCHYARD_VERSION "0.1.0-dev"
-#endif
 // The commit, from Bazel's workspace status (tools/cli:build_stamp).
 #include "tools/cli/build_stamp.h"
 #ifndef SWITCHYARD_GIT_COMMIT
@@ -58,7 +56,7 @@ std::string Cuda(BackendRegistry& registry) {
 
 nlohmann::json BuildInfoJson(BackendRegistry& registry) {
   return {
-      {"version", SWITCHYARD_VERSION},
+      {"version", kVersion},
       {"git_commit", SWITCHYARD_GIT_COMMIT},
 #ifdef NDEBUG
       {"build_mode", "opt"},
