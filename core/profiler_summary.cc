@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_split.h"
+#include "core/slow_op.h"
 
 namespace switchyard {
 namespace {
@@ -62,31 +62,12 @@ std::string StageKey(const ProfileEvent& e) {
 // The share of the time at or above which one layer is named slow.
 constexpr double kSlowLayerShare = 0.25;
 
-// Longer row names are shortened in the text tables (the reports keep them
-// whole): a partition's name joins every node's ("a+b+...", thousands of
-// characters for a detector's backbone) and would push every column off
-// the screen.
-constexpr size_t kMaxShownKey = 100;
-
-// "first+...+last (N nodes)" for a long fused name, else the name's end
-// (where a layer path says the most) after "...".
-std::string ShownKey(const std::string& key) {
-  if (key.size() <= kMaxShownKey) return key;
-  const std::vector<std::string> parts = absl::StrSplit(key, '+');
-  if (parts.size() > 2) {
-    const std::string both = absl::StrCat(parts.front(), "+...+", parts.back(),
-                                          " (", parts.size(), " nodes)");
-    if (both.size() <= kMaxShownKey) return both;
-  }
-  return absl::StrCat("...", key.substr(key.size() - (kMaxShownKey - 3)));
-}
-
 void AppendTable(std::string* out, const char* title,
                  const std::vector<ProfileSummaryRow>& rows, int max_rows) {
   size_t width = std::string(title).size();
   size_t device_width = 6;
   for (const ProfileSummaryRow& r : rows) {
-    width = std::max(width, ShownKey(r.key).size());
+    width = std::max(width, ShortNodeName(r.key).size());
     device_width = std::max(device_width, r.device.size());
   }
   absl::StrAppendFormat(out, "%-*s  %-*s %7s %11s %10s %7s %9s\n", width, title,
@@ -101,7 +82,7 @@ void AppendTable(std::string* out, const char* title,
     }
     ++shown;
     absl::StrAppendFormat(
-        out, "%-*s  %-*s %7d %11.3f %10.3f %6.1f%% %9s\n", width, ShownKey(r.key),
+        out, "%-*s  %-*s %7d %11.3f %10.3f %6.1f%% %9s\n", width, ShortNodeName(r.key),
         device_width, r.device, r.calls, r.total_ms, r.mean_ms, 100 * r.share,
         r.flops > 0 ? absl::StrFormat("%.2f", r.gflop_per_s) : std::string("-"));
   }
@@ -156,8 +137,10 @@ std::string FormatProfileSummary(const ProfileSummary& summary, int max_rows) {
   }
   if (!summary.by_layer.empty() && summary.by_layer[0].share >= kSlowLayerShare) {
     const ProfileSummaryRow& slow = summary.by_layer[0];
-    absl::StrAppendFormat(&out, "verdict: one op (%s) takes %.0f%% of the profiled time (%s)\n",
-                          ShownKey(slow.key), 100 * slow.share, slow.device);
+    absl::StrAppendFormat(&out, "verdict: one op (%s) takes %.0f%% of the profiled time (%s)\n"
+                          "  what helps: %s\n",
+                          ShortNodeName(slow.key), 100 * slow.share, slow.device,
+                          SlowOpAdvice(slow.key, slow.device));
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/slow_op.h"
 
 namespace switchyard {
 namespace {
@@ -29,6 +30,24 @@ PhaseStats Phase(const std::string& name, const std::vector<double>& ms) {
 std::string Pct(double share) { return absl::StrFormat("%.0f%%", 100 * share); }
 
 }  // namespace
+
+const char* VerdictName(UtilizationReport::Verdict verdict) {
+  switch (verdict) {
+    case UtilizationReport::Verdict::kStarved:
+      return "starved";
+    case UtilizationReport::Verdict::kHostBound:
+      return "host_bound";
+    case UtilizationReport::Verdict::kOneOp:
+      return "one_op";
+    case UtilizationReport::Verdict::kCopies:
+      return "copies";
+    case UtilizationReport::Verdict::kBalanced:
+      return "balanced";
+    case UtilizationReport::Verdict::kTooShort:
+      return "too_short";
+  }
+  return "?";
+}
 
 double Percentile(std::vector<double> values, double q) {
   if (values.empty()) return 0;
@@ -176,7 +195,15 @@ absl::StatusOr<UtilizationReport> AnalyzeTimeline(
                             Pct(r.top_loader_stage_share));
 
   const std::string& dev = timeline.device;
-  if (r.steady_wait_share >= thresholds.starved_wait_share) {
+  if (r.batches < thresholds.min_batches) {
+    r.verdict = UtilizationReport::Verdict::kTooShort;
+    r.diagnosis = absl::StrFormat(
+        "no verdict: %d batch%s are too few to carry one (the first ones pay the "
+        "pipeline's start-up); stream %d or more. Measured: %s busy %s of the run, "
+        "waiting for input %s",
+        r.batches, r.batches == 1 ? "" : "es", thresholds.min_batches, dev,
+        Pct(r.busy_share), Pct(r.input_wait_share));
+  } else if (r.steady_wait_share >= thresholds.starved_wait_share) {
     r.verdict = UtilizationReport::Verdict::kStarved;
     const double load_mean = r.phases[0].mean_ms;
     double device_mean = 0;
@@ -210,12 +237,15 @@ absl::StatusOr<UtilizationReport> AnalyzeTimeline(
     r.verdict = UtilizationReport::Verdict::kHostBound;
     r.diagnosis = absl::StrFormat(
         "%s idle %s of the run with its input ready: the host does not queue "
-        "work fast enough (gaps between kernels or between batches)",
+        "work fast enough (gaps between kernels or between batches); larger "
+        "batches spread the per-batch overhead, and the profile's trace shows "
+        "the gaps",
         dev, Pct(r.other_idle_share));
   } else if (!r.top_node.empty() && r.top_node_share >= thresholds.one_op_share) {
     r.verdict = UtilizationReport::Verdict::kOneOp;
-    r.diagnosis = absl::StrFormat("one op (%s) takes %s of %s time", r.top_node,
-                                  Pct(r.top_node_share), dev);
+    r.diagnosis = absl::StrFormat("one op (%s) takes %s of %s time: %s",
+                                  ShortNodeName(r.top_node), Pct(r.top_node_share), dev,
+                                  SlowOpAdvice(r.top_node, dev));
   } else if (r.copy_share >= thresholds.copy_share) {
     r.verdict = UtilizationReport::Verdict::kCopies;
     r.diagnosis = absl::StrFormat(
@@ -226,11 +256,12 @@ absl::StatusOr<UtilizationReport> AnalyzeTimeline(
     r.verdict = UtilizationReport::Verdict::kBalanced;
     r.diagnosis = absl::StrFormat(
         "balanced: %s busy %s of the run, waiting for input %s (%s after the "
-        "first batch)",
+        "first batch): the device's own speed sets the pace, so a faster device "
+        "or a lighter model is what helps",
         dev, Pct(r.busy_share), Pct(r.input_wait_share), Pct(r.steady_wait_share));
     if (!r.top_node.empty()) {
       absl::StrAppendFormat(&r.diagnosis, "; largest op %s at %s of device time",
-                            r.top_node, Pct(r.top_node_share));
+                            ShortNodeName(r.top_node), Pct(r.top_node_share));
     }
   }
   return r;
@@ -270,7 +301,7 @@ std::string FormatUtilizationReport(const UtilizationReport& r,
   }
   absl::StrAppendFormat(&out, "; copies %.1f%% of device time", 100 * r.copy_share);
   if (!r.top_node.empty()) {
-    absl::StrAppendFormat(&out, "; largest op %s %.1f%%", r.top_node,
+    absl::StrAppendFormat(&out, "; largest op %s %.1f%%", ShortNodeName(r.top_node),
                           100 * r.top_node_share);
   }
   absl::StrAppendFormat(&out, "\ndiagnosis: %s\n", r.diagnosis);

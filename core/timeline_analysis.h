@@ -49,11 +49,16 @@ struct AnalysisThresholds {
   // The device is idle at least this share of the run while its input is
   // ready: the host does not keep it fed with work (launch gaps, overhead).
   double host_idle_share = 0.20;
+  // Fewer batches than this carry no verdict: the first batches pay the
+  // pipeline's fill and the plans' first runs, and one slow batch moves
+  // every share (six images once read "starved" one way and "balanced"
+  // another).
+  int min_batches = 8;
 };
 
 // What AnalyzeTimeline found.
 struct UtilizationReport {
-  enum class Verdict { kStarved, kHostBound, kOneOp, kCopies, kBalanced };
+  enum class Verdict { kStarved, kHostBound, kOneOp, kCopies, kBalanced, kTooShort };
 
   std::string device;
   double run_ms = 0;
@@ -87,8 +92,14 @@ struct UtilizationReport {
   std::string diagnosis;  // one line
 };
 
+// "starved", "host_bound", "one_op", "copies", "balanced", "too_short": the
+// verdict's name in every report (run --report, Python's Diagnosis).
+const char* VerdictName(UtilizationReport::Verdict verdict);
+
 // The utilization of `timeline`'s device: per-phase times, busy share, time
-// waiting for input, and a one-line diagnosis, in this order of precedence:
+// waiting for input, and a one-line diagnosis with its advice; a stream of
+// fewer than `min_batches` batches gets "too_short" and no verdict, else in
+// this order of precedence:
 //   starved:  "cpu:0 idle 78% of the run waiting for input: raise
 //              --loader-threads or --prefetch (...; decode is 81% of
 //              loading)"

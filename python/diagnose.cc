@@ -24,22 +24,6 @@ namespace py = pybind11;
 
 namespace {
 
-const char* VerdictName(UtilizationReport::Verdict v) {
-  switch (v) {
-    case UtilizationReport::Verdict::kStarved:
-      return "starved";
-    case UtilizationReport::Verdict::kHostBound:
-      return "host_bound";
-    case UtilizationReport::Verdict::kOneOp:
-      return "one_op";
-    case UtilizationReport::Verdict::kCopies:
-      return "copies";
-    case UtilizationReport::Verdict::kBalanced:
-      return "balanced";
-  }
-  return "unknown";
-}
-
 absl::Status Range(const char* name, double value, double low, double high,
                    const char* what) {
   if (std::isfinite(value) && value >= low && value <= high) return absl::OkStatus();

@@ -103,8 +103,9 @@ void RegisterProfile(py::module_& m) {
           [](const RunProfile& p, int max_rows) {
             return FormatProfileSummary(SummarizeProfile(p.events), max_rows);
           },
-          py::arg("max_rows") = 0,
-          "The table `switchyard run --profile-summary` prints: time by op and by layer.")
+          py::arg("max_rows") = 10,
+          "The table `switchyard run --profile-summary` prints: time by op and by layer, "
+          "the max_rows largest rows of each table (0: every row).")
       .def(
           "chrome_trace",
           [](const RunProfile& p) { return ChromeTraceJson(p.events, p.metadata); },

@@ -84,8 +84,9 @@ def _plain(value):
 
 class Diagnosis(_Record):
     """What switchyard.diagnose found: the verdict (``verdict``: "starved",
-    "host_bound", "one_op", "copies" or "balanced"; ``diagnosis``: the
-    one-line advice), per-phase times (``phases.load``, ``.wait``, ``.h2d``,
+    "host_bound", "one_op", "copies" or "balanced", or "too_short" for a
+    stream of fewer than 8 batches, which carries none; ``diagnosis``: the
+    one-line finding with its advice), per-phase times (``phases.load``, ``.wait``, ``.h2d``,
     ``.forward``, ``.d2h``), the device's busy share, the input waits, the
     slowest op (``top_node``), the loader stages (``images.stages.decode``,
     ...), the bad files skipped, the report's text (``str(d)``) and the

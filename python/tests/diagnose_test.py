@@ -10,7 +10,7 @@ import switchyard
 from conftest import ROOT
 
 IMAGES = os.path.join(ROOT, "tests", "images")
-VERDICTS = {"starved", "host_bound", "one_op", "copies", "balanced"}
+VERDICTS = {"starved", "host_bound", "one_op", "copies", "balanced", "too_short"}
 
 
 def _bad_files():
@@ -85,13 +85,19 @@ def test_text_profile_and_dict(one_pass, tmp_path):
 def test_slow_loader_is_starved(session):
     # One loader thread sleeping 60 ms per batch, a model that needs a few:
     # the device waits for input most of the run.
-    d = switchyard.diagnose(session, batch=2, image_size=32, batches=5,
+    d = switchyard.diagnose(session, batch=2, image_size=32, batches=8,
                             loader_threads=1, prefetch=1, loader_cost_ms=60,
                             loader_work="sleep")
     assert d.verdict == "starved", (d.verdict, d.diagnosis)
     assert d.input_wait_share > 0.5, str(d)
     assert d.loader_cost_ms == 60 and d.loader_work == "sleep"
     assert "waiting for input" in d.diagnosis
+
+
+def test_too_few_batches_carry_no_verdict(session):
+    d = switchyard.diagnose(session, batch=2, image_size=32, batches=3)
+    assert d.verdict == "too_short", (d.verdict, d.diagnosis)
+    assert "no verdict" in d.diagnosis and "stream 8 or more" in d.diagnosis
 
 
 def test_missing_folder(session, tmp_path):

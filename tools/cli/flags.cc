@@ -361,6 +361,7 @@ const std::vector<FlagUse>& FlagUses() {
       {"markdown", kGroups[3], {"bench"}},
       {"profile", kGroups[4], {"run"}},
       {"profile_summary", kGroups[4], {"run"}},
+      {"profile_rows", kGroups[4], {"run"}},
       {"batches", kGroups[5], {"run"}},
       {"loader_threads", kGroups[5], {"run"}},
       {"prefetch", kGroups[5], {"run"}},

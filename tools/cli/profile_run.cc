@@ -17,7 +17,11 @@ ABSL_FLAG(std::string, profile, "",
           "device's clock, copies, host lanes");
 ABSL_FLAG(bool, profile_summary, false,
           "run: print device time by op and by layer (calls, total, mean, "
-          "share, GFLOP/s) over the timed iterations");
+          "share, GFLOP/s) over the timed iterations, the --profile-rows "
+          "largest rows of each table");
+ABSL_FLAG(int32_t, profile_rows, 10,
+          "run --profile-summary: rows shown per table, largest first (0: every "
+          "row; a detector has hundreds of layers)");
 
 namespace switchyard {
 namespace cli {
@@ -26,6 +30,7 @@ ProfileFlags GetProfileFlags() {
   ProfileFlags flags;
   flags.trace_path = ResolveUserPath(absl::GetFlag(FLAGS_profile));
   flags.summary = absl::GetFlag(FLAGS_profile_summary);
+  flags.summary_rows = std::max(0, absl::GetFlag(FLAGS_profile_rows));
   return flags;
 }
 
@@ -34,7 +39,8 @@ absl::Status WriteProfileOutputs(
     const std::vector<std::pair<std::string, std::string>>& metadata,
     FileTransaction& files) {
   if (flags.summary) {
-    std::printf("\n%s", FormatProfileSummary(SummarizeProfile(events)).c_str());
+    std::printf("\n%s",
+                FormatProfileSummary(SummarizeProfile(events), flags.summary_rows).c_str());
   }
   if (!flags.trace_path.empty()) {
     if (!files.HasOutput(flags.trace_path)) {

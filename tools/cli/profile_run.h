@@ -30,6 +30,7 @@ std::pair<std::string, std::string> TraceOriginEntry(Profiler::Clock::time_point
 struct ProfileFlags {
   std::string trace_path;  // resolved against where `bazel run` was started
   bool summary = false;
+  int summary_rows = 10;  // rows per table of the summary; 0: all
   bool any() const { return !trace_path.empty() || summary; }
 };
 ProfileFlags GetProfileFlags();

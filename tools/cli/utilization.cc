@@ -34,22 +34,6 @@ namespace switchyard {
 namespace cli {
 namespace {
 
-const char* VerdictName(UtilizationReport::Verdict v) {
-  switch (v) {
-    case UtilizationReport::Verdict::kStarved:
-      return "starved";
-    case UtilizationReport::Verdict::kHostBound:
-      return "host_bound";
-    case UtilizationReport::Verdict::kOneOp:
-      return "one_op";
-    case UtilizationReport::Verdict::kCopies:
-      return "copies";
-    case UtilizationReport::Verdict::kBalanced:
-      return "balanced";
-  }
-  return "?";
-}
-
 nlohmann::json ReportJson(const UtilizationReport& r, const PipelineOptions& o,
                           const Timeline& t) {
   nlohmann::json phases = nlohmann::json::object();
