@@ -163,6 +163,42 @@ TEST(OnnxModelTest, ExternalDataFromASiblingFileLoads) {
   ExpectForward(**model, "cpu:0");
 }
 
+TEST(OnnxModelTest, LoadsFromBytesInMemory) {
+  std::string bytes;
+  ASSERT_TRUE(ValidModel().SerializeToString(&bytes));
+  absl::StatusOr<std::unique_ptr<OnnxModel>> m = OnnxModel::LoadFromBytes(bytes, "the bytes");
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ((*m)->path(), "the bytes");
+  ExpectForward(**m, "cpu:0");
+  // Bad bytes: named as given, never a crash.
+  for (const std::string& bad : {std::string(), bytes.substr(0, bytes.size() / 2),
+                                 std::string("\xff\xfe not a model")}) {
+    absl::StatusOr<std::unique_ptr<OnnxModel>> refused =
+        OnnxModel::LoadFromBytes(bad, "the bytes");
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(refused.status().message()), HasSubstr("the bytes: "));
+  }
+}
+
+TEST(OnnxModelTest, BytesReadExternalDataFromTheFolderGiven) {
+  onnx::ModelProto m = ValidModel();
+  onnx::TensorProto* w = FindInitializer(m, "fc.weight");
+  WriteFile(TmpPath("bytes_weight.bin"), w->raw_data());
+  w->clear_raw_data();
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  onnx::StringStringEntryProto* e = w->add_external_data();
+  e->set_key("location");
+  e->set_value("bytes_weight.bin");
+  std::string bytes;
+  ASSERT_TRUE(m.SerializeToString(&bytes));
+  const std::string folder = TmpPath("");
+  absl::StatusOr<std::unique_ptr<OnnxModel>> model =
+      OnnxModel::LoadFromBytes(bytes, "the bytes", folder.substr(0, folder.size() - 1));
+  ASSERT_TRUE(model.ok()) << model.status();
+  ExpectForward(**model, "cpu:0");
+}
+
 TEST(OnnxModelTest, EmptyFile) {
   const std::string path = TmpPath("empty.onnx");
   WriteFile(path, "");
