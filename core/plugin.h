@@ -19,8 +19,10 @@
 //   Buffer, absl::Status, std::string), so host and plugin must be built
 //   from the same Switchyard sources with the same compiler, C++ standard and
 //   Abseil. kPluginAbiVersion is bumped whenever core/backend.h,
-//   core/backend_registry.h, core/graph.h, core/tensor.h, core/buffer.h or
-//   this file change; the build id catches a different toolchain. Both are
+//   core/backend_registry.h, core/graph.h, core/tensor.h, core/buffer.h,
+//   core/caching_allocator.h, the headers they include, or this file
+//   change (a test holds the headers' fingerprint and fails otherwise); the
+//   build id catches a different toolchain. Both are
 //   checked before any C++ function of the plugin is called.
 // - Register into the registry you are given, never into
 //   BackendRegistry::Global(): the plugin links its own copy of core, and its
@@ -40,8 +42,12 @@
 
 namespace switchyard {
 
-// Bump on any change to the types that cross the plugin boundary (above).
-inline constexpr uint32_t kPluginAbiVersion = 3;  // 3: Kernel::Describe
+// Bump on any change to the types that cross the plugin boundary (above);
+// //core:plugin_abi_fingerprint_test fails until it is bumped and
+// tools/plugin_abi_fingerprint.py --update has recorded the new headers.
+// 3: Kernel::Describe. 4: BackendDevice::caching_allocator() and
+// host_memory(), Kernel::set_part_sink and its data member.
+inline constexpr uint32_t kPluginAbiVersion = 4;
 
 // The name of the C entry point, for dlsym.
 inline constexpr char kPluginEntryPoint[] = "SwitchyardPluginEntry";
