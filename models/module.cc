@@ -330,6 +330,42 @@ absl::Status Module::InitializeParameters(uint64_t seed) {
   return absl::OkStatus();
 }
 
+absl::Status Module::FillState(
+    const std::function<absl::Status(absl::Span<const StateFill>)>& fill) {
+  std::vector<std::pair<std::string, StateTensor*>> all;
+  CollectState("", Kinds::kAll, &all);
+  SY_ASSIGN_OR_RETURN(BackendDevice * device, registry_->GetDevice(device_));
+  // On a device whose memory is the host's the values are drawn in place:
+  // no staging copy, each page touched once.
+  const bool in_place = device->host_memory();
+  std::vector<Tensor> values;
+  std::vector<std::vector<char>> staging;
+  std::vector<StateFill> targets;
+  for (const auto& [name, t] : all) {
+    SY_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Empty(t->shape, t->dtype, *device));
+    char* bytes = nullptr;
+    if (in_place) {
+      bytes = static_cast<char*>(tensor.buffer()->data());
+    } else {
+      staging.emplace_back(tensor.size_bytes());
+      bytes = staging.back().data();
+    }
+    targets.push_back({name, t->shape, t->dtype, t->is_buffer, bytes});
+    values.push_back(std::move(tensor));
+  }
+  SY_RETURN_IF_ERROR(fill(targets));
+  if (!in_place) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      SY_RETURN_IF_ERROR(device->CopyFromHost(targets[i].bytes, *values[i].buffer(),
+                                              values[i].size_bytes()));
+    }
+    SY_RETURN_IF_ERROR(device->Synchronize());
+  }
+  for (size_t i = 0; i < all.size(); ++i) all[i].second->tensor = values[i];
+  ClearPlans();
+  return absl::OkStatus();
+}
+
 absl::Status Module::LoadStateDict(
     const std::map<std::string, HostArray>& state) {
   std::map<std::string, HostArrayView> views;

@@ -194,6 +194,20 @@ class Module {
       const std::function<void(const char*, size_t)>& copied) {
     return LoadState(state, copied);
   }
+  // Where FillState writes one parameter's or buffer's initial bytes.
+  struct StateFill {
+    std::string name;  // dotted, as in the state dict
+    Shape shape;
+    DType dtype = DType::kFloat32;
+    bool is_buffer = false;
+    char* bytes = nullptr;  // shape.num_elements() * DTypeSize(dtype) bytes
+  };
+  // Gives every parameter and buffer a new tensor on the module's device and
+  // calls `fill` once with all of them (in state-dict order) to write their
+  // values: straight into the tensors where the device's memory is the
+  // host's, else into host copies that are then copied over. The memory is
+  // not zeroed: `fill` writes every byte. All or nothing.
+  absl::Status FillState(const std::function<absl::Status(absl::Span<const StateFill>)>& fill);
   // Called whenever this module's cached plans are dropped (its parameters
   // or buffers changed); a module that caches plans of its own drops them.
   virtual void OnPlansCleared() {}

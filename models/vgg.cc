@@ -129,57 +129,65 @@ void FillNormalBlock(float* out, int64_t n, float stddev, uint64_t stream) {
 }  // namespace
 
 absl::Status Vgg::InitializeTorchvisionStyle(uint64_t seed) {
-  constexpr int64_t kBlock = int64_t{1} << 20;
-  struct Job {
-    float* out;
-    int64_t n;
-    float stddev;
-    uint64_t stream;
-  };
-  std::map<std::string, HostArray> state;
-  std::vector<Job> jobs;
-  uint64_t index = 0;
-  for (const auto& [name, shape] : ParameterShapes()) {
-    HostArray array{shape, std::vector<float>(shape.num_elements(), 0.0f)};
-    ++index;
-    if (absl::EndsWith(name, ".weight")) {
+  return FillState([seed](absl::Span<const StateFill> state) -> absl::Status {
+    constexpr int64_t kBlock = int64_t{1} << 20;
+    struct Job {
+      float* out;
+      int64_t n;
+      float stddev;
+      uint64_t stream;
+    };
+    std::vector<Job> jobs;
+    uint64_t index = 0;
+    for (const StateFill& target : state) {
+      if (target.dtype != DType::kFloat32) {
+        return absl::InternalError(absl::StrCat("VGG's ", target.name, " is not float32"));
+      }
+      float* values = reinterpret_cast<float*>(target.bytes);
+      const Shape& shape = target.shape;
+      const int64_t count = shape.num_elements();
+      if (target.is_buffer) {
+        std::fill(values, values + count, 0.0f);
+        continue;
+      }
+      ++index;  // each parameter's stream: its place among the parameters
+      if (!absl::EndsWith(target.name, ".weight")) {
+        std::fill(values, values + count, 0.0f);  // biases
+        continue;
+      }
       // Conv weights are [out, in, kh, kw]: fan_out = out * kh * kw.
       const float stddev =
           shape.rank() == 4
               ? std::sqrt(2.0f / static_cast<float>(shape.dim(0) * shape.dim(2) *
                                                     shape.dim(3)))
               : 0.01f;
-      float* values = array.mutable_values().data();
-      const int64_t count = shape.num_elements();
       for (int64_t block = 0; block * kBlock < count; ++block) {
         uint64_t mix = seed ^ (index * 0x9e3779b97f4a7c15ULL);
         const uint64_t stream = SplitMix64(mix) ^ static_cast<uint64_t>(block);
         uint64_t stream_state = stream;
-        jobs.push_back({values + block * kBlock,
-                        std::min(kBlock, count - block * kBlock), stddev,
-                        SplitMix64(stream_state)});
+        jobs.push_back({values + block * kBlock, std::min(kBlock, count - block * kBlock),
+                        stddev, SplitMix64(stream_state)});
       }
     }
-    state.emplace(name, std::move(array));
-  }
-  // The blocks on every core; the values do not depend on who drew them.
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t j; (j = next.fetch_add(1)) < jobs.size();) {
-      FillNormalBlock(jobs[j].out, jobs[j].n, jobs[j].stddev, jobs[j].stream);
+    // The blocks on every core; the values do not depend on who drew them.
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t j; (j = next.fetch_add(1)) < jobs.size();) {
+        FillNormalBlock(jobs[j].out, jobs[j].n, jobs[j].stddev, jobs[j].stream);
+      }
+    };
+    std::vector<std::thread> threads;
+    const unsigned helpers =
+        std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()), 64) - 1;
+    try {
+      for (unsigned t = 0; t < helpers && t < jobs.size(); ++t) threads.emplace_back(work);
+    } catch (const std::system_error&) {
+      // No more threads: the ones started and this one draw the rest.
     }
-  };
-  std::vector<std::thread> threads;
-  const unsigned helpers =
-      std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()), 64) - 1;
-  try {
-    for (unsigned t = 0; t < helpers && t < jobs.size(); ++t) threads.emplace_back(work);
-  } catch (const std::system_error&) {
-    // No more threads: the ones started and this one draw the rest.
-  }
-  work();
-  for (std::thread& thread : threads) thread.join();
-  return LoadStateDict(state);
+    work();
+    for (std::thread& thread : threads) thread.join();
+    return absl::OkStatus();
+  });
 }
 
 }  // namespace nn
