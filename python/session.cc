@@ -26,6 +26,7 @@
 #include "core/compile.h"
 #include "core/device.h"
 #include "core/near_miss.h"
+#include "core/placement_hints.h"
 #include "core/executable_plan.h"
 #include "core/profiler.h"
 #include "core/status_macros.h"
@@ -235,7 +236,8 @@ class Session {
       std::shared_lock<std::shared_mutex> lock(mu_);
       result = RunLocked(device, inputs, profiler.get());
     }
-    std::vector<Tensor> outputs = ValueOrThrow(std::move(result));
+    if (!result.ok()) ThrowIfError(WithPythonFix(result.status(), device));
+    std::vector<Tensor> outputs = std::move(*result);
     if (outputs.size() != outputs_.size()) {
       throw StatusError(absl::InternalError(absl::StrCat(
           name_, " returned ", outputs.size(), " outputs but declares ", outputs_.size())));
@@ -406,6 +408,21 @@ class Session {
         "feeds is a ", py::str(py::type::of(feeds).attr("__name__")).cast<std::string>(),
         "; give a dict {input name: numpy array} (", name_, " takes ", InputNames(),
         "), or a list of arrays in that order")));
+  }
+
+  // An op the session's device lacks under strict placement: the fix in
+  // Python's words (core words it for C++).
+  absl::Status WithPythonFix(const absl::Status& status, const Device& device) const {
+    if (module_->placement() == PlacementPolicy::kAuto || device == Device::Cpu() ||
+        !IsUnsupportedOnDevice(status, device.ToString())) {
+      return status;
+    }
+    return absl::Status(
+        status.code(),
+        absl::StrCat(status.message(), "\nFix: placement='auto' (switchyard.Session(..., "
+                     "placement='auto') or session.placement = 'auto') runs what ",
+                     device.ToString(), " lacks on cpu:0 and the rest on ", device.ToString(),
+                     "; or leave out device=, and the device policy places that way."));
   }
 
   absl::StatusOr<std::vector<Tensor>> RunModel(const std::vector<Tensor>& inputs,

@@ -168,7 +168,7 @@ if [[ -n "$PY" ]]; then
   make_npy "$TMP/channels.npy" 0 1 4 32 32
   refused input_wrong_channels 1 "shape [1, 4, 32, 32]" -- run --input="$TMP/channels.npy"
 fi
-refused output_with_batches 1 "--output does not apply with --batches" -- \
+refused output_with_batches 1 "--output with --batches" "give --images=DIR" -- \
     run --batches=2 --output="$W/y.npy"
 refused loader_without_batches 1 "--prefetch applies to a stream" -- run --prefetch=4
 

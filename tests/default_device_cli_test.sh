@@ -63,6 +63,18 @@ expect_not_in named out "auto placement"
 run_cli named_dnnl run --device=dnnl:0 --model="$MODELS/two_inputs.onnx" $FEEDS
 expect_exit named_dnnl 1
 expect_in named_dnnl err "dnnl"
+# The fix in flags, not in core's C++: an op dnnl:0 lacks under strict
+# placement, and the input on another device than the model.
+expect_in named_dnnl err "Fix: --placement=auto runs what dnnl:0 lacks on cpu:0"
+run_cli named_auto run --device=dnnl:0 --placement=auto --model="$MODELS/two_inputs.onnx" $FEEDS
+expect_exit named_auto 0
+RESNET="$(need_runfile tests/onnx_models/resnet18_dynamic/model.onnx)" || exit 1
+run_cli mixed run --device=dnnl:0 --input-device=cpu:0 --model="$RESNET" \
+    --input-shape=1x3x64x64 --iterations=1 --warmup=0
+expect_exit mixed 1
+expect_in mixed err "has operands on different devices"
+expect_in mixed err "Fix: --input-device=dnnl:0 puts the input on the model's device, or --device=cpu:0"
+expect_not_in mixed err "x.To("
 
 # The other policies, and the errors of the two flags.
 run_cli low_power run --device-policy=low-power --model="$MODELS/two_inputs.onnx" $FEEDS

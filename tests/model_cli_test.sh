@@ -296,7 +296,7 @@ expect_in detector_bad err "--detections_shown"
 # --- The detector on an image folder: each image at its own size ------------
 # Two PNGs of other sizes and a broken one; each image's outputs must be what
 # --input gives for the same pixels as [3, H, W] floats in [0, 1].
-mkdir -p "$TMP/det_images" "$TMP/det_out" "$TMP/det_direct"
+mkdir -p "$TMP/det_images" "$TMP/det_direct"
 "$PY" - "$TMP/det_images" "$TMP" <<'PYEOF3'
 import struct, sys, zlib
 import numpy as np
@@ -319,7 +319,7 @@ for name, (h, w) in {"a": (120, 160), "b": (150, 100)}.items():
 with open(f"{folder}/c_broken.png", "wb") as f:
     f.write(b"\x89PNG\r\n\x1a\nnot an image")
 PYEOF3
-run_cli det_images run --model="$DET" --images="$TMP/det_images" --output="$TMP/det_out/" \
+run_cli det_images run --model="$DET" --images="$TMP/det_images" --output="$TMP/det_out/nested/" \
     --labels="$TMP/shapes.txt" --detections-shown=2 --report="$TMP/det_images.json"
 expect_exit det_images 0
 expect_in det_images out "3 images from $TMP/det_images, each at its own size"
@@ -335,7 +335,7 @@ import json, sys
 import numpy as np
 tmp = sys.argv[1]
 for name in ("boxes", "labels", "scores"):
-    got = np.load(f"{tmp}/det_out/1_a_{name}.npy")
+    got = np.load(f"{tmp}/det_out/nested/a.{name}.npy")
     want = np.load(f"{tmp}/det_direct/{name}.npy")
     if got.shape != want.shape or not np.allclose(got, want, rtol=1e-5, atol=1e-6):
         sys.exit(f"{name}: --images gave {got.shape}, --input {want.shape}")
@@ -348,10 +348,10 @@ then
 fi
 run_cli det_images_file run --model="$DET" --images="$TMP/det_images" --output="$TMP/one.npy"
 expect_exit det_images_file 1
-expect_in det_images_file err "with --images each image has its own outputs; give a folder"
+expect_in det_images_file err "with --images each image has its own outputs (<name>.<output>.npy); give a folder"
 run_cli det_images_dir run --model="$DET" --images="$TMP/det_images" --output="$DET/"
 expect_exit det_images_dir 1
-expect_in det_images_dir err "with --images the outputs go to a folder, and '$DET' is not one"
+expect_in det_images_dir err "cannot create the folder '$DET'"
 expect_not_in det_images_dir out "image 1/3"
 run_cli det_images_size run --model="$DET" --images="$TMP/det_images" --image-size=64
 expect_exit det_images_size 1

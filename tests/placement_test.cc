@@ -9,6 +9,7 @@
 #include "backends/reference/reference_backend.h"
 #include "core/backend_registry.h"
 #include "core/compile.h"
+#include "core/placement_hints.h"
 #include "core/testing/host_backend.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -22,6 +23,7 @@ namespace {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class PlacementTest : public ::testing::Test {
  protected:
@@ -65,6 +67,14 @@ TEST_F(PlacementTest, InputAndParametersOnDifferentDevicesFailBeforeAnyKernel) {
                     HasSubstr("bias '0.bias' [3] on fake:1 (parameter)"),
                     HasSubstr("Available devices: cpu:0, fake:0, fake:1"),
                     HasSubstr("x.To(\"fake:1\")"), HasSubstr("model.To(\"cpu:0\")")));
+  // The front ends read the devices back to give their own fix.
+  std::optional<MixedDevices> mixed = ParseMixedDevices(y.status());
+  ASSERT_TRUE(mixed.has_value());
+  EXPECT_EQ(mixed->model_device, "fake:1");
+  EXPECT_EQ(mixed->data_device, "cpu:0");
+  EXPECT_THAT(WithoutFix(y.status()), AllOf(HasSubstr("Available devices"),
+                                            Not(HasSubstr("Fix:"))));
+  EXPECT_FALSE(IsUnsupportedOnDevice(y.status(), "fake:1"));
   // Nothing ran and the plan allocated nothing on the second device.
   EXPECT_EQ(counters_->kernels_created, 0);
   EXPECT_EQ(counters_->kernels_run, 0);
@@ -168,6 +178,19 @@ TEST_F(PlacementTest, AutoPolicyInsertsCopiesAndReportsThem) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].device(), Fake(1));
   EXPECT_EQ(*(*out)[0].ToVector(), (std::vector<float>{11, 22, 33}));
+}
+
+TEST_F(PlacementTest, AnOpTheDeviceLacksUnderStrictPlacementIsReadBack) {
+  nn::Sequential model(registry_);
+  model.Add(std::make_unique<nn::Linear>(4, 3));  // the fake backend has no linear
+  ASSERT_TRUE(model.InitializeParameters(0).ok());
+  ASSERT_TRUE(model.To(Fake(0)).ok());
+  Tensor x = *Tensor::FromVector({2, 4}, std::vector<float>(8, 1.0f), Fake(0), registry_);
+  absl::StatusOr<Tensor> y = model.Forward(x);
+  ASSERT_FALSE(y.ok());
+  EXPECT_TRUE(IsUnsupportedOnDevice(y.status(), "fake:0")) << y.status();
+  EXPECT_FALSE(IsUnsupportedOnDevice(y.status(), "fake:1"));
+  EXPECT_FALSE(ParseMixedDevices(y.status()).has_value());
 }
 
 TEST_F(PlacementTest, AutoPolicyFallsBackToCpuAndMovesParametersOnce) {

@@ -139,3 +139,26 @@ def test_missing_device_says_why(session, resnet18):
         switchyard.Session(resnet18[0], device="cuda")
     # The session still runs where it was.
     assert session.run({"input": resnet18[1]})[0].shape == (2, 10)
+
+
+def test_an_op_the_device_lacks_gets_the_python_fix():
+    onnx = pytest.importorskip("onnx")
+    if not switchyard.is_available("dnnl"):
+        pytest.skip("no dnnl:0 in this build")
+    from onnx import TensorProto, helper
+    graph = helper.make_graph(
+        [helper.make_node("Gather", ["x", "i"], ["y"], axis=0)], "gather",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 3]),
+         helper.make_tensor_value_info("i", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    i = np.array([3, 1], dtype=np.int64)
+    strict = switchyard.Session(model, device="dnnl:0")
+    with pytest.raises(switchyard.Error) as e:
+        strict.run([x, i])
+    assert "Fix: placement='auto'" in e.value.message, e.value.message
+    assert "--placement" not in e.value.message
+    auto = switchyard.Session(model, device="dnnl:0", placement="auto")
+    np.testing.assert_array_equal(auto.run([x, i])[0], x[[3, 1]])

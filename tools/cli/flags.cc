@@ -29,7 +29,12 @@ ABSL_FLAG(std::string, weights, "",
 ABSL_FLAG(std::string, output, "",
           ".npy file to write the output to; for a model with several "
           "outputs, comma-separated files or a folder ending in '/' "
-          "(output_0.npy, output_1.npy, ...)");
+          "(<output name>.npy, else output_0.npy, ...; created if missing). "
+          "With --images, a folder: each file's outputs as "
+          "DIR/<stem>.<output name>.npy (a batch model's as that file's [1, ...] "
+          "slice; files sharing a stem keep their extension, 'cat.jpg.logits.npy', "
+          "and same names from several folders are numbered, '2_cat.jpg...'). Not "
+          "with --batches alone: its batches are random");
 ABSL_FLAG(std::string, report, "", "JSON file to write the run's report to");
 ABSL_FLAG(std::string, device, "",
           "device to run on, e.g. cpu:0, dnnl:0, cuda:0; empty: the one "

@@ -7,6 +7,7 @@
 #include "core/status_macros.h"
 #include "data/image_files.h"
 #include "tools/cli/flags.h"
+#include "tools/cli/per_file_outputs.h"
 
 ABSL_FLAG(std::string, images, "",
           "run: stream these image files to the model (a folder's files, or a "
@@ -88,6 +89,8 @@ absl::StatusOr<ImageInput> PrepareImageInput() {
   }
   input.files = *std::move(files);
   input.total_files = static_cast<int64_t>(input.files.size());
+  // Named over every file, before the share is taken: ranks agree.
+  input.output_names = ImageOutputNames(input.files);
   if (shard_count > 1) {
     // Contiguous blocks of the sorted list, sizes differing by at most one:
     // the same files for the same rank on every run.
@@ -101,6 +104,8 @@ absl::StatusOr<ImageInput> PrepareImageInput() {
     const int64_t end = n * (shard_index + 1) / shard_count;
     input.files = std::vector<std::string>(input.files.begin() + begin,
                                            input.files.begin() + end);
+    input.output_names = std::vector<std::string>(input.output_names.begin() + begin,
+                                                  input.output_names.begin() + end);
     input.first_index = begin;
   }
   return input;

@@ -32,6 +32,9 @@ struct ImageInput {
   // first_index + i of the total_files the flag names.
   int64_t first_index = 0;
   int64_t total_files = 0;
+  // files[i]'s name in --output=DIR/ (DIR/<name>.<output>.npy), unique
+  // over all total_files (tools/cli/per_file_outputs.h).
+  std::vector<std::string> output_names;
 };
 absl::StatusOr<ImageInput> PrepareImageInput();
 

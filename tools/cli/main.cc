@@ -41,6 +41,7 @@
 #include "core/plugin_loader.h"
 #include "tools/cli/build_info.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/error_fixes.h"
 #include "tools/cli/flags.h"
 #include "tools/cli/mpi_world.h"
 #include "tools/cli/rank_command.h"
@@ -226,7 +227,7 @@ int main(int argc, char** argv) {
   if (*world != nullptr) {
     return switchyard::cli::RunCommandAsRank(**world, command, guarded, registry);
   }
-  status = guarded(registry);
+  status = switchyard::cli::WithCommandLineFix(guarded(registry));
   if (!status.ok()) {
     std::fprintf(stderr, "switchyard %s: %s: %s\n", command.c_str(),
                  absl::StatusCodeToString(status.code()).c_str(),

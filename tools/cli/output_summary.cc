@@ -58,26 +58,62 @@ bool LooksLikeClassScores(const Shape& shape, DType dtype) {
          shape.dim(1) > 1;
 }
 
+std::vector<std::pair<int64_t, double>> TopKOfRow(const HostArray& scores, int64_t row,
+                                                  int k) {
+  std::vector<std::pair<int64_t, double>> best;
+  if (scores.shape.rank() != 2 || k < 1 || row < 0 || row >= scores.shape.dim(0)) return best;
+  const int64_t classes = scores.shape.dim(1);
+  if (static_cast<int64_t>(scores.stored_elements()) != scores.shape.dim(0) * classes) {
+    return best;
+  }
+  std::vector<double> values(classes);
+  for (int64_t c = 0; c < classes; ++c) values[c] = scores.ElementAsDouble(row * classes + c);
+  std::vector<int64_t> order(classes);
+  std::iota(order.begin(), order.end(), 0);
+  const int64_t top = std::min<int64_t>(k, classes);
+  std::partial_sort(order.begin(), order.begin() + top, order.end(),
+                    [&](int64_t a, int64_t b) { return values[a] > values[b]; });
+  for (int64_t i = 0; i < top; ++i) best.emplace_back(order[i], values[order[i]]);
+  return best;
+}
+
 std::vector<std::vector<std::pair<int64_t, double>>> TopK(const HostArray& scores,
                                                           int k) {
   std::vector<std::vector<std::pair<int64_t, double>>> result;
   if (scores.shape.rank() != 2 || k < 1) return result;
   const int64_t rows = scores.shape.dim(0);
-  const int64_t classes = scores.shape.dim(1);
-  if (static_cast<int64_t>(scores.stored_elements()) != rows * classes) return result;
-  std::vector<double> row(classes);
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < classes; ++c) row[c] = scores.ElementAsDouble(r * classes + c);
-    std::vector<int64_t> order(classes);
-    std::iota(order.begin(), order.end(), 0);
-    const int64_t top = std::min<int64_t>(k, classes);
-    std::partial_sort(order.begin(), order.begin() + top, order.end(),
-                      [&](int64_t a, int64_t b) { return row[a] > row[b]; });
-    std::vector<std::pair<int64_t, double>> best;
-    for (int64_t i = 0; i < top; ++i) best.emplace_back(order[i], row[order[i]]);
-    result.push_back(std::move(best));
+  if (static_cast<int64_t>(scores.stored_elements()) != rows * scores.shape.dim(1)) {
+    return result;
   }
+  for (int64_t r = 0; r < rows; ++r) result.push_back(TopKOfRow(scores, r, k));
   return result;
+}
+
+Top5 FormatTop5(const HostArray& scores, int64_t row, const std::vector<std::string>& labels) {
+  Top5 top5;
+  top5.json = nlohmann::json::array();
+  if (scores.shape.rank() != 2) return top5;
+  const int64_t classes = scores.shape.dim(1);
+  // Softmax over the row, computed stably (max subtracted).
+  double max = -INFINITY, sum = 0;
+  for (int64_t c = 0; c < classes; ++c) {
+    max = std::max(max, scores.ElementAsDouble(row * classes + c));
+  }
+  for (int64_t c = 0; c < classes; ++c) {
+    sum += std::exp(scores.ElementAsDouble(row * classes + c) - max);
+  }
+  for (const auto& [cls, value] : TopKOfRow(scores, row, 5)) {
+    const double probability = std::exp(value - max) / sum;
+    absl::StrAppendFormat(&top5.text, "  %d %.4f (%.4f)", cls, probability, value);
+    nlohmann::json entry = {{"class", cls}, {"value", static_cast<float>(value)},
+                            {"probability", std::isfinite(probability) ? probability : 0.0}};
+    if (cls < static_cast<int64_t>(labels.size())) {
+      absl::StrAppend(&top5.text, " ", labels[cls]);
+      entry["label"] = labels[cls];
+    }
+    top5.json.push_back(std::move(entry));
+  }
+  return top5;
 }
 
 std::string SummaryLine(const std::string& name, const HostArray& array) {

@@ -35,6 +35,20 @@ bool LooksLikeClassScores(const Shape& shape, DType dtype);
 std::vector<std::vector<std::pair<int64_t, double>>> TopK(const HostArray& scores,
                                                           int k);
 
+// The same for row `row` alone (empty when there is no such row).
+std::vector<std::pair<int64_t, double>> TopKOfRow(const HostArray& scores, int64_t row,
+                                                  int k);
+
+// Row `row`'s top-5 with softmax probabilities over the row, as printed
+// ("  281 0.6100 (12.1000) tabby  285 ...": class, probability, raw value,
+// the class's name where `labels` has one) and as the report's JSON
+// ([{"class", "value", "probability", "label"}, ...]).
+struct Top5 {
+  std::string text;
+  nlohmann::json json;
+};
+Top5 FormatTop5(const HostArray& scores, int64_t row, const std::vector<std::string>& labels);
+
 // "name [2, 3] int64: min 0, max 9, first values 3, 0, 9, 2, 7, 1 (of 6)";
 // a scalar: "name [] int64: value 60"; no elements: "name [0, 4] float32:
 // empty". `name` may be empty (then the line starts with the shape).

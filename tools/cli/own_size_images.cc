@@ -1,7 +1,5 @@
 #include "tools/cli/own_size_images.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -19,6 +17,7 @@
 #include "models/npy.h"
 #include "tools/cli/detections.h"
 #include "tools/cli/output_summary.h"
+#include "tools/cli/per_file_outputs.h"
 #include "tools/cli/profile_run.h"
 
 namespace switchyard {
@@ -51,13 +50,6 @@ HostArray ToChwUnit(const data::Image& image) {
   return HostArray(Shape({3, h, w}), std::move(values));
 }
 
-// "photos/cat.01.jpg" -> "cat.01".
-std::string Stem(const std::string& path) {
-  std::string base = path.substr(path.find_last_of('/') + 1);
-  const size_t dot = base.find_last_of('.');
-  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
-}
-
 // Where one image's time went. A run at a size not seen before compiles
 // the model's segments for it: that run is timed again once compiled, and
 // the difference is the compile time.
@@ -80,20 +72,18 @@ absl::Status RunOnImagesAtTheirOwnSize(OnnxModel& model, const Device& device,
                                        const OwnSizeImagesOptions& options,
                                        const nlohmann::json& facts, FileTransaction& files) {
   SY_ASSIGN_OR_RETURN(BackendDevice * backend, registry.GetDevice(device));
-  std::string output_dir = options.output_dir;
-  while (output_dir.size() > 1 && output_dir.back() == '/') output_dir.pop_back();
-  if (!output_dir.empty()) {
-    // Before any image is read: each file's name is known only once it
-    // decodes, but the folder they go to can be checked now.
-    struct stat info;
-    if (stat(output_dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "--output=", options.output_dir, ": with --images the outputs go to a folder, "
-          "and '", output_dir, "' is not one; create it first"));
-    }
-  }
   const std::vector<std::string>& paths = options.files;
   const std::vector<std::string> names = model.OutputNames();
+  PerFileOutputs::Options per_file;
+  per_file.folder = options.output_dir;
+  if (!per_file.folder.empty()) {
+    SY_ASSIGN_OR_RETURN(per_file.output_names,
+                        OutputFileNames(per_file.folder, model.outputs().size(), names));
+  }
+  per_file.labels = options.labels;
+  per_file.total_files = options.total_files > 0 ? options.total_files
+                                                 : static_cast<int64_t>(paths.size());
+  PerFileOutputs outputs_per_file(std::move(per_file), files);
   std::printf("%zu image%s from %s, each at its own size as [3, H, W] in [0, 1] (the "
               "model's own transform resizes and normalises)\n",
               paths.size(), paths.size() == 1 ? "" : "s", options.images.c_str());
@@ -186,23 +176,15 @@ absl::Status RunOnImagesAtTheirOwnSize(OnnxModel& model, const Device& device,
                             .c_str());
       entry["detections"] = DetectionsJson(host_outputs, *detections, options.labels);
     } else {
+      // Class scores get their top-5 line from outputs_per_file below.
       for (size_t o = 0; o < host_outputs.size(); ++o) {
+        if (LooksLikeClassScores(host_outputs[o].shape, host_outputs[o].dtype)) continue;
         std::printf("output %s\n", SummaryLine(o < names.size() ? names[o] : "",
                                                host_outputs[o]).c_str());
       }
     }
-    if (!options.output_dir.empty()) {
-      // One file per image and output: <n>_<stem>_<output>.npy, numbered so
-      // that two images of one name in different folders stay apart.
-      for (size_t o = 0; o < host_outputs.size(); ++o) {
-        const std::string name =
-            o < names.size() && !names[o].empty() ? names[o] : absl::StrCat("output_", o);
-        const std::string file =
-            absl::StrCat(output_dir, "/", number, "_", Stem(path), "_", name, ".npy");
-        SY_RETURN_IF_ERROR(files.AddOutput(file, "--output"));
-        SY_RETURN_IF_ERROR(files.Stage(file, SerializeNpy(host_outputs[o])));
-      }
-    }
+    SY_RETURN_IF_ERROR(outputs_per_file.Add(number, path, options.output_names[i],
+                                            host_outputs, !detections.has_value()));
     images_json.push_back(std::move(entry));
   }
   if (times.empty()) {
@@ -229,11 +211,14 @@ absl::Status RunOnImagesAtTheirOwnSize(OnnxModel& model, const Device& device,
   const double d = Median(decode), c = Median(convert), m = Median(run_ms);
   const double total = input_total + compile_total + model_total;
   auto percent = [&](double part) { return std::lround(total > 0 ? 100 * part / total : 0); };
+  // One image per run: the model's rate is 1 / its median, as run's
+  // samples/s is batch / median for a model that takes batches.
+  const double images_per_s = m > 0 ? 1000.0 / m : 0;
   std::printf("\nimages: %zu run (%lld new sizes), %zu skipped; median per image: "
-              "read+decode %.1f ms, to tensor %.1f ms, model %.1f ms; compiling for new "
-              "sizes %.0f ms in all\n",
+              "read+decode %.1f ms, to tensor %.1f ms, model %.1f ms (%.1f images/s, one "
+              "per run); compiling for new sizes %.0f ms in all\n",
               times.size(), static_cast<long long>(new_sizes), bad_json.size(), d, c, m,
-              compile_total);
+              images_per_s, compile_total);
   std::string verdict;
   if (input_total >= compile_total && input_total >= 0.3 * total) {
     verdict = absl::StrCat("input-bound: ", percent(input_total), "% of the time is "
@@ -264,6 +249,8 @@ absl::Status RunOnImagesAtTheirOwnSize(OnnxModel& model, const Device& device,
                              {"images", images_json},
                              {"bad_files", bad_json},
                              {"median_ms", {{"read_decode", d}, {"to_tensor", c}, {"model", m}}},
+                             {"batch", 1},
+                             {"images_per_s", images_per_s},
                              {"compile_ms", compile_total},
                              {"verdict", verdict}};
     for (const auto& [key, value] : facts.items()) report[key] = value;

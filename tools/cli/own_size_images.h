@@ -39,7 +39,11 @@ struct OwnSizeImagesOptions {
   int64_t first_index = 0;         // files[0]'s number among all the files
   int64_t total_files = 0;         // all the files (0: files.size())
   bool skip_bad_images = true;     // --bad-images=skip
-  std::string output_dir;      // --output=DIR/: DIR/<n>_<file stem>_<output>.npy
+  // files[i]'s name in output_dir (ImageInput::output_names).
+  std::vector<std::string> output_names;
+  // --output=DIR/ from PrepareImageOutputFolder (empty: none): each image's
+  // outputs as DIR/<name>.<output>.npy (tools/cli/per_file_outputs.h).
+  std::string output_dir;
   std::string report_path;     // --report
   std::vector<std::string> labels;
   int detections_shown = 10;

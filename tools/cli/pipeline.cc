@@ -276,6 +276,7 @@ absl::StatusOr<PipelineResult> RunPipeline(ExecutablePlan& plan,
       }
       timeline.batches.push_back(batch);
       profiler.AddEvent(std::move(load));
+      if (options.on_outputs) SY_RETURN_IF_ERROR(options.on_outputs(batch.index, outputs));
     }
     return absl::OkStatus();
   };

@@ -42,6 +42,11 @@ struct PipelineOptions {
   std::function<absl::Status(int index, int loader, absl::Span<float> batch,
                              std::vector<data::StageSpan>* spans)>
       load_batch;
+  // When set, called on the driver thread with each batch's outputs (after
+  // their copy to the host is timed), in stream order: `run --images`
+  // prints and writes each file's (tools/cli/per_file_outputs.h). Its time
+  // falls between batches. An error stops the stream and is the run's error.
+  std::function<absl::Status(int index, absl::Span<const Tensor> outputs)> on_outputs;
 };
 
 // What a streamed run recorded: the timeline AnalyzeTimeline reads, and the

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -41,6 +42,8 @@
 #include "tools/cli/detections.h"
 #include "tools/cli/device_choice.h"
 #include "tools/cli/own_size_images.h"
+#include "tools/cli/per_file_outputs.h"
+#include "tools/cli/samples_per_run.h"
 #include "tools/cli/profile_run.h"
 #include "tools/cli/replicas.h"
 #include "tools/cli/utilization.h"
@@ -69,7 +72,7 @@ namespace {
 constexpr int kMaxIterations = 1000000;
 
 struct Timing {
-  double median_ms, min_ms, max_ms;
+  double median_ms, min_ms, max_ms, total_ms;
 };
 
 // "cpu:0: peak 61.20 MiB during a run (36.10 MiB held before it); the last
@@ -100,7 +103,9 @@ Timing Summarize(std::vector<double> ms) {
   std::sort(ms.begin(), ms.end());
   const size_t n = ms.size();
   const double median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
-  return {median, ms.front(), ms.back()};
+  double total = 0;
+  for (double t : ms) total += t;
+  return {median, ms.front(), ms.back(), total};
 }
 
 // An input file the run reads: it must exist and be a file (or a pipe), so
@@ -378,7 +383,6 @@ std::string DescribeFed(const OnnxModel* file_model, const HostInputs& inputs) {
 // The top-5 of one class-score output, printed, and as the report's JSON.
 nlohmann::json PrintTop5(const HostArray& scores,
                          const std::vector<std::string>& labels) {
-  const auto top5 = TopK(scores, 5);
   const int64_t classes = scores.shape.dim(1);
   if (!labels.empty() && static_cast<int64_t>(labels.size()) != classes) {
     std::printf("warning: --labels has %zu names but the output has %lld classes\n",
@@ -387,32 +391,45 @@ nlohmann::json PrintTop5(const HostArray& scores,
   std::printf("top-5 per sample: class, softmax probability (raw output)%s\n",
               labels.empty() ? "" : ", label");
   nlohmann::json top5_json = nlohmann::json::array();
-  for (size_t s = 0; s < top5.size(); ++s) {
-    // Softmax over the sample's row, computed stably (max subtracted).
-    double max = -INFINITY, sum = 0;
-    for (int64_t c = 0; c < classes; ++c) {
-      max = std::max(max, scores.ElementAsDouble(s * classes + c));
-    }
-    for (int64_t c = 0; c < classes; ++c) {
-      sum += std::exp(scores.ElementAsDouble(s * classes + c) - max);
-    }
-    std::string line = absl::StrFormat("sample %d top-5:", s);
-    nlohmann::json sample = nlohmann::json::array();
-    for (const auto& [cls, value] : top5[s]) {
-      const double probability = std::exp(value - max) / sum;
-      absl::StrAppendFormat(&line, "  %d %.4f (%.4f)", cls, probability, value);
-      nlohmann::json entry = {{"class", cls}, {"value", static_cast<float>(value)},
-                              {"probability", std::isfinite(probability) ? probability : 0.0}};
-      if (cls < static_cast<int64_t>(labels.size())) {
-        absl::StrAppend(&line, " ", labels[cls]);
-        entry["label"] = labels[cls];
-      }
-      sample.push_back(entry);
-    }
-    std::printf("%s\n", line.c_str());
-    top5_json.push_back(sample);
+  for (int64_t s = 0; s < scores.shape.dim(0); ++s) {
+    Top5 top5 = FormatTop5(scores, s, labels);
+    std::printf("sample %lld top-5:%s\n", static_cast<long long>(s), top5.text.c_str());
+    top5_json.push_back(std::move(top5.json));
   }
   return top5_json;
+}
+
+// One streamed batch of --images (`batch` samples): each sample that holds
+// a file of the first pass gets that file's slice of every output.
+absl::Status AddBatchOutputs(int index, int64_t batch, absl::Span<const Tensor> outputs,
+                             const ImageInput& images,
+                             const std::function<bool(const std::string&)>& is_bad,
+                             PerFileOutputs& per_file, PerFileOutputsWriter& writer) {
+  std::vector<HostArray> host;
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    const Tensor& y = outputs[o];
+    if (y.shape().rank() == 0 || y.shape().dim(0) != batch) {
+      // Not one row per image: nothing of it is any one file's.
+      if (!per_file.writes_files()) continue;
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--output with --images: output ", o, " is ", y.shape().ToString(),
+          ", not one row per image of the batch of ", batch, ", so it cannot be split "
+          "per file; drop --output, or run each image as --input"));
+    }
+    SY_ASSIGN_OR_RETURN(std::vector<char> bytes, y.ToBytes());
+    host.emplace_back(y.shape(), y.dtype(), std::move(bytes));
+  }
+  const std::vector<int64_t> files =
+      FilesOfBatch(index, batch, static_cast<int64_t>(images.files.size()),
+                   [&](int64_t file) { return is_bad(images.files[file]); });
+  for (int64_t s = 0; s < batch; ++s) {
+    if (files[s] < 0) continue;
+    std::vector<HostArray> sample;
+    for (const HostArray& y : host) sample.push_back(SampleOf(y, s));
+    per_file.PrintTop5(images.first_index + files[s] + 1, images.files[files[s]], sample);
+    SY_RETURN_IF_ERROR(writer.Add(images.output_names[files[s]], std::move(sample)));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -477,7 +494,24 @@ absl::Status RunCommand(BackendRegistry& registry) {
       output_targets.size() == 1 &&
       (absl::EndsWith(output_targets[0], "/") ||
        [&] { struct stat i; return stat(output_targets[0].c_str(), &i) == 0 && S_ISDIR(i.st_mode); }());
-  if (!output_is_folder) {
+  // --images: each file's outputs in one folder, created now
+  // (tools/cli/per_file_outputs.h). Synthetic --batches keep none.
+  std::string image_output_dir;
+  if (!output_flag.empty() && ImagesRequested()) {
+    if (output_targets.size() != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--output=", output_flag, ": with --images each image has its own outputs "
+          "(<name>.<output>.npy); give one folder (--output=DIR/)"));
+    }
+    SY_ASSIGN_OR_RETURN(image_output_dir,
+                        PrepareImageOutputFolder(output_flag, output_targets[0]));
+  } else if (!output_flag.empty() && PipelineRequested()) {
+    return absl::InvalidArgumentError(
+        "--output with --batches: the streamed batches are seeded random values, so "
+        "their outputs are not kept; give --images=DIR to write each image's outputs, "
+        "or drop --batches to write one forward's");
+  }
+  if (!output_is_folder && !ImagesRequested()) {
     for (const std::string& target : output_targets) {
       SY_RETURN_IF_ERROR(files.AddOutput(target, "--output"));
     }
@@ -511,11 +545,6 @@ absl::Status RunCommand(BackendRegistry& registry) {
   // (tools/cli/own_size_images.h), not the batching pipeline.
   if (file_model != nullptr && ImagesRequested() &&
       TakesOneImageAtItsOwnSize(file_model->inputs())) {
-    if (!output_flag.empty() && !output_is_folder) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--output=", output_flag, ": with --images each image has its own outputs; "
-          "give a folder (--output=DIR/)"));
-    }
     if (FlagGiven("batches") || FlagGiven("batch")) {
       return absl::InvalidArgumentError(absl::StrCat(
           model_name, " takes one image at its own size (",
@@ -541,7 +570,8 @@ absl::Status RunCommand(BackendRegistry& registry) {
     options.total_files = image_input.total_files;
     options.skip_bad_images =
         image_input.options.bad_images == data::BadImagePolicy::kSkip;
-    options.output_dir = output_is_folder ? output_targets[0] : "";
+    options.output_dir = image_output_dir;
+    options.output_names = image_input.output_names;
     options.report_path = report_path;
     options.labels = labels;
     options.detections_shown = absl::GetFlag(FLAGS_detections_shown);
@@ -560,11 +590,6 @@ absl::Status RunCommand(BackendRegistry& registry) {
         SY_RETURN_IF_ERROR(CheckInputFile("--input", ResolveUserPath(std::string(part))));
       }
     }
-  }
-  if (!output_flag.empty() && PipelineRequested()) {
-    return absl::InvalidArgumentError(
-        "--output does not apply with --batches or --images on a model that takes "
-        "batches (a stream keeps no outputs); drop one of them");
   }
   SY_ASSIGN_OR_RETURN(HostInputs host_inputs, file_model != nullptr
                                                   ? ModelFileInputs(*file_model)
@@ -659,6 +684,9 @@ absl::Status RunCommand(BackendRegistry& registry) {
   // decided while it runs (NonZero, If, a shape computed from data) runs as
   // a chain of plans instead (OnnxModel::Run, onnx/staged_runner.h).
   absl::StatusOr<ExecutablePlan*> compiled = model->Compiled(specs);
+  // Set-up ends here. A staged model compiles its segments while its first
+  // forward runs: that time is the first forward's, counted once.
+  const auto compile_done = std::chrono::steady_clock::now();
   OnnxModel* staged = nullptr;
   double staged_first_ms = -1;
   std::vector<DeviceMemoryUse> staged_first_memory;
@@ -683,7 +711,6 @@ absl::Status RunCommand(BackendRegistry& registry) {
     std::printf("runs in segments: shapes decided while the model runs\n");
   }
   ExecutablePlan* plan = compiled.ok() ? *compiled : nullptr;
-  const auto compile_done = std::chrono::steady_clock::now();
   if (plan != nullptr && absl::GetFlag(FLAGS_explain_placement)) {
     std::printf("%s", plan->graph().ToText().c_str());
     // What each device runs as one kernel (fusion).
@@ -701,7 +728,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
   // (models/output_files.h); checked against the model's outputs before
   // anything runs.
   std::vector<std::string> output_paths;
-  if (!output_flag.empty()) {
+  if (!output_flag.empty() && !ImagesRequested()) {
     absl::StatusOr<std::vector<std::string>> paths =
         OutputFilePaths(output_targets,
                         plan != nullptr ? plan->graph().outputs().size()
@@ -718,10 +745,60 @@ absl::Status RunCommand(BackendRegistry& registry) {
     }
   }
 
+  // Samples per forward: dimension 0 of the first input, unless it is one
+  // image [3, H, W] (tools/cli/samples_per_run.h).
+  const Shape first_input = inputs.empty() ? Shape() : inputs[0].shape();
+  const SamplesPerRun samples = CountSamplesPerRun(
+      file_model != nullptr && !file_model->inputs().empty() ? &file_model->inputs()[0]
+                                                             : nullptr,
+      first_input);
+  const int64_t batch = samples.count;
+
   if (PipelineRequested()) {
     // --batches: a stream through an input pipeline (tools/cli/utilization.h).
-    SY_RETURN_IF_ERROR(RunPipelineCommand(*plan, inputs[0], registry, files, facts));
+    StreamHooks hooks;
+    hooks.samples_per_batch = batch;
+    // --images: each file's top-5, printed batch by batch, and its --output
+    // files, written on a thread of their own (their own transaction, so
+    // that the stream's report and trace can be staged meanwhile).
+    FileTransaction image_files;
+    image_files.AddInput(model_name, "--model");
+    image_files.AddInput(ResolveUserPath(absl::GetFlag(FLAGS_labels)), "--labels");
+    std::optional<PerFileOutputs> per_file;
+    std::optional<PerFileOutputsWriter> writer;
+    ImageInput image_input;
+    if (ImagesRequested()) {
+      SY_ASSIGN_OR_RETURN(image_input, PrepareImageInput());
+      PerFileOutputs::Options options;
+      options.folder = image_output_dir;
+      if (!image_output_dir.empty()) {
+        SY_ASSIGN_OR_RETURN(options.output_names,
+                            OutputFileNames(image_output_dir, plan->graph().outputs().size(),
+                                            model->OutputNames()));
+      }
+      options.labels = labels;
+      options.total_files = image_input.total_files;
+      per_file.emplace(std::move(options), image_files);
+      writer.emplace(*per_file, /*capacity=*/64);
+      hooks.image_outputs = [&](int index, absl::Span<const Tensor> outputs,
+                                const std::function<bool(const std::string&)>& is_bad)
+          -> absl::Status {
+        return AddBatchOutputs(index, batch, outputs, image_input, is_bad, *per_file,
+                               *writer);
+      };
+    }
+    SY_RETURN_IF_ERROR(RunPipelineCommand(*plan, inputs[0], registry, files, facts, hooks));
+    if (writer.has_value()) {
+      SY_RETURN_IF_ERROR(writer->Finish());
+      // The images' outputs first: a failure there publishes nothing.
+      SY_RETURN_IF_ERROR(image_files.Commit());
+    }
     SY_RETURN_IF_ERROR(files.Commit());
+    if (per_file.has_value() && !image_output_dir.empty()) {
+      std::printf("wrote %lld files in %s/: <name>.<output>.npy for %lld images\n",
+                  static_cast<long long>(per_file->files_written()),
+                  image_output_dir.c_str(), static_cast<long long>(per_file->images_seen()));
+    }
     if (!report_path.empty()) std::printf("wrote %s\n", report_path.c_str());
     if (!profile_flags.trace_path.empty()) {
       std::printf("wrote trace %s (open in https://ui.perfetto.dev or chrome://tracing)\n",
@@ -791,10 +868,6 @@ absl::Status RunCommand(BackendRegistry& registry) {
     if (i >= warmup) times.push_back(Ms(begin, end));
   }
   const Timing timing = Summarize(times);
-  // Samples per second count dimension 0 of the first input (one sample
-  // for a model without inputs).
-  const Shape first_input = inputs.empty() ? Shape() : inputs[0].shape();
-  const int64_t batch = first_input.rank() > 0 ? first_input.dim(0) : 1;
   const double images_per_s =
       timing.median_ms > 0 ? batch * 1000.0 / timing.median_ms : 0;
 
@@ -860,15 +933,22 @@ absl::Status RunCommand(BackendRegistry& registry) {
     detections_json = DetectionsJson(host_outputs, *detections, labels);
   }
   const double setup_ms = Ms(start, compile_done);
+  // With no warm-up the first forward is a timed one (a staged model's
+  // first run is not: it ran before the loop).
+  const bool first_is_timed = warmup == 0 && staged == nullptr;
   std::printf("forward: median %.2f ms, min %.2f ms, max %.2f ms over %d "
-              "iterations (%d warmup); %.1f %s/s\n",
+              "iterations (%d warmup); %.1f %s/s%s\n",
               timing.median_ms, timing.min_ms, timing.max_ms, iterations, warmup,
-              images_per_s, file_model == nullptr ? "images" : "samples");
+              images_per_s, file_model == nullptr ? "images" : "samples",
+              samples.reason.empty() ? "" : absl::StrCat(" (", samples.reason, ")").c_str());
   WarnOfSpread(timing.median_ms, timing.max_ms, iterations);
   std::printf("set-up: %.0f ms (weights %.0f ms, compile %.0f ms); first forward "
-              "%.1f ms\n",
+              "%.1f ms%s\n",
               setup_ms, Ms(start, weights_done), Ms(weights_done, compile_done),
-              first_ms);
+              first_ms,
+              staged != nullptr  ? " (compiling its segments as it ran)"
+              : first_is_timed ? " (also the first timed forward: --warmup=0)"
+                               : "");
   if (!last_memory.empty()) {
     std::printf("memory: %s\n", MemoryLine(first_memory[0], last_memory[0]).c_str());
   }
@@ -912,12 +992,17 @@ absl::Status RunCommand(BackendRegistry& registry) {
         {"iterations", iterations},
         {"forward_ms", {{"median", timing.median_ms},
                         {"min", timing.min_ms},
-                        {"max", timing.max_ms}}},
+                        {"max", timing.max_ms},
+                        {"total", timing.total_ms}}},
         {"images_per_s", images_per_s},
+        // From the command's start to this report: the set-up, the first
+        // forward and the timed forwards are disjoint parts of it.
+        {"elapsed_ms", Ms(start, std::chrono::steady_clock::now())},
         {"setup_ms", {{"total", setup_ms},
                       {"weights", Ms(start, weights_done)},
                       {"compile", Ms(weights_done, compile_done)},
                       {"first_forward", first_ms}}},
+        {"first_forward_timed", first_is_timed},
         {"non_finite_outputs", non_finite},
         {"memory", MemoryJson(first_memory, last_memory)},
         {"top5", top5_json},

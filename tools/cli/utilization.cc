@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <set>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
@@ -135,7 +136,8 @@ absl::Status CheckPipelineFlags() {
 
 absl::Status RunPipelineCommand(ExecutablePlan& plan, const Tensor& input,
                                 BackendRegistry& registry, FileTransaction& files,
-                                const nlohmann::json& extra) {
+                                const nlohmann::json& extra,
+                                const StreamHooks& hooks) {
   SY_RETURN_IF_ERROR(CheckPipelineFlags());
   PipelineOptions options;
   options.batches = absl::GetFlag(FLAGS_batches);
@@ -177,6 +179,15 @@ absl::Status RunPipelineCommand(ExecutablePlan& plan, const Tensor& input,
       options.batches = static_cast<int>(images->batches_per_epoch());
     }
     data::ImageBatchLoader* loader = images.get();
+    if (hooks.image_outputs) {
+      options.on_outputs = [&hooks, loader](int index, absl::Span<const Tensor> outputs) {
+        std::set<std::string> bad;
+        for (const auto& b : loader->bad_images()) bad.insert(b.path);
+        return hooks.image_outputs(index, outputs, [&bad](const std::string& path) {
+          return bad.count(path) > 0;
+        });
+      };
+    }
     options.load_batch = [loader](int index, int, absl::Span<float> values,
                                   std::vector<data::StageSpan>* spans) -> absl::Status {
       absl::Status status = loader->LoadBatch(index, values, spans);
@@ -203,6 +214,7 @@ absl::Status RunPipelineCommand(ExecutablePlan& plan, const Tensor& input,
   }
   SY_ASSIGN_OR_RETURN(PipelineResult result,
                       RunPipeline(plan, input, options, registry));
+  if (hooks.samples_per_batch > 0) result.timeline.batch_size = hooks.samples_per_batch;
   SY_ASSIGN_OR_RETURN(UtilizationReport report, AnalyzeTimeline(result.timeline));
   std::printf("%s", FormatUtilizationReport(report, result.timeline).c_str());
   nlohmann::json images_json;
