@@ -33,6 +33,7 @@
 #include "tools/cli/device_choice.h"
 #include "tools/cli/flags.h"
 #include "tools/cli/image_input.h"
+#include "tools/cli/per_file_outputs.h"
 #include "tools/cli/profile_run.h"
 #include "tools/cli/rank_merge.h"
 
@@ -140,8 +141,11 @@ absl::Status PointFlagsAtRank(const std::string& command, const MpiWorld& world,
             "one process, use --replicas"));
       }
       plan.output_dir = output;
-      if (root && !IsFolder(output)) {
-        return absl::NotFoundError(absl::StrCat("--output=", output, " is not a folder; create it first"));
+      if (root) {
+        // Created (with its parents) and probed as in one process.
+        absl::StatusOr<std::string> folder =
+            PrepareImageOutputFolder(absl::GetFlag(FLAGS_output), output);
+        if (!folder.ok()) return folder.status();
       }
       const std::string mine = absl::StrCat(plan.temp, "/output/");
       std::filesystem::create_directory(mine);
