@@ -80,6 +80,25 @@ TEST(PluginLoaderTest, ThePluginsDeviceWorksThroughHostObjects) {
   EXPECT_EQ(*y.ToVector(), (std::vector<float>{0, 0, 2}));
 }
 
+TEST(PluginLoaderTest, BoundsOpenMpSpinningUnlessTheUserChose) {
+  // libgomp reads GOMP_SPINCOUNT when a plugin brings it in: the loader
+  // sets a short spin before loading, and leaves a user's choice alone.
+  unsetenv("GOMP_SPINCOUNT");
+  setenv("OMP_WAIT_POLICY", "passive", 1);
+  BackendRegistry first;
+  ASSERT_TRUE(LoadPlugin(Plugin("libtoy_plugin.so"), first).ok());
+  EXPECT_EQ(std::getenv("GOMP_SPINCOUNT"), nullptr);
+  unsetenv("OMP_WAIT_POLICY");
+  BackendRegistry second;
+  ASSERT_TRUE(LoadPlugin(Plugin("libtoy_plugin.so"), second).ok());
+  ASSERT_NE(std::getenv("GOMP_SPINCOUNT"), nullptr);
+  EXPECT_STREQ(std::getenv("GOMP_SPINCOUNT"), "1000");
+  setenv("GOMP_SPINCOUNT", "5", 1);
+  BackendRegistry third;
+  ASSERT_TRUE(LoadPlugin(Plugin("libtoy_plugin.so"), third).ok());
+  EXPECT_STREQ(std::getenv("GOMP_SPINCOUNT"), "5");
+}
+
 TEST(PluginLoaderTest, MissingFileIsNotFound) {
   BackendRegistry registry;
   const std::string path = TempDir() + "/no_such_plugin.so";

@@ -325,8 +325,7 @@ void WarnOfSpread(double median_ms, double max_ms, int iterations) {
   const bool known = getloadavg(load, 1) == 1;
   std::printf("warning: the slowest forward took %.1fx the median: other work on the machine "
               "(load average %s on %u cores) takes the cores the run waits for; fewer "
-              "--threads, or OMP_WAIT_POLICY=passive for dnnl:0 on a shared machine, "
-              "steadies it\n",
+              "--threads steadies it\n",
               max_ms / median_ms, known ? absl::StrFormat("%.2f", load[0]).c_str() : "unknown",
               std::thread::hardware_concurrency());
 }
