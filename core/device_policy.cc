@@ -30,7 +30,9 @@ bool Registered(const BackendRegistry& registry, const std::string& type) {
 // Why `type` has no device to offer, in a few words (`switchyard devices`
 // and devices() give the backend's whole reason).
 std::string Absence(BackendRegistry& registry, const std::string& type) {
-  if (!Registered(registry, type)) return absl::StrCat(type, " (not in this build)");
+  // Not registered: neither linked in nor loaded as a plugin (dnnl comes
+  // only as one; discovery may be off or may not have found it).
+  if (!Registered(registry, type)) return absl::StrCat(type, " (not loaded)");
   absl::StatusOr<Backend*> backend = registry.GetBackend(type);
   if (!backend.ok()) return absl::StrCat(type, " (did not start)");
   return absl::StrCat(type, " (no device)");

@@ -273,6 +273,17 @@ class Session {
           "diagnose feeds image batches to a model with one float32 input "
           "[batch, 3, height, width]; ", name_, " takes ", InputNames())));
     }
+    if (onnx_ != nullptr && onnx_->inputs()[0].has_shape &&
+        onnx_->inputs()[0].dims.size() != 4) {
+      // A detector exported from torchvision takes one image [3, H, W] at
+      // its own size; batches of one size do not fit it.
+      throw StatusError(absl::InvalidArgumentError(absl::StrCat(
+          "diagnose streams batches [batch, 3, height, width] of one size; ", name_,
+          " takes ", onnx_->inputs()[0].ToString(),
+          " (one image at its own size, as a detector exported from torchvision): run each "
+          "image with session.run(image), or `switchyard run --model=", name_,
+          " --images=DIR`, which streams such a model an image at a time with a verdict")));
+    }
     absl::StatusOr<Diagnosis> diagnosis;
     {
       py::gil_scoped_release nogil;

@@ -114,7 +114,7 @@ expect_in explicit out "dnnl: 1 device"
 SWITCHYARD_PLUGIN_DISCOVERY=off run_cli off devices
 expect_exit off 0
 expect_not_in off out "dnnl:"
-expect_in off out "Default device: cpu:0, the Eigen CPU backend (device policy fastest); passed over cuda (no device), dnnl (not in this build)"
+expect_in off out "Default device: cpu:0, the Eigen CPU backend (device policy fastest); passed over cuda (no device), dnnl (not loaded)"
 expect_in off out "not searched (SWITCHYARD_PLUGIN_DISCOVERY=off)"
 SWITCHYARD_PLUGIN_DISCOVERY=off run_cli off_run run --model="$MODELS/two_inputs.onnx" $FEEDS
 expect_exit off_run 0

@@ -11,6 +11,8 @@ See docs/python.md for the whole API.
 
 import os as _os
 
+import numpy as _np
+
 from ._errors import *  # noqa: F401,F403  (Error and one subclass per status code)
 from ._errors import Error  # noqa: F401
 from ._diagnosis import Diagnosis  # noqa: F401
@@ -192,6 +194,56 @@ class Session:
 
     def __call__(self, *args, **kwargs):
         return self.run(*args, **kwargs)
+
+    def precompile(self, shapes):
+        """Compiles ahead what runs of the given input shapes need, so that
+        the first real run of each is as fast as the rest: one run per
+        shape on zeros of the declared dtypes, outputs dropped. ``shapes``:
+        one shape or a list of them for a model with one input
+        (``[(1, 3, 224, 224), (8, 3, 224, 224)]``), or {input name: shape}
+        or a list of such dicts. A model whose later shapes depend on its
+        data (a detector's NMS) compiles those segments for the zeros' data;
+        others compile on first use. ``run_stats()`` says what a model
+        file compiled."""
+        def is_shape(value):
+            return isinstance(value, (tuple, list)) and all(
+                isinstance(d, int) and not isinstance(d, bool) for d in value)
+
+        if isinstance(shapes, dict) or is_shape(shapes):
+            shapes = [shapes]
+        if not isinstance(shapes, (list, tuple)) or not shapes:
+            raise InvalidArgumentError(  # noqa: F405
+                "precompile takes a shape, {input name: shape}, or a list of them; got "
+                f"{shapes!r}")
+        inputs = self.inputs
+        for entry in shapes:
+            if is_shape(entry):
+                if len(inputs) != 1:
+                    raise InvalidArgumentError(  # noqa: F405
+                        f"{self.model} takes {len(inputs)} inputs "
+                        f"({', '.join(i.name for i in inputs)}); give {{input name: shape}}")
+                entry = {inputs[0].name: entry}
+            if not isinstance(entry, dict):
+                raise InvalidArgumentError(  # noqa: F405
+                    f"precompile: {entry!r} is neither a shape nor {{input name: shape}}")
+            feeds = {}
+            for info in inputs:
+                if info.name not in entry:
+                    raise InvalidArgumentError(  # noqa: F405
+                        f"precompile: no shape for input '{info.name}' of {self.model}")
+                shape = entry[info.name]
+                if not is_shape(shape) or any(d < 0 for d in shape):
+                    raise InvalidArgumentError(  # noqa: F405
+                        f"precompile: input '{info.name}' shape {shape!r} is not a list of "
+                        "sizes (ints, 0 or more)")
+                dtype = "float32" if info.dtype == "bfloat16" else info.dtype
+                feeds[info.name] = _np.zeros(shape, dtype=dtype)
+            unknown = set(entry) - {i.name for i in inputs}
+            if unknown:
+                raise InvalidArgumentError(  # noqa: F405
+                    f"precompile: {self.model} has no input {sorted(unknown)[0]!r}; its inputs: "
+                    f"{', '.join(i.name for i in inputs)}")
+            self.run(feeds)
 
     def run_stats(self):
         """What an ONNX model's runs compiled and reused (plans_compiled,

@@ -130,3 +130,14 @@ def test_bad_arguments(session):
         switchyard.diagnose(session, images=IMAGES, image_size=32, prefetch=0)
     with pytest.raises(switchyard.InvalidArgumentError, match="augment"):
         switchyard.diagnose(session, images=IMAGES, image_size=32, augment="test")
+
+
+def test_a_per_image_detector_is_refused_before_anything_runs():
+    import os
+    from conftest import MODELS
+    detector = switchyard.Session(os.path.join(MODELS, "fasterrcnn_narrow", "model.onnx"),
+                                  device="cpu")
+    with pytest.raises(switchyard.InvalidArgumentError) as e:
+        switchyard.diagnose(detector, batches=8, batch=1, image_size=64)
+    assert "[3, height, width]" in e.value.message
+    assert "switchyard run" in e.value.message and "--images=DIR" in e.value.message

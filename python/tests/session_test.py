@@ -154,3 +154,19 @@ def test_builtin_model_by_name():
 def test_an_output_named_twice(session, resnet18):
     a, b = session.run(["output", "output"], {"input": resnet18[1]})
     np.testing.assert_array_equal(a, b)
+
+
+def test_precompile_makes_the_first_run_of_each_shape_compile_nothing(resnet18):
+    import time
+    path, x, want = resnet18
+    s = switchyard.Session(path, device="cpu")
+    s.precompile([(1, 3, 64, 64), {"input": (4, 3, 64, 64)}])
+    compiled = s.run_stats()["plans_compiled"]
+    assert compiled >= 2
+    one, = s.run(x[:1])
+    four, = s.run(np.concatenate([x, x]))
+    assert s.run_stats()["plans_compiled"] == compiled  # nothing new
+    assert relative_diff(one, want[:1]) <= 1e-4 and relative_diff(four[2:], want) <= 1e-4
+    for bad in ([], "1x3x64x64", [(1, 3, -1, 64)], {"image": (1, 3, 64, 64)}, [3.5]):
+        with pytest.raises(switchyard.InvalidArgumentError):
+            s.precompile(bad)
