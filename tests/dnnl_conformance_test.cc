@@ -67,7 +67,8 @@ constexpr const char* kDocumentedRefusals[] = {
     "is not commutative",                   // sub/div with a broadcast first operand
     "1-D operand",                          // matmul: matrix-vector products
     "contiguous windows only",              // slice with a step other than 1
-    "are not all zero",                     // pad that adds values
+    "pads only with a constant",            // pad: reflect and edge modes
+    "only adds",                            // pad: negative pads (crops)
     "min <= max only",                      // clip with crossed bounds
     "does not fit oneDNN's float epsilon",  // layer_norm
     "(exact conversions)",                  // cast: integers to wider types only

@@ -186,5 +186,31 @@ TEST_P(DnnlOnnxModelTest, MatchesPyTorchAndOnnxRuntime) {
 INSTANTIATE_TEST_SUITE_P(Models, DnnlOnnxModelTest,
                          ::testing::Values("vgg11_bn", "resnet18", "resnet50"));
 
+// A video network as the default path runs it: dnnl:0 with auto placement
+// (what it lacks on cpu:0), through OnnxModel::Run, at two clip sizes. Its
+// 3-D convolutions are 2-D ones between pads, transposes and slices; a
+// clip whose time axis shrinks to 1 once made dnnl:0's residual adds read
+// a transposed view wrongly (relative error 1.0).
+TEST(DnnlGoldenTest, VideoNetworkWithAutoPlacementMatchesPyTorch) {
+  BackendRegistry& registry = BackendRegistry::Global();
+  const std::string dir = "tests/onnx_models/r3d_18_narrow";
+  absl::StatusOr<std::unique_ptr<OnnxModel>> model =
+      OnnxModel::Load(dir + "/model.onnx", registry);
+  ASSERT_TRUE(model.ok()) << model.status();
+  (*model)->set_placement(PlacementPolicy::kAuto);
+  ASSERT_TRUE((*model)->To(Dnnl().device()).ok());
+  for (const char* size : {"8x32x32", "6x40x48"}) {
+    absl::StatusOr<HostArray> input = ReadNpy(absl::StrCat(dir, "/input_", size, ".npy"));
+    ASSERT_TRUE(input.ok()) << input.status();
+    absl::StatusOr<HostArray> want = ReadNpy(absl::StrCat(dir, "/output_", size, ".npy"));
+    ASSERT_TRUE(want.ok()) << want.status();
+    const std::vector<Tensor> inputs = {OnDnnl(*input)};
+    absl::StatusOr<std::vector<Tensor>> y = (*model)->Run(absl::MakeConstSpan(inputs));
+    ASSERT_TRUE(y.ok()) << y.status();
+    ASSERT_EQ((*y)[0].shape(), want->shape) << size;
+    ExpectModelClose(*(*y)[0].ToVector(), *want, absl::StrCat("r3d_18 ", size));
+  }
+}
+
 }  // namespace
 }  // namespace switchyard

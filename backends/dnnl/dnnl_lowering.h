@@ -123,8 +123,10 @@ DnnlLowering LowerConcat;
 DnnlCheck CheckSlice;
 DnnlLowering LowerSlice;
 
-// dnnl_pad.cc: pad whose pads are all zero, lowered as a view (LowerView).
+// dnnl_pad.cc: pad whose pads are all zero (a view), or constant padding
+// that only adds (a host step).
 DnnlCheck CheckPad;
+DnnlLowering LowerPad;
 
 // dnnl_reduce.cc: reduce_mean over any axes (reduction primitive).
 DnnlCheck CheckReduceMean;

@@ -45,7 +45,7 @@ const std::vector<DnnlOp>& Table() {
       {"max_pool2d", &CheckPool2d, &LowerMaxPool2d},
       {"mul", &CheckBinary, &LowerBinary, false, /*eltwise_post_op=*/true, false, false,
        false, 1, /*scalar_output=*/true},
-      {"pad", &CheckPad, &LowerView},
+      {"pad", &CheckPad, &LowerPad},
       {"reduce_mean", &CheckReduceMean, &LowerReduceMean},
       {"qlinear_add", &CheckQLinearAdd, &LowerQLinearAdd, false, false, false, false,
        /*any_dtype=*/true},

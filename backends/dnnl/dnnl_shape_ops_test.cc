@@ -610,15 +610,156 @@ TEST(DnnlPadTest, ZeroPadsAreAView) {
   }
 }
 
-TEST(DnnlPadTest, RefusesRealPadding) {
-  PadAttrs a;
-  a.pads = {0, 1, 0, 1};
+TEST(DnnlPadTest, ConstantPaddingOfAnyRankIsAHostStep) {
+  // An Inception network's asymmetric 2-D pad, a 3-D convolution's pad
+  // along time (rank 5), a 1-D one, with a fill value.
+  struct Case {
+    Shape shape;
+    std::vector<int64_t> pads;
+    double value;
+  };
+  const std::vector<Case> cases = {
+      {Shape({1, 4, 5, 5}), {0, 0, 0, 0, 0, 0, 1, 1}, 0.0},
+      {Shape({1, 3, 4, 6, 6}), {0, 0, 1, 0, 0, 0, 0, 1, 0, 0}, 0.0},
+      {Shape({7}), {2, 3}, -1.5},
+      {Shape({2, 3, 4}), {1, 0, 2, 0, 3, 1}, 0.25},
+  };
+  for (const Case& c : cases) {
+    PadAttrs a;
+    a.pads = c.pads;
+    a.value = c.value;
+    Result r = ExpectMatchesReference(
+        [&](Builder& b) {
+          b.graph().AddOutput(b.Node("pad", {b.Input(c.shape)}, a.ToAttrMap()));
+        },
+        absl::StrCat("pad ", c.shape.ToString(), " by [", absl::StrJoin(c.pads, ", "), "]"));
+    EXPECT_TRUE(absl::StrContains(absl::StrJoin(r.steps, "\n"), "host constant pad"))
+        << absl::StrJoin(r.steps, "\n");
+  }
+}
+
+TEST(DnnlPadTest, BetweenOtherStepsOfAPartition) {
+  // Inception: a conv's (blocked) output padded asymmetrically, then a conv.
+  PadAttrs asymmetric;
+  asymmetric.pads = {0, 0, 0, 0, 0, 0, 1, 1};
+  ExpectMatchesReference(
+      [&](Builder& b) {
+        ValueId x = b.Conv(b.Input(Shape({1, 8, 5, 5})), 8, 16);
+        x = b.Node("pad", {x}, asymmetric.ToAttrMap());
+        b.graph().AddOutput(b.Conv(x, 16, 8));
+      },
+      "conv, asymmetric pad, conv");
+  // r3d_18's 3-D convolution as the importer writes it: relu, pad along
+  // time, time to the front, three shifted slices, concat.
+  PadAttrs time;
+  time.pads = {0, 0, 1, 0, 0, 0, 0, 1, 0, 0};
+  TransposeAttrs front;
+  front.perm = {0, 2, 1, 3, 4};
+  ExpectMatchesReference(
+      [&](Builder& b) {
+        ValueId x = b.Node("relu", {b.Input(Shape({1, 3, 4, 6, 6}))});
+        x = b.Node("pad", {x}, time.ToAttrMap());
+        x = b.Node("transpose", {x}, front.ToAttrMap());
+        std::vector<ValueId> shifted;
+        for (int64_t k = 0; k < 3; ++k) {
+          SliceAttrs s;
+          s.starts = {k};
+          s.ends = {k + 4};
+          s.axes = {1};
+          shifted.push_back(b.Node("slice", {x}, s.ToAttrMap()));
+        }
+        ConcatAttrs c;
+        c.axis = 2;
+        b.graph().AddOutput(b.Node("concat", shifted, c.ToAttrMap()));
+      },
+      "relu, pad along time, transpose, slices, concat");
+}
+
+TEST(DnnlTransposeTest, AddOfTwoTransposedViewsWithALengthOneAxis) {
+  // r3d_18's last block: [1, C, 1, 2, 2] residual sums of values brought
+  // back from time-first by a transpose.
+  TransposeAttrs back;
+  back.perm = {0, 2, 1, 3, 4};
+  for (int64_t t : {1, 2}) {
+    ExpectMatchesReference(
+        [&](Builder& b) {
+          ValueId x = b.Node("relu", {b.Input(Shape({1, t, 16, 2, 2}))});
+          ValueId y = b.Node("relu", {b.Input(Shape({1, t, 16, 2, 2}))});
+          x = b.Node("transpose", {x}, back.ToAttrMap());
+          y = b.Node("transpose", {y}, back.ToAttrMap());
+          b.graph().AddOutput(b.Node("relu", {b.Node("add", {x, y})}));
+        },
+        absl::StrCat("two transposed [1, ", t, ", 16, 2, 2] views added"));
+  }
+}
+
+TEST(DnnlTransposeTest, ConvOutputsReshapedTo5dTransposedAndAdded) {
+  // r3d_18's residual: each 3-D convolution is a 2-D one whose (blocked)
+  // output is reshaped to [1, 1, C, H, W] and transposed to [1, C, 1, H, W].
+  ReshapeAttrs to5d;
+  to5d.shape = {1, 1, 16, 4, 4};
+  TransposeAttrs back;
+  back.perm = {0, 2, 1, 3, 4};
+  ExpectMatchesReference(
+      [&](Builder& b) {
+        std::vector<ValueId> branches;
+        for (int k = 0; k < 2; ++k) {
+          ValueId x = b.Conv(b.Input(Shape({1, 8, 4, 4})), 8, 16);
+          x = b.Node("reshape", {x}, to5d.ToAttrMap());
+          branches.push_back(b.Node("transpose", {x}, back.ToAttrMap()));
+        }
+        b.graph().AddOutput(b.Node("relu", {b.Node("add", branches)}));
+      },
+      "two convs reshaped to 5-D, transposed, added");
+  // One branch from a partition input (plain), as when its conv ran on
+  // another device.
+  ExpectMatchesReference(
+      [&](Builder& b) {
+        ValueId plain = b.Node("reshape", {b.Input(Shape({1, 16, 4, 4}))}, to5d.ToAttrMap());
+        plain = b.Node("transpose", {plain}, back.ToAttrMap());
+        ValueId conv = b.Conv(b.Input(Shape({1, 8, 4, 4})), 8, 16);
+        conv = b.Node("reshape", {conv}, to5d.ToAttrMap());
+        conv = b.Node("transpose", {conv}, back.ToAttrMap());
+        b.graph().AddOutput(b.Node("relu", {b.Node("add", {plain, conv})}));
+        b.graph().AddOutput(b.Node("relu", {b.Node("add", {conv, plain})}));
+      },
+      "a plain input and a conv, reshaped to 5-D, transposed, added");
+  // The very shapes of r3d_18's layer4.0: a strided 1x1 downsample.
+  ReshapeAttrs to5d64;
+  to5d64.shape = {1, 1, 64, 2, 2};
+  Conv2dAttrs down;
+  down.stride_h = down.stride_w = 2;
+  ExpectMatchesReference(
+      [&](Builder& b) {
+        ValueId plain = b.Node("reshape", {b.Input(Shape({1, 64, 2, 2}))}, to5d64.ToAttrMap());
+        plain = b.Node("transpose", {plain}, back.ToAttrMap());
+        ValueId conv = b.Node("conv2d", {b.Input(Shape({1, 32, 4, 4})),
+                                         b.Constant(Shape({64, 32, 1, 1})),
+                                         b.Constant(Shape({64}))},
+                              down.ToAttrMap());
+        conv = b.Node("reshape", {conv}, to5d64.ToAttrMap());
+        conv = b.Node("transpose", {conv}, back.ToAttrMap());
+        b.graph().AddOutput(b.Node("relu", {b.Node("add", {plain, conv})}));
+      },
+      "r3d_18's layer4.0 residual");
+}
+
+TEST(DnnlPadTest, RefusesReflectEdgeAndCrops) {
+  PadAttrs reflect;
+  reflect.pads = {0, 1, 0, 1};
+  reflect.mode = PadMode::kReflect;
   ExpectRefused(
       [&](Builder& b) {
-        b.graph().AddOutput(
-            b.Node("pad", {b.Input(Shape({2, 3}))}, a.ToAttrMap()));
+        b.graph().AddOutput(b.Node("pad", {b.Input(Shape({2, 3}))}, reflect.ToAttrMap()));
       },
-      "are not all zero");
+      "pads only with a constant");
+  PadAttrs crop;
+  crop.pads = {0, -1, 0, 0};
+  ExpectRefused(
+      [&](Builder& b) {
+        b.graph().AddOutput(b.Node("pad", {b.Input(Shape({2, 3}))}, crop.ToAttrMap()));
+      },
+      "crop");
 }
 
 // --- reduce_mean -------------------------------------------------------------

@@ -4,6 +4,7 @@
 // input's dims but strides them so the bytes land row-major in the
 // output's shape (output dim i is input dim perm[i]).
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -38,6 +39,29 @@ absl::Status CheckPermutation(const std::vector<int64_t>& perm, size_t rank) {
     }
   }
   return absl::OkStatus();
+}
+
+// `md` (a layout without inner blocks) with each length-1 axis given the
+// stride a plain layout would give it: the largest extent (stride x length)
+// of the axes after it, 1 for none. Its stride addresses nothing, but
+// oneDNN reads it when it classifies a layout: r3d_18's [1, 1, C, H, W] ->
+// [1, C, 1, H, W] view, strides [CHW, HW, CHW, W, 1], made a binary add
+// read its other operand wrongly (relative error 1.0); strides [CHW, HW,
+// HW, W, 1] say the same bytes are plain.
+memory::desc WithPlainStridesOnUnitAxes(const memory::desc& md) {
+  const int rank = md.data.ndims;
+  const Dims dims = md.dims();
+  Dims strides(md.data.format_desc.blocking.strides,
+               md.data.format_desc.blocking.strides + rank);
+  bool changed = false;
+  for (int d = rank - 1; d >= 0; --d) {
+    if (dims[d] != 1) continue;
+    int64_t extent = 1;
+    for (int e = d + 1; e < rank; ++e) extent = std::max(extent, strides[e] * dims[e]);
+    changed = changed || strides[d] != extent;
+    strides[d] = extent;
+  }
+  return changed ? memory::desc(dims, md.data_type(), strides) : md;
 }
 
 }  // namespace
@@ -82,7 +106,7 @@ absl::Status LowerTranspose(PartitionBuilder& b, const FusionGroup&,
   if (view.data.format_kind == dnnl_blocked &&
       view.data.format_desc.blocking.inner_nblks == 0) {
     MemRef alias = src;
-    alias.md = view;
+    alias.md = WithPlainStridesOnUnitAxes(view);
     b.Define(out, alias);
     return absl::OkStatus();
   }
