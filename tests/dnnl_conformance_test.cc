@@ -66,7 +66,7 @@ constexpr const char* kDocumentedRefusals[] = {
     "not both",                             // binary: both operands broadcast
     "is not commutative",                   // sub/div with a broadcast first operand
     "1-D operand",                          // matmul: matrix-vector products
-    "contiguous windows only",              // slice with a step other than 1
+    "slices forward only",                  // slice with a negative step
     "pads only with a constant",            // pad: reflect and edge modes
     "only adds",                            // pad: negative pads (crops)
     "min <= max only",                      // clip with crossed bounds

@@ -579,17 +579,56 @@ TEST(DnnlSliceTest, WindowsAtTheEdges) {
       "channels 3..10 of a convolution");
 }
 
-TEST(DnnlSliceTest, RefusesStepsOtherThanOne) {
+TEST(DnnlSliceTest, StridedWindowsOfAnySource) {
+  // Every other frame (r3d_18's strided 3-D convolutions), steps on two
+  // axes, a step past the end, from a plain input and from a convolution.
+  struct Case {
+    Shape shape;
+    std::vector<int64_t> starts, ends, axes, steps;
+  };
+  const std::vector<Case> cases = {
+      {Shape({1, 5, 3, 4, 4}), {0}, {5}, {1}, {2}},
+      {Shape({1, 5, 3, 4, 4}), {1}, {4}, {1}, {2}},
+      {Shape({6, 7, 5}), {1, 0}, {kSliceEnd, 5}, {0, 2}, {3, 2}},
+      {Shape({8}), {2}, {100}, {0}, {5}},
+  };
+  for (const Case& c : cases) {
+    SliceAttrs a;
+    a.starts = c.starts;
+    a.ends = c.ends;
+    a.axes = c.axes;
+    a.steps = c.steps;
+    ExpectMatchesReference(
+        [&](Builder& b) {
+          ValueId x = b.Node("relu", {b.Input(c.shape)});
+          b.graph().AddOutput(b.Node("slice", {x}, a.ToAttrMap()));
+        },
+        absl::StrCat("slice ", c.shape.ToString(), " steps ", absl::StrJoin(c.steps, ",")));
+  }
+  SliceAttrs every_other_channel;
+  every_other_channel.starts = {1};
+  every_other_channel.ends = {kSliceEnd};
+  every_other_channel.axes = {1};
+  every_other_channel.steps = {2};
+  ExpectMatchesReference(
+      [&](Builder& b) {
+        ValueId x = b.Conv(b.Input(Shape({1, 4, 5, 5})), 4, 16);
+        b.graph().AddOutput(b.Node("slice", {x}, every_other_channel.ToAttrMap()));
+      },
+      "every other channel of a convolution");
+}
+
+TEST(DnnlSliceTest, RefusesNegativeSteps) {
   SliceAttrs a;
-  a.starts = {0};
-  a.ends = {kSliceEnd};
-  a.steps = {2};
+  a.starts = {-1};
+  a.ends = {-kSliceEnd};
+  a.steps = {-1};
   ExpectRefused(
       [&](Builder& b) {
         b.graph().AddOutput(
             b.Node("slice", {b.Input(Shape({8}))}, a.ToAttrMap()));
       },
-      "every step 1");
+      "slices forward only");
 }
 
 // --- pad ---------------------------------------------------------------------

@@ -1,7 +1,8 @@
-// slice with step 1 on oneDNN: a reorder from a window of the plain source
-// (a sub-memory descriptor: the source's strides, an offset, smaller dims)
-// into a new plain buffer. Other steps are refused and run on the cpu
-// backend.
+// slice with positive steps on oneDNN: a reorder from a window of the
+// plain source (its strides times each step, an offset, smaller dims) into
+// a new plain buffer. r3d_18's strided 3-D convolutions take every other
+// frame this way. Negative steps (reversals) are refused and run on the
+// cpu backend.
 
 #include <vector>
 
@@ -21,13 +22,13 @@ absl::Status CheckSlice(const Node& node, const Graph&,
   absl::StatusOr<SliceAttrs> a = SliceAttrs::FromAttrMap(node.attrs);
   if (!a.ok()) return Refuse(node, std::string(a.status().message()));
   for (int64_t step : a->StepsOrDefault()) {
-    if (step != 1) {
+    if (step < 1) {
       return Refuse(
           node,
           absl::StrCat(
               "steps [", absl::StrJoin(a->StepsOrDefault(), ", "),
-              "]: the oneDNN device slices contiguous windows only (every step "
-              "1); this one runs on the cpu backend"));
+              "]: the oneDNN device slices forward only (every step 1 or more); "
+              "this one runs on the cpu backend"));
     }
   }
   absl::StatusOr<std::vector<SliceDim>> dims = SliceGeometry(*a, shapes.in[0]);
@@ -41,13 +42,22 @@ absl::Status LowerSlice(PartitionBuilder& b, const FusionGroup&,
   SY_ASSIGN_OR_RETURN(SliceAttrs a, SliceAttrs::FromAttrMap(node.attrs));
   SY_ASSIGN_OR_RETURN(std::vector<SliceDim> window,
                       SliceGeometry(a, *graph.value(node.inputs[0]).shape));
-  Dims counts, offsets;
+  Dims counts, spans, offsets;
   for (const SliceDim& d : window) {
     counts.push_back(d.count);
+    // The source elements the window reaches (at least 1 for an empty one).
+    spans.push_back(d.count == 0 ? 0 : (d.count - 1) * d.step + 1);
     offsets.push_back(d.start);
   }
   SY_ASSIGN_OR_RETURN(MemRef src, b.PlainOf(node.inputs[0]));
-  src.md = src.md.submemory_desc(counts, offsets);
+  // The window from `start` over `span` elements, then every step-th of
+  // them: the same offset, dims `counts`, strides times the steps.
+  dnnl_memory_desc_t strided = src.md.submemory_desc(spans, offsets).data;
+  for (size_t d = 0; d < window.size(); ++d) {
+    strided.dims[d] = strided.padded_dims[d] = counts[d];
+    strided.format_desc.blocking.strides[d] *= window[d].step;
+  }
+  src.md = dnnl::memory::desc(strided);
   MemRef dst = b.NewBuffer(Plain(counts));
   b.AddReorder(src, dst, absl::StrCat(node.name, ": slice"));
   b.Define(out, dst);
