@@ -31,11 +31,14 @@
 # $FUZZ_OUT/corpus/TARGET (the working corpus, seeded from
 # tests/fuzz/corpus/TARGET, which is only read), $FUZZ_OUT/artifacts/TARGET
 # (crash-*, leak-*, timeout-*, oom-* inputs), $FUZZ_OUT/logs/TARGET.log.
-# Objects are also kept in $FUZZ_CACHE (default ~/.cache/switchyard-fuzz),
-# keyed by a digest of the source, every header of the project, the flags,
-# the compiler and the system libraries' versions, so a fresh clone of
-# sources compiled before (CI after a local run) compiles nothing; entries
-# unused for a week are removed.
+# Objects are also kept in $FUZZ_CACHE (default ~/.cache/switchyard-fuzz)
+# under two keys: a quick one (the source, every header of the project, the
+# flags, the compiler and the system libraries' versions), so a fresh clone
+# of sources compiled before (CI after a local run) compiles nothing; and an
+# exact one (the same with only the project headers the preprocessor says
+# the source reads), looked up when the quick one misses, so a changed
+# header recompiles its readers only (about 0.4 s of preprocessing per
+# source instead of every object). Entries unused for a week are removed.
 #
 # Long runs (docs/robustness.md), one target at a time, at low priority:
 #   nice -n 19 tools/fuzz.sh run graph 3600
@@ -119,16 +122,24 @@ check_toolchain() {
 
 export FUZZ_OUT FUZZ_CACHE CXX
 
-# What every object depends on besides its own source: the project's
-# headers, the flags, the compiler and the system libraries' versions.
-build_digest() {
+# What every object depends on besides its own source and the project's
+# headers: the flags, the compiler and the system libraries' versions.
+toolchain_digest() {
   {
-    find . -path ./.git -prune -o -path './bazel-*' -prune -o \
-      \( -name '*.h' -o -name '*.inc' \) -type f -print | LC_ALL=C sort | xargs sha256sum
     printf '%s\n' "${CXXFLAGS[@]}"
     "$CXX" --version
     dpkg-query -W libabsl-dev libeigen3-dev libonnx-dev libprotobuf-dev nlohmann-json3-dev \
       libjpeg62-turbo-dev libpng-dev 2>/dev/null || true
+  } | sha256sum | cut -d' ' -f1
+}
+
+# The toolchain and every header of the project: the quick key of an
+# object (one hash for all sources), which any header change misses.
+build_digest() {
+  {
+    echo "$1"
+    find . -path ./.git -prune -o -path './bazel-*' -prune -o \
+      \( -name '*.h' -o -name '*.inc' \) -type f -print | LC_ALL=C sort | xargs sha256sum
   } | sha256sum | cut -d' ' -f1
 }
 
@@ -137,8 +148,9 @@ build() {
   check_toolchain
   mkdir -p "$FUZZ_OUT/bin" "$FUZZ_OUT/obj" "$FUZZ_CACHE"
   find "$FUZZ_CACHE" -name '*.o' -mtime +7 -delete 2>/dev/null || true
-  local digest
-  digest=$(build_digest)
+  local toolchain digest
+  toolchain=$(toolchain_digest)
+  digest=$(build_digest "$toolchain")
   local all=()
   for t in "${TARGETS[@]}"; do
     query_sources "$t"
@@ -146,21 +158,39 @@ build() {
     mapfile -t -O "${#all[@]}" all < <(sources_for "$t")
   done
   printf '%s\n' "${all[@]}" | sort -u | \
-    CXXFLAGS_STR="${CXXFLAGS[*]}" DIGEST="$digest" xargs -P "$JOBS" -I{} bash -c '
-      CXXFLAGS=($CXXFLAGS_STR); compile_one() {
-        local src=$1 obj="$FUZZ_OUT/obj/${1%.cc}.o" key cached
-        key=$( { echo "$DIGEST $src"; cat "$src"; } | sha256sum | cut -d" " -f1)
-        cached="$FUZZ_CACHE/$key.o"
+    CXXFLAGS_STR="${CXXFLAGS[*]}" DIGEST="$digest" TOOLCHAIN="$toolchain" \
+    xargs -P "$JOBS" -I{} bash -c '
+      CXXFLAGS=($CXXFLAGS_STR)
+      # Copied then renamed: a concurrent build never reads half a file.
+      keep() { cp "$1" "$2.$$" && mv "$2.$$" "$2"; }
+      compile_one() {
+        local src=$1 obj="$FUZZ_OUT/obj/${1%.cc}.o" quick exact headers
         mkdir -p "$(dirname "$obj")"
-        if [[ -f "$cached" ]]; then
-          touch "$cached"
-          cp "$cached" "$obj"
+        # Quick key: this source and every project header, unchanged.
+        quick="$FUZZ_CACHE/$( { echo "$DIGEST $src"; cat "$src"; } | sha256sum | cut -d" " -f1).o"
+        if [[ -f "$quick" ]]; then
+          touch "$quick"
+          cp "$quick" "$obj"
+          return 0
+        fi
+        # Exact key: the project headers this source reads (the
+        # preprocessor says which; system headers are in the toolchain
+        # digest), so a changed header rebuilds only its readers.
+        headers=$("$CXX" "${CXXFLAGS[@]}" -MM "$src" | sed "s/\\\\$//" | tr " " "\n" |
+                  grep -v -e ":\$" -e "^\$" -e "^/" | LC_ALL=C sort -u) || return 1
+        exact="$FUZZ_CACHE/exact-$( { echo "$TOOLCHAIN $src"; cat "$src"
+                                       for h in $headers; do echo "$h"; cat "$h"; done
+                                     } | sha256sum | cut -d" " -f1).o"
+        if [[ -f "$exact" ]]; then
+          touch "$exact"
+          cp "$exact" "$obj"
+          keep "$obj" "$quick"
           return 0
         fi
         echo "  CXX $src" >&2
         "$CXX" "${CXXFLAGS[@]}" -c "$src" -o "$obj" || return 1
-        # Copied then renamed: a concurrent build never reads half a file.
-        cp "$obj" "$cached.$$" && mv "$cached.$$" "$cached"
+        keep "$obj" "$exact"
+        keep "$obj" "$quick"
       }; compile_one {}'
   local libs
   libs=$(absl_libs)
