@@ -144,6 +144,9 @@ refused batches_negative 1 "--batches=-1" -- run --batches=-1
 refused iterations_zero 1 "--iterations=0" -- run --iterations=0
 refused iterations_huge 1 "--iterations=2000000000" "out of range" -- run --iterations=2000000000
 refused warmup_negative 1 "--warmup=-1" -- run --warmup=-1
+refused profile_rows_negative 1 "--profile-rows=-3" "out of range" -- \
+    run --model=vgg11 --profile-summary --profile-rows=-3
+refused profile_rows_alone 1 "--profile-rows" "--profile-summary" -- run --model=vgg11 --profile-rows=5
 refused bench_iterations_zero 1 "--iterations=0" -- bench --iterations=0
 refused bench_warmup_negative 1 "--warmup=-3" -- bench --warmup=-3
 refused bench_batch_zero 1 "--batch=0" -- bench --batch=1,0

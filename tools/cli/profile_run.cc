@@ -30,8 +30,18 @@ ProfileFlags GetProfileFlags() {
   ProfileFlags flags;
   flags.trace_path = ResolveUserPath(absl::GetFlag(FLAGS_profile));
   flags.summary = absl::GetFlag(FLAGS_profile_summary);
-  flags.summary_rows = std::max(0, absl::GetFlag(FLAGS_profile_rows));
+  flags.summary_rows = absl::GetFlag(FLAGS_profile_rows);
   return flags;
+}
+
+absl::Status CheckProfileFlags() {
+  if (FlagGiven("profile_rows") && !absl::GetFlag(FLAGS_profile_summary)) {
+    return absl::InvalidArgumentError(
+        "--profile-rows sets the rows of --profile-summary's tables: give "
+        "--profile-summary as well");
+  }
+  return CheckRange("--profile-rows", absl::GetFlag(FLAGS_profile_rows), 0, 1 << 20,
+                    "rows per table; 0 shows every row");
 }
 
 absl::Status WriteProfileOutputs(

@@ -34,6 +34,8 @@ struct ProfileFlags {
   bool any() const { return !trace_path.empty() || summary; }
 };
 ProfileFlags GetProfileFlags();
+// --profile-rows: 0 or more, and only with --profile-summary.
+absl::Status CheckProfileFlags();
 
 // Writes the Chrome trace (when asked) and prints the summary by op and by
 // layer (when asked) of `events`.

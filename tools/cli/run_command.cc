@@ -444,6 +444,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
   SY_RETURN_IF_ERROR(CheckRange("--detections_shown", absl::GetFlag(FLAGS_detections_shown), 0,
                                  1 << 20));
   SY_RETURN_IF_ERROR(CheckPipelineFlags());
+  SY_RETURN_IF_ERROR(CheckProfileFlags());
   // --replicas: one model per device, the batch split across them
   // (tools/cli/replicas.h); the first device stands for `device` below.
   std::vector<Device> replica_devices;
