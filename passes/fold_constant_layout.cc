@@ -18,6 +18,7 @@
 // as they are. Runs before batch-norm folding (which then sees the folded
 // weight as a constant) and placement.
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -55,6 +56,16 @@ std::vector<char> Permuted(const std::vector<char>& bytes, const Shape& in,
   return out;
 }
 
+// Every axis of `rank` once: what Permuted may index with.
+bool IsPermutation(std::vector<int64_t> perm, int64_t rank) {
+  if (static_cast<int64_t>(perm.size()) != rank) return false;
+  std::sort(perm.begin(), perm.end());
+  for (int64_t i = 0; i < rank; ++i) {
+    if (perm[i] != i) return false;
+  }
+  return true;
+}
+
 bool IsLayoutOp(const std::string& op) {
   return op == "transpose" || op == "reshape" || op == "flatten";
 }
@@ -83,7 +94,7 @@ absl::StatusOr<bool> TryFold(Graph& graph, NodeId id) {
   SY_ASSIGN_OR_RETURN(std::vector<char> bytes, constant.ToBytes());
   if (node.op == "transpose") {
     absl::StatusOr<TransposeAttrs> a = TransposeAttrs::FromAttrMap(node.attrs);
-    if (!a.ok() || a->perm.size() != static_cast<size_t>(constant.shape().rank())) {
+    if (!a.ok() || !IsPermutation(a->perm, constant.shape().rank())) {
       return false;  // shape inference reports it
     }
     bytes = Permuted(bytes, constant.shape(), a->perm, DTypeSize(constant.dtype()));

@@ -32,31 +32,36 @@ struct ConstantPad {
   float value = 0;
 };
 
-// Fills `dst` with the pad value, then copies each innermost row of `src`
-// into its place; rows are shared among `threads`.
+// Writes each innermost row of `dst` once: the pad value, or the pad value
+// around the matching row of `src`. Rows are shared among `threads`.
 void RunConstantPad(const ConstantPad& p, const float* src, float* dst, int threads) {
   const int rank = static_cast<int>(p.in_dims.size());
-  int64_t out_count = 1, rows = 1;
-  for (int d = 0; d < rank; ++d) out_count *= p.out_dims[d];
-  for (int d = 0; d + 1 < rank; ++d) rows *= p.in_dims[d];
-  const int64_t row = rank == 0 ? 1 : p.in_dims[rank - 1];
-  std::vector<int64_t> out_strides(rank, 1);
-  for (int d = rank - 2; d >= 0; --d) out_strides[d] = out_strides[d + 1] * p.out_dims[d + 1];
-#pragma omp parallel num_threads(threads)
-  {
-#pragma omp for schedule(static)
-    for (int64_t i = 0; i < out_count; ++i) dst[i] = p.value;
-#pragma omp for schedule(static)
-    for (int64_t r = 0; r < rows; ++r) {
-      // r's index over the input's outer dims, placed in the output.
-      int64_t rest = r, offset = rank == 0 ? 0 : p.begin[rank - 1];
-      for (int d = rank - 2; d >= 0; --d) {
-        const int64_t index = rest % p.in_dims[d];
-        rest /= p.in_dims[d];
-        offset += (index + p.begin[d]) * out_strides[d];
-      }
-      std::memcpy(dst + offset, src + r * row, sizeof(float) * row);
+  const int last = rank - 1;
+  int64_t rows = 1;
+  for (int d = 0; d < last; ++d) rows *= p.out_dims[d];
+  const int64_t out_row = rank == 0 ? 1 : p.out_dims[last];
+  const int64_t in_row = rank == 0 ? 1 : p.in_dims[last];
+  const int64_t before = rank == 0 ? 0 : p.begin[last];
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int64_t r = 0; r < rows; ++r) {
+    float* out = dst + r * out_row;
+    // r's index over the output's outer dims, read back in the input's.
+    int64_t rest = r, source = 0, stride = 1;
+    bool inside = true;
+    for (int d = last - 1; d >= 0; --d) {
+      const int64_t index = rest % p.out_dims[d] - p.begin[d];
+      rest /= p.out_dims[d];
+      inside = inside && index >= 0 && index < p.in_dims[d];
+      source += index * stride;
+      stride *= p.in_dims[d];
     }
+    if (!inside) {
+      std::fill(out, out + out_row, p.value);
+      continue;
+    }
+    std::fill(out, out + before, p.value);
+    std::memcpy(out + before, src + source * in_row, sizeof(float) * in_row);
+    std::fill(out + before + in_row, out + out_row, p.value);
   }
 }
 

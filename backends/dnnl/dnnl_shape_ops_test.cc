@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <random>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -591,6 +592,8 @@ TEST(DnnlSliceTest, StridedWindowsOfAnySource) {
       {Shape({1, 5, 3, 4, 4}), {1}, {4}, {1}, {2}},
       {Shape({6, 7, 5}), {1, 0}, {kSliceEnd, 5}, {0, 2}, {3, 2}},
       {Shape({8}), {2}, {100}, {0}, {5}},
+      // A step as large as int64 allows: one row, whose stride is never used.
+      {Shape({3, 4}), {1}, {kSliceEnd}, {0}, {std::numeric_limits<int64_t>::max()}},
   };
   for (const Case& c : cases) {
     SliceAttrs a;

@@ -55,7 +55,8 @@ absl::Status LowerSlice(PartitionBuilder& b, const FusionGroup&,
   dnnl_memory_desc_t strided = src.md.submemory_desc(spans, offsets).data;
   for (size_t d = 0; d < window.size(); ++d) {
     strided.dims[d] = strided.padded_dims[d] = counts[d];
-    strided.format_desc.blocking.strides[d] *= window[d].step;
+    // One element reads no stride: a huge step on it must not overflow.
+    if (counts[d] > 1) strided.format_desc.blocking.strides[d] *= window[d].step;
   }
   src.md = dnnl::memory::desc(strided);
   MemRef dst = b.NewBuffer(Plain(counts));

@@ -216,34 +216,38 @@ class Session:
                 "precompile takes a shape, {input name: shape}, or a list of them; got "
                 f"{shapes!r}")
         inputs = self.inputs
+        names = ", ".join(i.name for i in inputs)
+        # Every entry checked before anything runs.
+        wanted = []
         for entry in shapes:
             if is_shape(entry):
                 if len(inputs) != 1:
                     raise InvalidArgumentError(  # noqa: F405
-                        f"{self.model} takes {len(inputs)} inputs "
-                        f"({', '.join(i.name for i in inputs)}); give {{input name: shape}}")
+                        f"{self.model} takes {len(inputs)} inputs ({names}); give "
+                        "{input name: shape}")
                 entry = {inputs[0].name: entry}
             if not isinstance(entry, dict):
                 raise InvalidArgumentError(  # noqa: F405
                     f"precompile: {entry!r} is neither a shape nor {{input name: shape}}")
-            feeds = {}
+            unknown = set(entry) - {i.name for i in inputs}
+            if unknown:
+                raise InvalidArgumentError(  # noqa: F405
+                    f"precompile: {self.model} has no input {sorted(unknown)[0]!r}; its "
+                    f"inputs: {names}")
             for info in inputs:
-                if info.name not in entry:
+                shape = entry.get(info.name)
+                if shape is None:
                     raise InvalidArgumentError(  # noqa: F405
                         f"precompile: no shape for input '{info.name}' of {self.model}")
-                shape = entry[info.name]
                 if not is_shape(shape) or any(d < 0 for d in shape):
                     raise InvalidArgumentError(  # noqa: F405
                         f"precompile: input '{info.name}' shape {shape!r} is not a list of "
                         "sizes (ints, 0 or more)")
-                dtype = "float32" if info.dtype == "bfloat16" else info.dtype
-                feeds[info.name] = _np.zeros(shape, dtype=dtype)
-            unknown = set(entry) - {i.name for i in inputs}
-            if unknown:
-                raise InvalidArgumentError(  # noqa: F405
-                    f"precompile: {self.model} has no input {sorted(unknown)[0]!r}; its inputs: "
-                    f"{', '.join(i.name for i in inputs)}")
-            self.run(feeds)
+            wanted.append(entry)
+        for entry in wanted:
+            self.run({info.name: _np.zeros(entry[info.name], dtype="float32" if
+                                           info.dtype == "bfloat16" else info.dtype)
+                      for info in inputs})
 
     def run_stats(self):
         """What an ONNX model's runs compiled and reused (plans_compiled,
