@@ -1,6 +1,7 @@
 #include "core/dtype.h"
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -12,9 +13,12 @@ namespace switchyard {
 
 const std::vector<DType>& AllDTypes() {
   static const auto* all = new std::vector<DType>{
-      DType::kFloat32, DType::kFloat16, DType::kBFloat16,
-      DType::kFloat64, DType::kInt64,   DType::kInt32,
-      DType::kInt8,    DType::kUInt8,   DType::kBool};
+      DType::kFloat32,       DType::kFloat16,        DType::kBFloat16,
+      DType::kFloat64,       DType::kInt64,          DType::kInt32,
+      DType::kInt8,          DType::kUInt8,          DType::kBool,
+      DType::kInt16,         DType::kUInt16,         DType::kInt4,
+      DType::kUInt4,         DType::kFloat8E4M3FN,   DType::kFloat8E4M3FNUZ,
+      DType::kFloat8E5M2,    DType::kFloat8E5M2FNUZ};
   return *all;
 }
 
@@ -29,6 +33,14 @@ std::string DTypeName(DType dtype) {
     case DType::kInt8: return "int8";
     case DType::kUInt8: return "uint8";
     case DType::kBool: return "bool";
+    case DType::kInt16: return "int16";
+    case DType::kUInt16: return "uint16";
+    case DType::kInt4: return "int4";
+    case DType::kUInt4: return "uint4";
+    case DType::kFloat8E4M3FN: return "float8_e4m3fn";
+    case DType::kFloat8E4M3FNUZ: return "float8_e4m3fnuz";
+    case DType::kFloat8E5M2: return "float8_e5m2";
+    case DType::kFloat8E5M2FNUZ: return "float8_e5m2fnuz";
   }
   return "unknown";
 }
@@ -43,10 +55,18 @@ size_t DTypeSize(DType dtype) {
       return 4;
     case DType::kFloat16:
     case DType::kBFloat16:
+    case DType::kInt16:
+    case DType::kUInt16:
       return 2;
     case DType::kInt8:
     case DType::kUInt8:
     case DType::kBool:
+    case DType::kInt4:
+    case DType::kUInt4:
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E4M3FNUZ:
+    case DType::kFloat8E5M2:
+    case DType::kFloat8E5M2FNUZ:
       return 1;
   }
   return 0;
@@ -54,7 +74,39 @@ size_t DTypeSize(DType dtype) {
 
 bool IsFloatingPoint(DType dtype) {
   return dtype == DType::kFloat32 || dtype == DType::kFloat16 ||
-         dtype == DType::kBFloat16 || dtype == DType::kFloat64;
+         dtype == DType::kBFloat16 || dtype == DType::kFloat64 ||
+         IsFloat8(dtype);
+}
+
+bool IsFloat8(DType dtype) {
+  return dtype == DType::kFloat8E4M3FN || dtype == DType::kFloat8E4M3FNUZ ||
+         dtype == DType::kFloat8E5M2 || dtype == DType::kFloat8E5M2FNUZ;
+}
+
+int64_t IntegerMin(DType dtype) {
+  switch (dtype) {
+    case DType::kInt64: return std::numeric_limits<int64_t>::min();
+    case DType::kInt32: return std::numeric_limits<int32_t>::min();
+    case DType::kInt16: return std::numeric_limits<int16_t>::min();
+    case DType::kInt8: return std::numeric_limits<int8_t>::min();
+    case DType::kInt4: return -8;
+    default: return 0;
+  }
+}
+
+int64_t IntegerMax(DType dtype) {
+  switch (dtype) {
+    case DType::kInt64: return std::numeric_limits<int64_t>::max();
+    case DType::kInt32: return std::numeric_limits<int32_t>::max();
+    case DType::kInt16: return std::numeric_limits<int16_t>::max();
+    case DType::kUInt16: return std::numeric_limits<uint16_t>::max();
+    case DType::kInt8: return std::numeric_limits<int8_t>::max();
+    case DType::kUInt8: return std::numeric_limits<uint8_t>::max();
+    case DType::kInt4: return 7;
+    case DType::kUInt4: return 15;
+    case DType::kBool: return 1;
+    default: return 0;
+  }
 }
 
 absl::StatusOr<DType> ParseDType(absl::string_view name) {
@@ -66,6 +118,14 @@ absl::StatusOr<DType> ParseDType(absl::string_view name) {
   if (name == "double") return DType::kFloat64;
   if (name == "long") return DType::kInt64;
   if (name == "int") return DType::kInt32;
+  if (name == "short") return DType::kInt16;
+  // ONNX's spelling of the float8 names.
+  for (DType d : AllDTypes()) {
+    if (!IsFloat8(d)) continue;
+    std::string onnx_name = DTypeName(d);
+    onnx_name.erase(onnx_name.find('_'), 1);
+    if (name == onnx_name) return d;
+  }
   std::vector<std::string> names;
   for (DType d : AllDTypes()) names.push_back(DTypeName(d));
   return absl::InvalidArgumentError(absl::StrCat(
@@ -137,6 +197,72 @@ uint16_t FloatToBFloat16(float value) {
 
 namespace {
 
+// A float8 type's layout: mantissa bits, exponent bias, and which of the
+// special encodings it has.
+struct Float8Format {
+  int mantissa_bits;
+  int bias;
+  bool has_infinity;     // e5m2: IEEE-like infinities and NaNs
+  bool unsigned_zero;    // fnuz: 0x80 is the only NaN, no negative zero
+  double max_finite;
+};
+
+Float8Format FormatOf(DType type) {
+  switch (type) {
+    case DType::kFloat8E4M3FNUZ: return {3, 8, false, true, 240.0};
+    case DType::kFloat8E5M2: return {2, 15, true, false, 57344.0};
+    case DType::kFloat8E5M2FNUZ: return {2, 16, false, true, 57344.0};
+    default: return {3, 7, false, false, 448.0};  // e4m3fn
+  }
+}
+
+uint8_t Float8NaN(const Float8Format& f, uint8_t sign) {
+  if (f.unsigned_zero) return 0x80;
+  return sign | 0x7f;  // e4m3fn's NaN; for e5m2 a NaN with all mantissa bits
+}
+
+uint8_t DoubleToFloat8(double value, DType type, bool saturate) {
+  const Float8Format f = FormatOf(type);
+  const uint8_t sign = std::signbit(value) ? 0x80 : 0;
+  if (std::isnan(value)) return Float8NaN(f, sign);
+  const double a = std::fabs(value);
+  const int min_exponent = 1 - f.bias;  // of the normal numbers
+  // Round a to a multiple of its binade's spacing, ties to even (a / quantum
+  // is exact: quantum is a power of two).
+  double rounded = a;
+  if (std::isfinite(a) && a != 0) {
+    int exponent;
+    std::frexp(a, &exponent);  // a = m * 2^exponent, m in [0.5, 1)
+    const int binade = std::max(exponent - 1, min_exponent);
+    const double quantum = std::ldexp(1.0, binade - f.mantissa_bits);
+    rounded = std::nearbyint(a / quantum) * quantum;
+  }
+  if (rounded > f.max_finite) {
+    if (saturate) {
+      rounded = f.max_finite;
+    } else if (f.has_infinity) {
+      return sign | 0x7c;
+    } else {
+      return Float8NaN(f, sign);
+    }
+  }
+  if (rounded == 0) return f.unsigned_zero ? 0 : sign;
+  int exponent;
+  std::frexp(rounded, &exponent);
+  const int binade = exponent - 1;
+  uint32_t biased, mantissa;
+  if (binade < min_exponent) {  // subnormal
+    biased = 0;
+    mantissa = static_cast<uint32_t>(
+        std::ldexp(rounded, f.mantissa_bits - min_exponent));
+  } else {
+    biased = static_cast<uint32_t>(binade + f.bias);
+    mantissa = static_cast<uint32_t>(
+        std::ldexp(rounded, f.mantissa_bits - binade)) - (1u << f.mantissa_bits);
+  }
+  return static_cast<uint8_t>(sign | (biased << f.mantissa_bits) | mantissa);
+}
+
 template <typename T>
 T Load(const void* data, int64_t index) {
   T v;
@@ -166,6 +292,48 @@ T SaturatingCast(double v) {
 
 }  // namespace
 
+float Float8ToFloat(uint8_t bits, DType type) {
+  const Float8Format f = FormatOf(type);
+  const bool negative = (bits & 0x80) != 0;
+  const int exponent_bits = 7 - f.mantissa_bits;
+  const uint32_t biased = (bits & 0x7f) >> f.mantissa_bits;
+  const uint32_t mantissa = bits & ((1u << f.mantissa_bits) - 1);
+  const uint32_t all_ones = (1u << exponent_bits) - 1;
+  if (f.unsigned_zero && bits == 0x80) return NAN;
+  if (f.has_infinity && biased == all_ones) {
+    if (mantissa != 0) return NAN;
+    return negative ? -INFINITY : INFINITY;
+  }
+  if (!f.has_infinity && !f.unsigned_zero && (bits & 0x7f) == 0x7f) return NAN;
+  double magnitude;
+  if (biased == 0) {
+    magnitude = std::ldexp(static_cast<double>(mantissa),
+                           1 - f.bias - f.mantissa_bits);
+  } else {
+    magnitude = std::ldexp(
+        static_cast<double>(mantissa + (1u << f.mantissa_bits)),
+        static_cast<int>(biased) - f.bias - f.mantissa_bits);
+  }
+  return static_cast<float>(negative ? -magnitude : magnitude);
+}
+
+uint8_t FloatToFloat8(float value, DType type, bool saturate) {
+  return DoubleToFloat8(value, type, saturate);
+}
+
+namespace {
+
+// int4 and uint4 are held one per byte: saturate to their 4-bit range.
+template <typename T>
+T SaturatingCastTo(double v, int64_t low, int64_t high) {
+  if (std::isnan(v)) return 0;
+  if (v <= static_cast<double>(low)) return static_cast<T>(low);
+  if (v >= static_cast<double>(high)) return static_cast<T>(high);
+  return static_cast<T>(v);
+}
+
+}  // namespace
+
 double ElementAsDouble(const void* data, DType dtype, int64_t index) {
   switch (dtype) {
     case DType::kFloat32: return Load<float>(data, index);
@@ -177,6 +345,15 @@ double ElementAsDouble(const void* data, DType dtype, int64_t index) {
     case DType::kInt8: return Load<int8_t>(data, index);
     case DType::kUInt8: return Load<uint8_t>(data, index);
     case DType::kBool: return Load<uint8_t>(data, index) != 0 ? 1.0 : 0.0;
+    case DType::kInt16: return Load<int16_t>(data, index);
+    case DType::kUInt16: return Load<uint16_t>(data, index);
+    case DType::kInt4: return Load<int8_t>(data, index);
+    case DType::kUInt4: return Load<uint8_t>(data, index);
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E4M3FNUZ:
+    case DType::kFloat8E5M2:
+    case DType::kFloat8E5M2FNUZ:
+      return Float8ToFloat(Load<uint8_t>(data, index), dtype);
   }
   return 0;
 }
@@ -204,6 +381,19 @@ void SetElementFromDouble(void* data, DType dtype, int64_t index,
       return Store<uint8_t>(data, index, SaturatingCast<uint8_t>(value));
     case DType::kBool:
       return Store<uint8_t>(data, index, value != 0 ? 1 : 0);
+    case DType::kInt16:
+      return Store<int16_t>(data, index, SaturatingCast<int16_t>(value));
+    case DType::kUInt16:
+      return Store<uint16_t>(data, index, SaturatingCast<uint16_t>(value));
+    case DType::kInt4:
+      return Store<int8_t>(data, index, SaturatingCastTo<int8_t>(value, -8, 7));
+    case DType::kUInt4:
+      return Store<uint8_t>(data, index, SaturatingCastTo<uint8_t>(value, 0, 15));
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E4M3FNUZ:
+    case DType::kFloat8E5M2:
+    case DType::kFloat8E5M2FNUZ:
+      return Store<uint8_t>(data, index, DoubleToFloat8(value, dtype, true));
   }
 }
 

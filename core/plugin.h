@@ -46,8 +46,9 @@ namespace switchyard {
 // //core:plugin_abi_fingerprint_test fails until it is bumped and
 // tools/plugin_abi_fingerprint.py --update has recorded the new headers.
 // 3: Kernel::Describe. 4: BackendDevice::caching_allocator() and
-// host_memory(), Kernel::set_part_sink and its data member.
-inline constexpr uint32_t kPluginAbiVersion = 4;
+// host_memory(), Kernel::set_part_sink and its data member. 5: the
+// quantized storage dtypes (int16, uint16, int4, uint4, the four float8s).
+inline constexpr uint32_t kPluginAbiVersion = 5;
 
 // The name of the C entry point, for dlsym.
 inline constexpr char kPluginEntryPoint[] = "SwitchyardPluginEntry";

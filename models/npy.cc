@@ -34,8 +34,9 @@ constexpr size_t kDataAlignment = 64;
 // and would only cost parsing time.
 constexpr uint64_t kMaxHeaderBytes = 10'000;
 // The descr NumPy writes for each dtype (little-endian; '|' where byte order
-// does not apply). bfloat16 has no NumPy dtype, so it has no entry: it
-// cannot be written, and no .npy file holds it.
+// does not apply). bfloat16, float8, int4 and uint4 have no NumPy dtype,
+// so they have no entry: they cannot be written as they are (AsNpyDType
+// converts them), and no .npy file holds them.
 struct DescrOf {
   DType dtype;
   const char* descr;
@@ -45,6 +46,7 @@ constexpr DescrOf kDescrs[] = {
     {DType::kFloat64, "<f8"}, {DType::kInt64, "<i8"},
     {DType::kInt32, "<i4"},   {DType::kInt8, "|i1"},
     {DType::kUInt8, "|u1"},   {DType::kBool, "|b1"},
+    {DType::kInt16, "<i2"},   {DType::kUInt16, "<u2"},
 };
 
 const char* DescrFor(DType dtype) {
@@ -266,8 +268,8 @@ absl::Status CheckWritable(const HostArray& array) {
     return absl::InvalidArgumentError(absl::StrCat(
         DTypeName(array.dtype),
         " has no NumPy dtype, so it cannot be stored in a .npy file; convert "
-        "the array to float32 first, or write a .safetensors file (which has "
-        "BF16)"));
+        "the array to float32 first (AsNpyDType), or write a .safetensors file "
+        "(which has BF16 and two float8 types)"));
   }
   if (array.shape.rank() > kMaxTensorFileRank) {
     return absl::InvalidArgumentError(
@@ -280,6 +282,15 @@ absl::Status CheckWritable(const HostArray& array) {
 }
 
 }  // namespace
+
+HostArray AsNpyDType(HostArray array) {
+  if (array.dtype == DType::kBFloat16 || IsFloat8(array.dtype)) {
+    return HostArray(array.shape, array.ToFloats());
+  }
+  if (array.dtype == DType::kInt4) array.dtype = DType::kInt8;
+  if (array.dtype == DType::kUInt4) array.dtype = DType::kUInt8;
+  return array;
+}
 
 absl::StatusOr<HostArray> ParseNpy(absl::string_view bytes,
                                    absl::string_view source_name) {

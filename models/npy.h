@@ -3,8 +3,8 @@
 
 // Reading and writing NumPy .npy array files of every dtype NumPy shares with
 // the runtime: descr '<f4' float32, '<f2' float16, '<f8' float64, '<i8'
-// int64, '<i4' int32, '|i1' int8, '|u1' uint8 and '|b1' bool (little-endian;
-// one-byte types with any byte-order mark). bfloat16 has no NumPy dtype
+// int64, '<i4' int32, '<i2' int16, '<u2' uint16, '|i1' int8, '|u1' uint8 and
+// '|b1' bool (little-endian; one-byte types with any byte-order mark). bfloat16 has no NumPy dtype
 // (ml_dtypes saves it as raw '<V2' bytes, losing the type), so a bfloat16
 // array cannot be written as .npy: convert it to float32 or write
 // .safetensors (BF16).
@@ -30,6 +30,11 @@
 #include "models/host_array.h"
 
 namespace switchyard {
+
+// `array` in a dtype .npy can hold: bfloat16 and the float8 types widened
+// to float32 (exactly), int4 and uint4 as int8 and uint8 (the same bytes,
+// one value per byte); every other dtype as it is.
+HostArray AsNpyDType(HostArray array);
 
 // Parses a whole .npy file held in `bytes`. `source_name` (usually the path)
 // leads every error message. The header parser accepts what NumPy writes and

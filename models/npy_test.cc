@@ -116,6 +116,7 @@ TEST(NpyTest, WritesNumpysDescrForEachDType) {
       {DType::kFloat64, "<f8"}, {DType::kInt64, "<i8"},
       {DType::kInt32, "<i4"},   {DType::kInt8, "|i1"},
       {DType::kUInt8, "|u1"},   {DType::kBool, "|b1"},
+      {DType::kInt16, "<i2"},   {DType::kUInt16, "<u2"},
   };
   for (const auto& [dtype, descr] : expected) {
     SCOPED_TRACE(descr);
@@ -142,6 +143,17 @@ TEST(NpyTest, ReadsOneByteDTypesWithAnyByteOrderMark) {
   EXPECT_EQ(flags->ToFloats(), std::vector<float>({1, 0, 1}));
 }
 
+TEST(NpyTest, AsNpyDTypeWidensWhatNumpyLacks) {
+  const HostArray f8(Shape({2}), DType::kFloat8E4M3FN, {'\x38', '\xfe'});
+  const HostArray widened = AsNpyDType(f8);
+  EXPECT_EQ(widened.dtype, DType::kFloat32);
+  EXPECT_EQ(widened.ToFloats(), std::vector<float>({1, -448}));
+  const HostArray nibbles(Shape({2}), DType::kInt4, {'\x07', '\xf8'});
+  ExpectSameArray(AsNpyDType(nibbles), HostArray::Of<int8_t>(Shape({2}), {7, -8}));
+  const HostArray plain = HostArray::Of<int16_t>(Shape({1}), {-5});
+  ExpectSameArray(AsNpyDType(plain), plain);
+}
+
 TEST(NpyTest, RefusesToWriteBFloat16) {
   const std::string path = TempPath("bf16.npy");
   const uint16_t one = 0x3f80;
@@ -154,8 +166,7 @@ TEST(NpyTest, RefusesToWriteBFloat16) {
   EXPECT_THAT(std::string(status.message()), HasSubstr(path));
   EXPECT_THAT(std::string(status.message()),
               HasSubstr("bfloat16 has no NumPy dtype, so it cannot be stored "
-                        "in a .npy file; convert the array to float32 first, "
-                        "or write a .safetensors file"));
+                        "in a .npy file; convert the array to float32 first"));
   EXPECT_EQ(ReadNpy(path).status().code(), absl::StatusCode::kNotFound);
 }
 
@@ -371,15 +382,15 @@ std::vector<BadInput> BadInputs() {
        kUnimplemented,
        "dtype descr '>f4' is not supported; the supported ones are '<f4' "
        "(float32), '<f2' (float16), '<f8' (float64), '<i8' (int64), '<i4' "
-       "(int32), '|i1' (int8), '|u1' (uint8), '|b1' (bool). Save "
-       "little-endian data"},
+       "(int32), '|i1' (int8), '|u1' (uint8), '|b1' (bool), '<i2' (int16), "
+       "'<u2' (uint16). Save little-endian data"},
       {"BigEndianInt64", NpyWith(Dict("'>i8'", "False", "(3,)"), six),
        kUnimplemented, "dtype descr '>i8' is not supported"},
       {"Complex64", NpyWith(Dict("'<c8'", "False", "(3,)"), six),
        kUnimplemented,
        "dtype descr '<c8' is not supported; the supported ones are"},
-      {"UInt16", NpyWith(Dict("'<u2'", "False", "(12,)"), six), kUnimplemented,
-       "dtype descr '<u2' is not supported"},
+      {"UInt32", NpyWith(Dict("'<u4'", "False", "(6,)"), six), kUnimplemented,
+       "dtype descr '<u4' is not supported"},
       {"Int64DataTooShort", NpyWith(Dict("'<i8'", "False", "(4,)"), six),
        kInvalid,
        "shape (4,) of int64 needs 32 data bytes, but the file has 24; it is "

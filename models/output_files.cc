@@ -23,18 +23,10 @@ bool IsFolder(const std::string& target) {
          std::filesystem::is_directory(target, error);
 }
 
-// `tensor` on the host in its dtype, bfloat16 widened to float32.
+// `tensor` on the host in a dtype .npy holds (AsNpyDType).
 absl::StatusOr<HostArray> ToHostArray(const Tensor& tensor) {
   SY_ASSIGN_OR_RETURN(std::vector<char> bytes, tensor.ToBytes());
-  if (tensor.dtype() != DType::kBFloat16) {
-    return HostArray(tensor.shape(), tensor.dtype(), std::move(bytes));
-  }
-  std::vector<float> values(static_cast<size_t>(tensor.num_elements()));
-  for (size_t i = 0; i < values.size(); ++i) {
-    values[i] = static_cast<float>(ElementAsDouble(
-        bytes.data(), DType::kBFloat16, static_cast<int64_t>(i)));
-  }
-  return HostArray(tensor.shape(), std::move(values));
+  return AsNpyDType(HostArray(tensor.shape(), tensor.dtype(), std::move(bytes)));
 }
 
 }  // namespace

@@ -61,7 +61,9 @@ constexpr NamedDType kDTypeNames[] = {
     {DType::kBFloat16, "BF16"}, {DType::kFloat64, "F64"},
     {DType::kInt64, "I64"},     {DType::kInt32, "I32"},
     {DType::kInt8, "I8"},       {DType::kUInt8, "U8"},
-    {DType::kBool, "BOOL"},
+    {DType::kBool, "BOOL"},     {DType::kInt16, "I16"},
+    {DType::kUInt16, "U16"},    {DType::kFloat8E4M3FN, "F8_E4M3"},
+    {DType::kFloat8E5M2, "F8_E5M2"},
 };
 
 std::optional<DType> DTypeForName(absl::string_view name) {
@@ -75,7 +77,7 @@ const char* NameForDType(DType dtype) {
   for (const NamedDType& d : kDTypeNames) {
     if (d.dtype == dtype) return d.name;
   }
-  return "?";  // unreachable: every DType has a name
+  return "?";  // int4, uint4 and the fnuz float8s: CheckWritable refuses them
 }
 
 std::string SupportedDTypes() {
@@ -485,6 +487,11 @@ absl::Status CheckWritable(const SafetensorsFile& file) {
           absl::StrCat(where, ": ", shape.status().message()));
     }
     SY_RETURN_IF_ERROR(CheckArrayBytes(array, *shape, where + ":"));
+    if (std::string(NameForDType(array.dtype)) == "?") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": safetensors has no ", DTypeName(array.dtype),
+          " dtype; cast the tensor (to int8, uint8 or float32) first"));
+    }
   }
   for (const auto& [key, value] : file.metadata) {
     if (!IsValidUtf8(key) || !IsValidUtf8(value)) {

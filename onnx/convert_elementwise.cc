@@ -137,56 +137,41 @@ absl::Status ConvertMod(NodeContext& ctx) {
   return ctx.SetOutput(0, y);
 }
 
-// ONNX's 8-bit and 4-bit float and int types (opsets 19, 21, 23), named:
-// the protobuf Switchyard builds with predates them.
-const char* NarrowOnnxTypeName(int64_t onnx_type) {
-  switch (onnx_type) {
-    case 17: return "FLOAT8E4M3FN";
-    case 18: return "FLOAT8E4M3FNUZ";
-    case 19: return "FLOAT8E5M2";
-    case 20: return "FLOAT8E5M2FNUZ";
-    case 21: return "UINT4";
-    case 22: return "INT4";
-    case 23: return "FLOAT4E2M1";
-    case 24: return "FLOAT8E8M0";
-    default: return nullptr;
+// Cast-19's saturate (to float8 only): 0 or 1. The ONNX types Switchyard
+// has no dtype for (FLOAT4E2M1, FLOAT8E8M0, strings...) are refused by
+// DTypeFromOnnx, by name.
+absl::StatusOr<bool> CastSaturate(NodeContext& ctx) {
+  if (ctx.opset() < 19) return true;
+  SY_ASSIGN_OR_RETURN(int64_t saturate, ctx.Int("saturate", 1));
+  if (saturate != 0 && saturate != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("attribute 'saturate' is ", saturate, "; it takes 0 or 1"));
   }
+  return saturate == 1;
 }
 
-// Cast-19's saturate only changes conversions to float8, which Switchyard
-// has no dtype for: read it (0 or 1), and refuse float8 (and the other
-// narrow types) by name on either side of the cast.
-absl::Status CheckCastTypes(NodeContext& ctx, int64_t to) {
-  if (ctx.opset() >= 19) {
-    SY_ASSIGN_OR_RETURN(int64_t saturate, ctx.Int("saturate", 1));
-    if (saturate != 0 && saturate != 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("attribute 'saturate' is ", saturate, "; it takes 0 or 1"));
-    }
-  }
-  if (const char* name = NarrowOnnxTypeName(to)) {
-    return absl::UnimplementedError(absl::StrCat(
-        ctx.op_type(), " to ", name, ": Switchyard has no ", name,
-        " dtype (supported: FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT64, INT32, INT8, "
-        "UINT8, BOOL)"));
-  }
-  return absl::OkStatus();
+absl::Status CastToType(NodeContext& ctx, DType dtype) {
+  SY_ASSIGN_OR_RETURN(bool saturate, CastSaturate(ctx));
+  Val x = ctx.In(0);
+  if (ctx.Type(x).dtype == dtype) return ctx.SetOutput(0, x);
+  SY_ASSIGN_OR_RETURN(Val y, ctx.EmitOne("cast", {x}, Attrs({{"to", DTypeName(dtype)},
+                                                              {"saturate", saturate}})));
+  return ctx.SetOutput(0, y);
 }
 
 absl::Status ConvertCast(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(int64_t to, ctx.Int("to", 0));
-  SY_RETURN_IF_ERROR(CheckCastTypes(ctx, to));
   absl::StatusOr<DType> dtype = DTypeFromOnnx(static_cast<int32_t>(to));
-  if (!dtype.ok()) return dtype.status();
-  SY_ASSIGN_OR_RETURN(Val y, CastTo(ctx, ctx.In(0), *dtype));
-  return ctx.SetOutput(0, y);
+  if (!dtype.ok()) {
+    return absl::Status(dtype.status().code(),
+                        absl::StrCat("attribute 'to': ", dtype.status().message()));
+  }
+  return CastToType(ctx, *dtype);
 }
 
 // CastLike: Cast to the dtype of input 1 (whose values are not read).
 absl::Status ConvertCastLike(NodeContext& ctx) {
-  SY_RETURN_IF_ERROR(CheckCastTypes(ctx, 0));
-  SY_ASSIGN_OR_RETURN(Val y, CastTo(ctx, ctx.In(0), ctx.Type(ctx.In(1)).dtype));
-  return ctx.SetOutput(0, y);
+  return CastToType(ctx, ctx.Type(ctx.In(1)).dtype);
 }
 
 // Comparisons (ops/comparison.cc): folded at import when both operands are

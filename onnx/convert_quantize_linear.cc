@@ -1,5 +1,6 @@
 // ONNX QuantizeLinear, DequantizeLinear (every version: per-tensor,
-// per-axis, opset 21's blocked form, output_dtype) and DynamicQuantizeLinear,
+// per-axis, opset 21's blocked form, output_dtype; 8-bit, 16-bit, 4-bit and
+// float8 types) and DynamicQuantizeLinear,
 // composed of Switchyard's ops by onnx/quantization.h. Constant weights and
 // their scales fold at import, so a QDQ model's dequantized weights are
 // plain float constants; activations get the ops in the graph.
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "core/status_macros.h"
 #include "onnx/convert_util.h"
 #include "onnx/converter_registry.h"
@@ -19,7 +21,7 @@ namespace onnx_import {
 namespace {
 
 // The dtype an output_dtype attribute names (0: none), among `allowed`.
-absl::StatusOr<DType> OutputDType(NodeContext& ctx, std::initializer_list<DType> allowed,
+absl::StatusOr<DType> OutputDType(NodeContext& ctx, absl::Span<const DType> allowed,
                                   DType absent) {
   SY_ASSIGN_OR_RETURN(int64_t onnx_type, ctx.Int("output_dtype", 0));
   if (onnx_type == 0) return absent;
@@ -36,6 +38,20 @@ absl::StatusOr<DType> OutputDType(NodeContext& ctx, std::initializer_list<DType>
       "; Switchyard's ", ctx.op_type(), " makes ", names));
 }
 
+// What QuantizeLinear makes, as ONNX Runtime 1.30's CPU provider does.
+constexpr DType kQuantizedTypes[] = {
+    DType::kUInt8,         DType::kInt8,           DType::kUInt16,
+    DType::kInt16,         DType::kUInt4,          DType::kInt4,
+    DType::kFloat8E4M3FN,  DType::kFloat8E4M3FNUZ, DType::kFloat8E5M2,
+    DType::kFloat8E5M2FNUZ};
+
+bool IsQuantized(DType d) {
+  for (DType q : kQuantizedTypes) {
+    if (q == d) return true;
+  }
+  return false;
+}
+
 absl::StatusOr<QuantInputs> GranularityOf(NodeContext& ctx, QuantInputs in) {
   SY_ASSIGN_OR_RETURN(in.axis, ctx.Int("axis", 1));
   SY_ASSIGN_OR_RETURN(in.block_size, ctx.Int("block_size", 0));
@@ -48,20 +64,24 @@ absl::Status ConvertQuantizeLinear(NodeContext& ctx) {
   // saturate concerns float8 outputs only; precision (23) may only say
   // float32, the precision used here.
   SY_ASSIGN_OR_RETURN(int64_t saturate, ctx.Int("saturate", 1));
-  (void)saturate;
+  if (saturate != 0 && saturate != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("attribute saturate is ", saturate, "; it takes 0 or 1"));
+  }
   SY_ASSIGN_OR_RETURN(int64_t precision, ctx.Int("precision", 0));
   if (precision != 0 && precision != 1) {
     return absl::UnimplementedError(absl::StrCat(
         "attribute precision is ", OnnxTypeName(static_cast<int32_t>(precision)),
         "; Switchyard divides in float32 (precision 0 or 1)"));
   }
-  SY_ASSIGN_OR_RETURN(DType requested,
-                      OutputDType(ctx, {DType::kUInt8, DType::kInt8}, DType::kUInt8));
+  SY_ASSIGN_OR_RETURN(DType requested, OutputDType(ctx, kQuantizedTypes, DType::kUInt8));
   SY_ASSIGN_OR_RETURN(QuantParams p, ReadQuantParams(ctx, in, ctx.InShape(0), requested));
-  if (p.type != DType::kUInt8 && p.type != DType::kInt8) {
+  p.saturate = saturate == 1;
+  if (!IsQuantized(p.type)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "input y_zero_point is ", DTypeName(p.type),
-        "; QuantizeLinear makes uint8 or int8 (the zero point's dtype)"));
+        "; QuantizeLinear makes uint8, int8, uint16, int16, uint4, int4 or a float8 type "
+        "(the zero point's dtype)"));
   }
   if (ctx.HasAttr("output_dtype") && p.type != requested) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -88,11 +108,11 @@ absl::Status ConvertDequantizeLinear(NodeContext& ctx) {
   QuantInputs in{1, 2, "x_scale", "x_zero_point"};
   SY_ASSIGN_OR_RETURN(in, GranularityOf(ctx, in));
   const DType x_type = ctx.Type(ctx.In(0)).dtype;
-  if (x_type != DType::kUInt8 && x_type != DType::kInt8 && x_type != DType::kInt32) {
+  if (!IsQuantized(x_type) && x_type != DType::kInt32) {
     return absl::InvalidArgumentError(absl::StrCat(
         "input x is ", DTypeName(x_type),
-        "; Switchyard dequantizes uint8, int8 and int32 (ONNX's 16-bit, 4-bit and "
-        "float8 types are not supported)"));
+        "; DequantizeLinear takes uint8, int8, uint16, int16, uint4, int4, int32 or a "
+        "float8 type"));
   }
   SY_ASSIGN_OR_RETURN(QuantParams p, ReadQuantParams(ctx, in, ctx.InShape(0), x_type));
   if (p.type != x_type) {

@@ -254,7 +254,9 @@ absl::StatusOr<std::unique_ptr<OnnxModel>> OnnxModel::FromProto(
                         kept.bytes.size()};
     }
     model->initializer_types_[t.name()] = {v.shape, v.dtype};
-    if (!IsFloatingPoint(v.dtype) ||
+    // Quantized data (integers, float8) stays on the host too, so that
+    // the dequantization of a constant weight folds at import.
+    if (!IsFloatingPoint(v.dtype) || IsFloat8(v.dtype) ||
         v.shape.num_elements() <= kHostInitializerElements) {
       model->host_initializers_[t.name()] = std::make_shared<const HostArray>(
           v.shape, v.dtype, std::vector<char>(v.data, v.data + v.size_bytes));

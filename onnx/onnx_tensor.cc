@@ -26,8 +26,18 @@ std::string TensorWhat(const TensorProto& proto) {
   return absl::StrCat("tensor '", proto.name(), "'");
 }
 
+// ONNX's data types newer than the protobuf Switchyard builds with.
+constexpr int32_t kOnnxFloat8E4M3FN = 17;
+constexpr int32_t kOnnxFloat8E4M3FNUZ = 18;
+constexpr int32_t kOnnxFloat8E5M2 = 19;
+constexpr int32_t kOnnxFloat8E5M2FNUZ = 20;
+constexpr int32_t kOnnxUInt4 = 21;
+constexpr int32_t kOnnxInt4 = 22;
+
+bool IsFourBit(DType dtype) { return dtype == DType::kInt4 || dtype == DType::kUInt4; }
+
 // Copies the typed field `values` (one entry per element) into `dtype`'s
-// bytes; `bits` says the field holds the bit patterns of float16/bfloat16.
+// bytes; float16, bfloat16 and float8 values are their bit patterns.
 template <typename Field>
 absl::StatusOr<std::vector<char>> FromTypedField(const Field& values,
                                                  DType dtype, int64_t count,
@@ -41,18 +51,85 @@ absl::StatusOr<std::vector<char>> FromTypedField(const Field& values,
   std::vector<char> bytes(static_cast<size_t>(count) * DTypeSize(dtype));
   for (int64_t i = 0; i < count; ++i) {
     const auto v = values.Get(static_cast<int>(i));
-    switch (dtype) {
-      case DType::kFloat16:
-      case DType::kBFloat16: {
-        const uint16_t b = static_cast<uint16_t>(v);
-        std::memcpy(bytes.data() + 2 * i, &b, 2);
-        break;
-      }
-      default:
-        SetElementFromDouble(bytes.data(), dtype, i, static_cast<double>(v));
+    if (dtype == DType::kFloat16 || dtype == DType::kBFloat16) {
+      const uint16_t b = static_cast<uint16_t>(v);
+      std::memcpy(bytes.data() + 2 * i, &b, 2);
+    } else if (IsFloat8(dtype)) {
+      bytes[i] = static_cast<char>(static_cast<uint8_t>(v));
+    } else {
+      SetElementFromDouble(bytes.data(), dtype, i, static_cast<double>(v));
     }
   }
   return bytes;
+}
+
+// int4 and uint4 as ONNX packs them (two per byte, the first in the low
+// nibble), one per byte as Switchyard holds them, int4 sign-extended.
+std::vector<char> UnpackNibbles(absl::string_view packed, DType dtype, int64_t count) {
+  std::vector<char> bytes(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    const uint8_t byte = static_cast<uint8_t>(packed[static_cast<size_t>(i / 2)]);
+    uint8_t nibble = (i % 2 == 0) ? (byte & 0x0f) : (byte >> 4);
+    if (dtype == DType::kInt4 && (nibble & 0x08) != 0) nibble |= 0xf0;
+    bytes[i] = static_cast<char>(nibble);
+  }
+  return bytes;
+}
+
+// Where the tensor's bytes are stored as they are (external data or
+// raw_data); nullopt when it uses the typed fields.
+absl::StatusOr<std::optional<absl::string_view>> StoredBytes(const TensorProto& proto,
+                                                             ExternalDataFiles& files,
+                                                             const std::string& what) {
+  if (proto.data_location() == TensorProto::EXTERNAL) {
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const auto& entry : proto.external_data()) {
+      int64_t* target = nullptr;
+      if (entry.key() == "location") {
+        location = entry.value();
+        continue;
+      }
+      if (entry.key() == "offset") target = &offset;
+      if (entry.key() == "length") target = &length;
+      if (target == nullptr) continue;  // "checksum": not checked
+      char* end = nullptr;
+      errno = 0;
+      const long long v = std::strtoll(entry.value().c_str(), &end, 10);
+      if (entry.value().empty() || *end != '\0' || errno != 0 || v < 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            what, ": external data ", entry.key(), " '", entry.value(),
+            "' is not a non-negative integer"));
+      }
+      *target = v;
+    }
+    SY_ASSIGN_OR_RETURN(absl::string_view bytes,
+                        files.Bytes(proto.name(), location, offset, length));
+    return std::optional<absl::string_view>(bytes);
+  }
+  if (proto.has_raw_data()) return std::optional<absl::string_view>(proto.raw_data());
+  return std::optional<absl::string_view>();
+}
+
+// An int4 or uint4 tensor, from whichever form stores its packed bytes.
+absl::StatusOr<std::vector<char>> ReadFourBit(const TensorProto& proto, ExternalDataFiles& files,
+                                              DType dtype, int64_t count,
+                                              const std::string& what) {
+  const int64_t want = count / 2 + count % 2;
+  SY_ASSIGN_OR_RETURN(std::optional<absl::string_view> stored,
+                      StoredBytes(proto, files, what));
+  std::string from_field;
+  if (!stored.has_value()) {
+    // int32_data holds one packed byte per entry.
+    for (int32_t v : proto.int32_data()) from_field.push_back(static_cast<char>(v & 0xff));
+    stored = from_field;
+  }
+  if (static_cast<int64_t>(stored->size()) != want) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " has ", stored->size(), " bytes of data but shape of ", count, " ",
+        DTypeName(dtype), " values packs into ", want, " (two per byte)"));
+  }
+  return UnpackNibbles(*stored, dtype, count);
 }
 
 }  // namespace
@@ -68,15 +145,35 @@ absl::StatusOr<DType> DTypeFromOnnx(int32_t onnx_type) {
     case TensorProto::FLOAT16: return DType::kFloat16;
     case TensorProto::DOUBLE: return DType::kFloat64;
     case TensorProto::BFLOAT16: return DType::kBFloat16;
+    case TensorProto::INT16: return DType::kInt16;
+    case TensorProto::UINT16: return DType::kUInt16;
+    case kOnnxInt4: return DType::kInt4;
+    case kOnnxUInt4: return DType::kUInt4;
+    case kOnnxFloat8E4M3FN: return DType::kFloat8E4M3FN;
+    case kOnnxFloat8E4M3FNUZ: return DType::kFloat8E4M3FNUZ;
+    case kOnnxFloat8E5M2: return DType::kFloat8E5M2;
+    case kOnnxFloat8E5M2FNUZ: return DType::kFloat8E5M2FNUZ;
     default:
       return absl::UnimplementedError(absl::StrCat(
           "ONNX data type ", OnnxTypeName(onnx_type),
           " has no Switchyard dtype (supported: FLOAT, FLOAT16, BFLOAT16, "
-          "DOUBLE, INT64, INT32, INT8, UINT8, BOOL)"));
+          "DOUBLE, INT64, INT32, INT16, INT8, INT4, UINT16, UINT8, UINT4, BOOL, "
+          "FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ)"));
   }
 }
 
 std::string OnnxTypeName(int32_t onnx_type) {
+  switch (onnx_type) {
+    case kOnnxFloat8E4M3FN: return "FLOAT8E4M3FN";
+    case kOnnxFloat8E4M3FNUZ: return "FLOAT8E4M3FNUZ";
+    case kOnnxFloat8E5M2: return "FLOAT8E5M2";
+    case kOnnxFloat8E5M2FNUZ: return "FLOAT8E5M2FNUZ";
+    case kOnnxUInt4: return "UINT4";
+    case kOnnxInt4: return "INT4";
+    case 23: return "FLOAT4E2M1";
+    case 24: return "FLOAT8E8M0";
+    default: break;
+  }
   if (TensorProto::DataType_IsValid(onnx_type)) {
     return TensorProto::DataType_Name(
         static_cast<TensorProto::DataType>(onnx_type));
@@ -95,6 +192,14 @@ int32_t OnnxTypeFromDType(DType dtype) {
     case DType::kFloat16: return TensorProto::FLOAT16;
     case DType::kFloat64: return TensorProto::DOUBLE;
     case DType::kBFloat16: return TensorProto::BFLOAT16;
+    case DType::kInt16: return TensorProto::INT16;
+    case DType::kUInt16: return TensorProto::UINT16;
+    case DType::kInt4: return kOnnxInt4;
+    case DType::kUInt4: return kOnnxUInt4;
+    case DType::kFloat8E4M3FN: return kOnnxFloat8E4M3FN;
+    case DType::kFloat8E4M3FNUZ: return kOnnxFloat8E4M3FNUZ;
+    case DType::kFloat8E5M2: return kOnnxFloat8E5M2;
+    case DType::kFloat8E5M2FNUZ: return kOnnxFloat8E5M2FNUZ;
   }
   return TensorProto::UNDEFINED;
 }
@@ -200,36 +305,13 @@ absl::StatusOr<std::optional<HostArrayView>> RawTensorView(
                         absl::StrCat(what, ": ", dtype.status().message()));
   }
   SY_ASSIGN_OR_RETURN(Shape shape, ShapeFromOnnxDims(proto.dims(), *dtype, what));
+  // Packed two per byte in the file: ReadTensorProto unpacks them.
+  if (IsFourBit(*dtype)) return std::optional<HostArrayView>();
   const size_t want = static_cast<size_t>(shape.num_elements()) * DTypeSize(*dtype);
-  absl::string_view bytes;
-  if (proto.data_location() == TensorProto::EXTERNAL) {
-    std::string location;
-    int64_t offset = 0, length = -1;
-    for (const auto& entry : proto.external_data()) {
-      int64_t* target = nullptr;
-      if (entry.key() == "location") {
-        location = entry.value();
-        continue;
-      }
-      if (entry.key() == "offset") target = &offset;
-      if (entry.key() == "length") target = &length;
-      if (target == nullptr) continue;  // "checksum": not checked
-      char* end = nullptr;
-      errno = 0;
-      const long long v = std::strtoll(entry.value().c_str(), &end, 10);
-      if (entry.value().empty() || *end != '\0' || errno != 0 || v < 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            what, ": external data ", entry.key(), " '", entry.value(),
-            "' is not a non-negative integer"));
-      }
-      *target = v;
-    }
-    SY_ASSIGN_OR_RETURN(bytes, files.Bytes(proto.name(), location, offset, length));
-  } else if (proto.has_raw_data()) {
-    bytes = proto.raw_data();
-  } else {
-    return std::optional<HostArrayView>();
-  }
+  SY_ASSIGN_OR_RETURN(std::optional<absl::string_view> stored,
+                      StoredBytes(proto, files, what));
+  if (!stored.has_value()) return std::optional<HostArrayView>();
+  const absl::string_view bytes = *stored;
   if (bytes.size() != want) {
     return absl::InvalidArgumentError(absl::StrCat(
         what, " has ", bytes.size(), " bytes of data but shape ",
@@ -252,6 +334,11 @@ absl::StatusOr<HostArray> ReadTensorProto(const TensorProto& proto,
   SY_ASSIGN_OR_RETURN(Shape shape, ShapeFromOnnxDims(proto.dims(), dtype, what));
   const int64_t n = shape.num_elements();
   absl::StatusOr<std::vector<char>> bytes;
+  if (IsFourBit(dtype)) {
+    bytes = ReadFourBit(proto, files, dtype, n, what);
+    if (!bytes.ok()) return bytes.status();
+    return HostArray(shape, dtype, std::move(*bytes));
+  }
   switch (proto.data_type()) {
     case TensorProto::FLOAT:
       bytes = FromTypedField(proto.float_data(), dtype, n, what, "float_data");
@@ -262,7 +349,8 @@ absl::StatusOr<HostArray> ReadTensorProto(const TensorProto& proto,
     case TensorProto::INT64:
       bytes = FromTypedField(proto.int64_data(), dtype, n, what, "int64_data");
       break;
-    default:  // int32, int8, uint8, bool, float16, bfloat16: int32_data
+    default:  // int32, int16, int8, the unsigned, bool, float16, bfloat16,
+              // float8: int32_data
       bytes = FromTypedField(proto.int32_data(), dtype, n, what, "int32_data");
   }
   if (!bytes.ok()) return bytes.status();

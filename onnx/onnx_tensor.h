@@ -31,7 +31,8 @@ namespace onnx_import {
 inline constexpr int kMaxOnnxRank = 8;
 
 // The DType of an ONNX TensorProto.DataType; Unimplemented naming the type
-// for those Switchyard has no dtype for (string, complex, uint16/32/64).
+// for those Switchyard has no dtype for (string, complex, uint32/64,
+// FLOAT4E2M1, FLOAT8E8M0).
 absl::StatusOr<DType> DTypeFromOnnx(int32_t onnx_type);
 // The ONNX name of a data type ("FLOAT", "INT64"), for messages.
 std::string OnnxTypeName(int32_t onnx_type);
@@ -74,7 +75,8 @@ class ExternalDataFiles {
 // The tensor's bytes where they are stored as they are (raw_data or
 // external data), without a copy: a view valid while `proto` and `files`
 // are. nullopt when the tensor keeps its values in the typed fields
-// (float_data, int64_data, ...), which ReadTensorProto converts.
+// (float_data, int64_data, ...) or packs two per byte (int4, uint4), which
+// ReadTensorProto converts.
 absl::StatusOr<std::optional<HostArrayView>> RawTensorView(
     const onnx::TensorProto& proto, ExternalDataFiles& files);
 

@@ -61,7 +61,7 @@ const std::vector<OpVersion>& OpVersions() {
       {"DFT", 20, VersionSupport::kNotYet, "dft_length and axis as inputs"},
       {"DeformConv", 19, VersionSupport::kNotYet, "new op"},
       {"DeformConv", 22, VersionSupport::kTypesOnly, "new element types only"},
-      {"DequantizeLinear", 19, VersionSupport::kTypesOnly, "float8 types"},
+      {"DequantizeLinear", 19, VersionSupport::kHandled, "float8 types"},
       {"DequantizeLinear", 21, VersionSupport::kHandled, "blocked quantization (block_size), int4 types"},
       {"DequantizeLinear", 23, VersionSupport::kHandled, "float4 types, output_dtype"},
       {"DequantizeLinear", 24, VersionSupport::kTypesOnly, "new element types only"},

@@ -17,18 +17,36 @@ bool ScalarLike(const Shape& s) {
   return s.rank() == 0 || (s.rank() == 1 && s.dim(0) == 1);
 }
 
-// The representable range of a quantized dtype.
-void RangeOf(DType type, double& lo, double& hi) {
-  switch (type) {
-    case DType::kInt8:
-      lo = -128, hi = 127;
-      return;
-    case DType::kInt32:
-      lo = -2147483648.0, hi = 2147483647.0;
-      return;
+// The dtypes a zero point, and so quantized data, may have.
+bool IsQuantizedType(DType d) {
+  switch (d) {
+    case DType::kUInt8: case DType::kInt8: case DType::kUInt16: case DType::kInt16:
+    case DType::kUInt4: case DType::kInt4: case DType::kInt32:
+      return true;
     default:
-      lo = 0, hi = 255;
+      return IsFloat8(d);
   }
+}
+
+// A float8 zero point must be known at import and 0 (ONNX Runtime ignores
+// it; the specification's tests only use 0).
+absl::Status CheckFloat8ZeroPoint(NodeContext& ctx, Val zero_point, const QuantInputs& in) {
+  const HostArray* host = ctx.Host(zero_point);
+  if (host == nullptr) {
+    return absl::UnimplementedError(absl::StrCat(
+        "input ", in.zero_point_name, " is a computed ", DTypeName(ctx.Type(zero_point).dtype),
+        " value; Switchyard takes a float8 zero point only as a constant 0 (make it an "
+        "initializer)"));
+  }
+  for (int64_t i = 0; i < host->num_elements(); ++i) {
+    const double v = host->ElementAsDouble(i);
+    if (v != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input ", in.zero_point_name, " has value ", v, " at index ", i,
+          "; a float8 zero point must be 0 (float8 quantization has no offset)"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 // A scale known at import must be positive and finite: a zero scale divides
@@ -79,8 +97,8 @@ absl::StatusOr<Val> RoundToQuantized(NodeContext& ctx, Val v, const QuantParams&
   SY_ASSIGN_OR_RETURN(Val rounded, Op(ctx, "round", {v}));
   SY_ASSIGN_OR_RETURN(Val zero_point, CastTo(ctx, p.zero_point, DType::kFloat32));
   SY_ASSIGN_OR_RETURN(Val shifted, Op(ctx, "add", {rounded, zero_point}));
-  double lo, hi;
-  RangeOf(p.type, lo, hi);
+  const double lo = static_cast<double>(IntegerMin(p.type));
+  const double hi = static_cast<double>(IntegerMax(p.type));
   SY_ASSIGN_OR_RETURN(Val defined, NanTo(ctx, shifted, lo));
   SY_ASSIGN_OR_RETURN(Val saturated,
                       Op(ctx, "clip", {defined}, Attrs({{"min", lo}, {"max", hi}})));
@@ -110,12 +128,13 @@ absl::StatusOr<QuantParams> ReadQuantParams(NodeContext& ctx, const QuantInputs&
   if (in.zero_point >= 0 && ctx.HasInput(in.zero_point)) {
     zero_point = ctx.In(in.zero_point);
     const TensorType& z = ctx.Type(zero_point);
-    if (z.dtype != DType::kUInt8 && z.dtype != DType::kInt8 && z.dtype != DType::kInt32) {
+    if (!IsQuantizedType(z.dtype)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "input ", in.zero_point_name, " is ", DTypeName(z.dtype),
-          "; a zero point is uint8 or int8 (int32 to dequantize int32), the "
-          "quantized tensor's dtype"));
+          "; a zero point has the quantized tensor's dtype: uint8, int8, uint16, int16, "
+          "uint4, int4, a float8 type (int32 to dequantize int32)"));
     }
+    if (IsFloat8(z.dtype)) SY_RETURN_IF_ERROR(CheckFloat8ZeroPoint(ctx, zero_point, in));
     const bool same = z.shape == scale_type.shape ||
                       (ScalarLike(z.shape) && ScalarLike(scale_type.shape));
     if (!same) {
@@ -182,7 +201,7 @@ absl::StatusOr<QuantParams> ReadQuantParams(NodeContext& ctx, const QuantInputs&
         "block_size > 0, of the data's rank (blocked)"));
   }
   SY_ASSIGN_OR_RETURN(p.scale, CastTo(ctx, scale, DType::kFloat32));
-  if (zero_point == kNoVal) zero_point = ZeroOf(ctx, DType::kInt32);
+  if (zero_point == kNoVal || IsFloat8(type)) zero_point = ZeroOf(ctx, DType::kInt32);
   SY_ASSIGN_OR_RETURN(p.zero_point, CastTo(ctx, zero_point, DType::kInt32));
   return p;
 }
@@ -206,10 +225,20 @@ absl::StatusOr<Val> Quantize(NodeContext& ctx, Val x, const QuantParams& p) {
     return ctx.EmitOne("quantize_linear", {xf, p.scale, zero_point}, AttrMap());
   }
   SY_ASSIGN_OR_RETURN(Val scaled, Op(ctx, "div", {xf, p.scale}));
+  if (IsFloat8(p.type)) {
+    // The cast rounds to nearest even and saturates (or not) as asked.
+    return Op(ctx, "cast", {scaled},
+              Attrs({{"to", DTypeName(p.type)}, {"saturate", p.saturate}}));
+  }
   return RoundToQuantized(ctx, scaled, p);
 }
 
 absl::StatusOr<Val> Dequantize(NodeContext& ctx, Val q, const QuantParams& p, DType out) {
+  if (IsFloat8(p.type)) {
+    SY_ASSIGN_OR_RETURN(Val real, CastTo(ctx, q, DType::kFloat32));
+    SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "mul", {real, p.scale}));
+    return CastTo(ctx, y, out);
+  }
   if (PerTensorEightBit(ctx, p) && ctx.Type(q).dtype == p.type) {
     SY_ASSIGN_OR_RETURN(Val zero_point, CastTo(ctx, p.zero_point, p.type));
     SY_ASSIGN_OR_RETURN(Val y, ctx.EmitOne("dequantize_linear", {q, p.scale, zero_point},

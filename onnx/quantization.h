@@ -8,7 +8,8 @@
 //   x = (q - zero_point) * scale
 //
 // in float32 (the precision ONNX Runtime's CPU kernels use for float and
-// float16 alike). A node's scale and zero point are read once into
+// float16 alike); for the float8 types, as ONNX Runtime does, q = float8(x /
+// scale) and x = float(q) * scale, their zero points 0. A node's scale and zero point are read once into
 // QuantParams, shaped to broadcast against the data (per-tensor, per-axis
 // or blocked) and checked: scales known at import must be positive and
 // finite, zero points must have the quantized dtype and the scale's shape.
@@ -28,6 +29,9 @@ struct QuantParams {
   Val zero_point = kNoVal;  // int32, broadcasts against the data
   DType type = DType::kUInt8;  // the quantized dtype
   DType scale_type = DType::kFloat32;  // the scale's dtype in the model
+  // To a float8 type: out-of-range values become the largest finite one
+  // (QuantizeLinear-19's saturate attribute).
+  bool saturate = true;
 };
 
 // Where a node keeps one tensor's quantization: its scale and zero-point
@@ -53,7 +57,7 @@ absl::StatusOr<QuantParams> ReadQuantParams(NodeContext& ctx, const QuantInputs&
 // float32 `x` (any float dtype, or int32, is cast) quantized.
 absl::StatusOr<Val> Quantize(NodeContext& ctx, Val x, const QuantParams& p);
 
-// `q` (uint8, int8 or int32) dequantized to `out` (float32 unless given).
+// `q` (an integer or float8 dtype) dequantized to `out` (float32 unless given).
 absl::StatusOr<Val> Dequantize(NodeContext& ctx, Val q, const QuantParams& p,
                                DType out = DType::kFloat32);
 

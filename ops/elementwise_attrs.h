@@ -85,17 +85,28 @@ struct ModAttrs {
 // - integer -> narrower integer wraps modulo 2^bits (two's complement, as
 //   numpy and ONNX Runtime);
 // - anything -> bool: nonzero (NaN included) is true; bool -> number: 0 or 1;
-// - to a floating dtype: rounded to nearest even, overflow to +-inf.
+// - to a floating dtype: rounded to nearest even, overflow to +-inf;
+// - to a float8 dtype: rounded to nearest even; out of range (infinity
+//   too) becomes the largest finite value when `saturate`, else infinity
+//   where the type has one and NaN where it has not (ONNX Cast-19);
+// - to int4 or uint4: floating values round to nearest (ties to even, as
+//   ONNX's int4 specification says) and, like integers, saturate to the
+//   4-bit range (as ONNX Runtime does).
 struct CastAttrs {
   SY_ATTR_STRUCT(CastAttrs);
   static constexpr const char* kOp = "cast";
   // ONNX requires it; the importer always sets it.
   DType to = DType::kFloat32;
+  bool saturate = true;
 
   static void DeclareFields(AttrFields<CastAttrs>& f) {
     f.Field("to", &CastAttrs::to)
-        .Doc("a dtype name: float32, float16, bfloat16, float64, int64, "
-             "int32, int8, uint8 or bool");
+        .Doc("a dtype name (float32, float16, bfloat16, float64, int64, "
+             "int32, int16, int8, int4, uint16, uint8, uint4, bool, "
+             "float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz)");
+    f.Field("saturate", &CastAttrs::saturate)
+        .Doc("to a float8 dtype: out-of-range values become the largest "
+             "finite value (true) or infinity/NaN (false)");
   }
 };
 

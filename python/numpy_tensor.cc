@@ -93,6 +93,42 @@ Tensor BFloat16Tensor(const py::handle& value, const std::string& name,
   return Wrap(bits, DType::kBFloat16, device);
 }
 
+// numpy has no float8 either: values of any real dtype are rounded to the
+// float8 type (to nearest even, out-of-range values saturating).
+Tensor Float8Tensor(const py::handle& value, const std::string& name, DType dtype,
+                    BackendDevice& device) {
+  py::module_ np = py::module_::import("numpy");
+  py::array array = np.attr("asarray")(value);
+  const char kind = array.dtype().kind();
+  if (kind != 'f' && kind != 'i' && kind != 'u' && kind != 'b') {
+    throw StatusError(absl::InvalidArgumentError(absl::StrCat(
+        "input '", name, "' is a numpy array of ", NumpyName(array.dtype()),
+        "; the model declares ", DTypeName(dtype), ": give real values (rounded to it)")));
+  }
+  py::array_t<float, py::array::c_style | py::array::forcecast> f =
+      np.attr("ascontiguousarray")(array, py::dtype("float32"));
+  py::array_t<uint8_t> bits(std::vector<py::ssize_t>(f.shape(), f.shape() + f.ndim()));
+  const float* in = f.data();
+  uint8_t* out = bits.mutable_data();
+  for (py::ssize_t i = 0; i < f.size(); ++i) out[i] = FloatToFloat8(in[i], dtype, true);
+  return Wrap(bits, dtype, device);
+}
+
+// int4 and uint4 arrive as int8 and uint8 arrays: each value must fit.
+void CheckFourBitRange(const py::array& ready, const std::string& name, DType dtype) {
+  const auto* bytes = static_cast<const char*>(ready.data());
+  for (py::ssize_t i = 0; i < ready.size(); ++i) {
+    const int v = dtype == DType::kInt4 ? static_cast<int8_t>(bytes[i])
+                                        : static_cast<uint8_t>(bytes[i]);
+    if (v < IntegerMin(dtype) || v > IntegerMax(dtype)) {
+      throw StatusError(absl::InvalidArgumentError(absl::StrCat(
+          "input '", name, "' holds ", v, " at flat index ", i, "; the model declares ",
+          DTypeName(dtype), ", whose values lie in [", IntegerMin(dtype), ", ",
+          IntegerMax(dtype), "]")));
+    }
+  }
+}
+
 }  // namespace
 
 py::dtype NumpyDType(DType dtype) {
@@ -106,6 +142,15 @@ py::dtype NumpyDType(DType dtype) {
     case DType::kInt8: return py::dtype("int8");
     case DType::kUInt8: return py::dtype("uint8");
     case DType::kBool: return py::dtype("bool");
+    case DType::kInt16: return py::dtype("int16");
+    case DType::kUInt16: return py::dtype("uint16");
+    case DType::kInt4: return py::dtype("int8");
+    case DType::kUInt4: return py::dtype("uint8");
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E4M3FNUZ:
+    case DType::kFloat8E5M2:
+    case DType::kFloat8E5M2FNUZ:
+      return py::dtype("float32");
   }
   return py::dtype("float32");
 }
@@ -119,6 +164,7 @@ Tensor ArrayToTensor(const py::handle& value, const std::string& name, DType dty
   const py::dtype target = NumpyDType(dtype);
   const std::string want = DTypeString(dtype);
   if (dtype == DType::kBFloat16) return BFloat16Tensor(value, name, device, borrowed);
+  if (IsFloat8(dtype)) return Float8Tensor(value, name, dtype, device);
   py::array array;
   if (!py::isinstance<py::array>(value)) {
     // A list, tuple or scalar carries no dtype of its own: the model's.
@@ -159,6 +205,7 @@ Tensor ArrayToTensor(const py::handle& value, const std::string& name, DType dty
   // Contiguous, aligned, native byte order and the declared dtype: numpy
   // returns the array itself when it is all that already.
   py::array ready = np.attr("require")(array, target, py::make_tuple("C", "A"));
+  if (dtype == DType::kInt4 || dtype == DType::kUInt4) CheckFourBitRange(ready, name, dtype);
   if (borrowed != nullptr) *borrowed = ready.is(value);
   return Wrap(ready, dtype, device);
 }
@@ -169,7 +216,7 @@ py::array TensorToArray(const Tensor& tensor, bool copy) {
   }
   const std::vector<int64_t>& dims = tensor.shape().dims();
   std::vector<py::ssize_t> shape(dims.begin(), dims.end());
-  if (tensor.dtype() == DType::kBFloat16) {
+  if (tensor.dtype() == DType::kBFloat16 || IsFloat8(tensor.dtype())) {
     std::vector<float> values = ValueOrThrow(tensor.ToVector());
     py::array_t<float> out(shape);
     if (!values.empty()) std::memcpy(out.mutable_data(), values.data(), values.size() * 4);

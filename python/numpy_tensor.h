@@ -17,7 +17,9 @@
 // array keeps alive (no copy); a tensor on another device is copied to the
 // host. bfloat16, which numpy lacks, comes out as float32 (exactly); in,
 // a uint16 array is taken as bfloat16 bit patterns (ONNX's numpy_helper
-// convention) and floating-point values are rounded to bfloat16.
+// convention) and floating-point values are rounded to bfloat16. The float8
+// types likewise come out as float32 and go in as values rounded to them;
+// int4 and uint4 are int8 and uint8 arrays (each value checked to fit).
 //
 //   Tensor x = ArrayToTensor(feed, "input", DType::kFloat32, cpu, &borrowed);
 //   py::array y = TensorToArray(outputs[0]);
@@ -33,7 +35,8 @@
 namespace switchyard {
 namespace python {
 
-// The numpy dtype of `dtype` (float32 for bfloat16, which numpy lacks).
+// The numpy dtype of `dtype` (float32 for bfloat16 and float8, int8 and
+// uint8 for int4 and uint4, which numpy lacks).
 pybind11::dtype NumpyDType(DType dtype);
 // "float32", "int64", ...: the name numpy and Switchyard share ("bfloat16"
 // for bfloat16).

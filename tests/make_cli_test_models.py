@@ -17,6 +17,11 @@ Needs Debian's python3-onnx (and numpy, which it brings). OUT_DIR gets:
   fixed dimension.
 - empty.onnx: x float32 [batch, 4] -> none float32 [0, 4] (a Slice that
   keeps no rows): an output without elements.
+- quantized_types.onnx (opset 21): x float32 [4] -> q16 int16 (QuantizeLinear,
+  scale 0.5, zero point -3), f8 float8_e4m3fn (Cast), w4 float32 (an int4
+  weight's DequantizeLinear, added to x); quant_x.npy and the expected
+  q16_expected.npy (int16), f8_expected.npy and w4_expected.npy (float32, as
+  .npy outputs carry float8).
 """
 import os
 import sys
@@ -159,6 +164,38 @@ def loop(out):
     np.save(os.path.join(out, "loop_x.npy"), np.array([1, 2, 3], np.float32))
 
 
+def quantized_types(out):
+    # onnx 1.12 writes the newer types by number and cannot check them.
+    int4, float8e4m3fn = 22, 17
+    w4 = onnx.TensorProto()
+    w4.name, w4.data_type = "w4_packed", int4
+    w4.dims.extend([4])
+    w4.raw_data = bytes([0x9f & 0xff, 0x71])  # -1 (0xf), -7 (0x9), 1, 7
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q16"]),
+        helper.make_node("Cast", ["x"], ["f8"], to=float8e4m3fn),
+        helper.make_node("DequantizeLinear", ["w4_packed", "s"], ["w"]),
+        helper.make_node("Add", ["x", "w"], ["w4"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "quantized_types", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("q16", TensorProto.INT16, [4]),
+         helper.make_tensor_value_info("f8", float8e4m3fn, [4]),
+         helper.make_tensor_value_info("w4", TensorProto.FLOAT, [4])],
+        initializer=[numpy_helper.from_array(np.array(0.5, np.float32), "s"),
+                     numpy_helper.from_array(np.array(-3, np.int16), "z"), w4])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    model.ir_version = 10
+    onnx.save(model, os.path.join(out, "quantized_types.onnx"))
+    x = np.array([1.25, -1.25, 1000.0, -0.3], np.float32)
+    np.save(os.path.join(out, "quant_x.npy"), x)
+    np.save(os.path.join(out, "q16_expected.npy"), np.array([-1, -5, 1997, -4], np.int16))
+    np.save(os.path.join(out, "f8_expected.npy"),
+            np.array([1.25, -1.25, 448.0, -0.3125], np.float32))
+    np.save(os.path.join(out, "w4_expected.npy"),
+            x + np.array([-0.5, -3.5, 0.5, 3.5], np.float32))
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -169,6 +206,7 @@ def main():
     empty(out)
     staged(out)
     loop(out)
+    quantized_types(out)
 
 
 if __name__ == "__main__":

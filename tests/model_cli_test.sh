@@ -360,4 +360,13 @@ run_cli det_images_fail run --model="$DET" --images="$TMP/det_images" --bad-imag
 expect_exit det_images_fail 1
 expect_in det_images_fail err "c_broken.png"
 
+# The quantized storage dtypes: an int16 output stays int16 in its .npy, a
+# float8 one is written as float32, an int4 weight is unpacked.
+run_cli quant_types run --model="$M/quantized_types.onnx" --input="$M/quant_x.npy" \
+    --iterations=1 --warmup=0 --output="$TMP/quant/"
+expect_exit quant_types 0
+same_npy "$TMP/quant/q16.npy" "$M/q16_expected.npy" quant_types
+same_npy "$TMP/quant/f8.npy" "$M/f8_expected.npy" quant_types
+same_npy "$TMP/quant/w4.npy" "$M/w4_expected.npy" quant_types
+
 finish

@@ -34,11 +34,6 @@ std::string Stem(const std::string& base) {
   return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
 }
 
-// .npy has no bfloat16: such an output is written as float32 (exactly).
-HostArray Writable(const HostArray& array) {
-  if (array.dtype != DType::kBFloat16) return array;
-  return HostArray(array.shape, array.ToFloats());
-}
 
 }  // namespace
 
@@ -187,7 +182,7 @@ absl::Status PerFileOutputs::Stage(const std::string& name,
     const std::string file =
         absl::StrCat(options_.folder, "/", name, ".", options_.output_names[o], ".npy");
     SY_RETURN_IF_ERROR(files_.AddOutput(file, "--output"));
-    SY_ASSIGN_OR_RETURN(std::string bytes, EncodeNpy(file, Writable(outputs[o])));
+    SY_ASSIGN_OR_RETURN(std::string bytes, EncodeNpy(file, AsNpyDType(outputs[o])));
     SY_RETURN_IF_ERROR(files_.Stage(file, bytes));
     ++files_written_;
   }

@@ -1,8 +1,11 @@
-// cast between any two of the 9 dtypes, by the rules of ops/elementwise_attrs.h
+// cast between any two dtypes, by the rules of ops/elementwise_attrs.h
 // (CastAttrs): floating -> integer truncates and saturates, NaN -> 0;
-// integer -> integer wraps; -> bool is "nonzero"; -> floating rounds to
-// nearest even. Registered by input dtype; the output dtype is the node's.
+// integer -> integer wraps (to int4 and uint4: rounds and saturates); ->
+// bool is "nonzero"; -> floating rounds to nearest even, to float8
+// saturating as the node's saturate attribute says. Registered by input dtype; the output
+// dtype is the node's.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -13,6 +16,7 @@
 #include "backends/cpu/cpu_device.h"
 #include "backends/cpu/kernels/elementwise.h"
 #include "core/tensor.h"
+#include "ops/elementwise_attrs.h"
 
 namespace switchyard {
 namespace cpu {
@@ -107,6 +111,84 @@ struct Element<DType::kInt8> : IntegerElement<DType::kInt8, int8_t> {};
 template <>
 struct Element<DType::kUInt8> : IntegerElement<DType::kUInt8, uint8_t> {};
 template <>
+struct Element<DType::kInt16> : IntegerElement<DType::kInt16, int16_t> {};
+template <>
+struct Element<DType::kUInt16> : IntegerElement<DType::kUInt16, uint16_t> {};
+
+// int4 and uint4, one per byte: floating values round to nearest even,
+// and every value saturates to the 4-bit range (NaN: 0).
+template <typename Storage>
+Storage ClampToFourBits(double d, double low, double high) {
+  if (std::isnan(d)) return 0;
+  return static_cast<Storage>(std::max(low, std::min(high, d)));
+}
+template <>
+struct Element<DType::kInt4> {
+  using Storage = int8_t;
+  static constexpr bool kFloating = false;
+  static int64_t ToInteger(int8_t v) { return v; }
+  static int8_t FromDouble(double d) {
+    return ClampToFourBits<int8_t>(std::nearbyint(d), -8, 7);
+  }
+  static int8_t FromInteger(int64_t v) {
+    return static_cast<int8_t>(std::max<int64_t>(-8, std::min<int64_t>(7, v)));
+  }
+};
+template <>
+struct Element<DType::kUInt4> {
+  using Storage = uint8_t;
+  static constexpr bool kFloating = false;
+  static int64_t ToInteger(uint8_t v) { return v; }
+  static uint8_t FromDouble(double d) {
+    return ClampToFourBits<uint8_t>(std::nearbyint(d), 0, 15);
+  }
+  static uint8_t FromInteger(int64_t v) {
+    return static_cast<uint8_t>(std::max<int64_t>(0, std::min<int64_t>(15, v)));
+  }
+};
+
+// The float8 types, whose conversions from numbers take `saturate`.
+struct Float8Tag {};
+template <DType kType>
+struct Float8Element : Float8Tag {
+  using Storage = uint8_t;
+  static constexpr bool kFloating = true;
+  static double ToDouble(uint8_t v) { return Float8ToFloat(v, kType); }
+  // Through float, as ONNX Runtime converts.
+  static uint8_t FromDouble(double d, bool saturate) {
+    return FloatToFloat8(DoubleToFloat(d), kType, saturate);
+  }
+  static uint8_t FromInteger(int64_t v, bool saturate) {
+    return FloatToFloat8(static_cast<float>(v), kType, saturate);
+  }
+};
+template <>
+struct Element<DType::kFloat8E4M3FN> : Float8Element<DType::kFloat8E4M3FN> {};
+template <>
+struct Element<DType::kFloat8E4M3FNUZ> : Float8Element<DType::kFloat8E4M3FNUZ> {};
+template <>
+struct Element<DType::kFloat8E5M2> : Float8Element<DType::kFloat8E5M2> {};
+template <>
+struct Element<DType::kFloat8E5M2FNUZ> : Float8Element<DType::kFloat8E5M2FNUZ> {};
+
+template <typename To>
+typename To::Storage FromDoubleTo(double d, bool saturate) {
+  if constexpr (std::is_base_of_v<Float8Tag, To>) {
+    return To::FromDouble(d, saturate);
+  } else {
+    return To::FromDouble(d);
+  }
+}
+template <typename To>
+typename To::Storage FromIntegerTo(int64_t v, bool saturate) {
+  if constexpr (std::is_base_of_v<Float8Tag, To>) {
+    return To::FromInteger(v, saturate);
+  } else {
+    return To::FromInteger(v);
+  }
+}
+
+template <>
 struct Element<DType::kBool> {
   using Storage = uint8_t;
   static constexpr bool kFloating = false;
@@ -116,7 +198,7 @@ struct Element<DType::kBool> {
 };
 
 template <DType kFrom, DType kTo>
-void Convert(const void* in, void* out, int64_t begin, int64_t end) {
+void Convert(const void* in, void* out, int64_t begin, int64_t end, bool saturate) {
   using From = Element<kFrom>;
   using To = Element<kTo>;
   const auto* src = static_cast<const typename From::Storage*>(in);
@@ -125,14 +207,14 @@ void Convert(const void* in, void* out, int64_t begin, int64_t end) {
     if constexpr (kFrom == kTo) {
       dst[i] = src[i];
     } else if constexpr (From::kFloating) {
-      dst[i] = To::FromDouble(From::ToDouble(src[i]));
+      dst[i] = FromDoubleTo<To>(From::ToDouble(src[i]), saturate);
     } else {
-      dst[i] = To::FromInteger(From::ToInteger(src[i]));
+      dst[i] = FromIntegerTo<To>(From::ToInteger(src[i]), saturate);
     }
   }
 }
 
-using ConvertFn = void (*)(const void*, void*, int64_t, int64_t);
+using ConvertFn = void (*)(const void*, void*, int64_t, int64_t, bool);
 
 template <DType kFrom>
 ConvertFn ConverterTo(DType to) {
@@ -146,26 +228,36 @@ ConvertFn ConverterTo(DType to) {
     case DType::kInt8: return &Convert<kFrom, DType::kInt8>;
     case DType::kUInt8: return &Convert<kFrom, DType::kUInt8>;
     case DType::kBool: return &Convert<kFrom, DType::kBool>;
+    case DType::kInt16: return &Convert<kFrom, DType::kInt16>;
+    case DType::kUInt16: return &Convert<kFrom, DType::kUInt16>;
+    case DType::kInt4: return &Convert<kFrom, DType::kInt4>;
+    case DType::kUInt4: return &Convert<kFrom, DType::kUInt4>;
+    case DType::kFloat8E4M3FN: return &Convert<kFrom, DType::kFloat8E4M3FN>;
+    case DType::kFloat8E4M3FNUZ: return &Convert<kFrom, DType::kFloat8E4M3FNUZ>;
+    case DType::kFloat8E5M2: return &Convert<kFrom, DType::kFloat8E5M2>;
+    case DType::kFloat8E5M2FNUZ: return &Convert<kFrom, DType::kFloat8E5M2FNUZ>;
   }
   return nullptr;
 }
 
 class CastKernel : public Kernel {
  public:
-  CastKernel(std::shared_ptr<const CpuContext> context, ConvertFn convert)
-      : context_(std::move(context)), convert_(convert) {}
+  CastKernel(std::shared_ptr<const CpuContext> context, ConvertFn convert, bool saturate)
+      : context_(std::move(context)), convert_(convert), saturate_(saturate) {}
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
     const void* in = inputs[0]->data<void>();
     void* out = outputs[0]->data<void>();
-    ForEachRange(*context_, outputs[0]->num_elements(),
-                 [&](int64_t begin, int64_t end) { convert_(in, out, begin, end); });
+    ForEachRange(*context_, outputs[0]->num_elements(), [&](int64_t begin, int64_t end) {
+      convert_(in, out, begin, end, saturate_);
+    });
     return absl::OkStatus();
   }
 
  private:
   std::shared_ptr<const CpuContext> context_;
   ConvertFn convert_;
+  bool saturate_;
 };
 
 template <DType kFrom>
@@ -178,7 +270,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeCast(const Node& node,
     return absl::InternalError(absl::StrCat("cast to an unknown dtype ",
                                             static_cast<int>(to)));
   }
-  return std::make_unique<CastKernel>(device.context(), convert);
+  absl::StatusOr<CastAttrs> attrs = CastAttrs::FromAttrMap(node.attrs);
+  if (!attrs.ok()) return attrs.status();
+  return std::make_unique<CastKernel>(device.context(), convert, attrs->saturate);
 }
 
 template <DType... kFroms>
@@ -189,7 +283,9 @@ bool RegisterCasts() {
 [[maybe_unused]] const bool kRegistered =
     RegisterCasts<DType::kFloat32, DType::kFloat16, DType::kBFloat16,
                   DType::kFloat64, DType::kInt64, DType::kInt32, DType::kInt8,
-                  DType::kUInt8, DType::kBool>();
+                  DType::kUInt8, DType::kBool, DType::kInt16, DType::kUInt16,
+                  DType::kInt4, DType::kUInt4, DType::kFloat8E4M3FN,
+                  DType::kFloat8E4M3FNUZ, DType::kFloat8E5M2, DType::kFloat8E5M2FNUZ>();
 
 }  // namespace
 }  // namespace cpu
