@@ -25,8 +25,8 @@
 // mantissa (relative error about 1e-3): opt in only where that is fine.
 //
 // Fusion: a conv2d or linear followed by the relu that alone reads it runs
-// as one kernel (cuDNN's fused bias and activation, cuBLASLt's RELU_BIAS
-// epilogue); `switchyard graph` shows the partitions.
+// as one partition (the convolution or the matmul with its bias epilogue,
+// then one NaN-keeping ReLU pass); `switchyard graph` shows the partitions.
 //
 // Libraries: the CUDA runtime is linked statically; cuBLASLt and cuDNN are
 // loaded with dlopen when first needed (backends/cuda/cuda_libraries.h), so

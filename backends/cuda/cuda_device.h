@@ -48,8 +48,9 @@ struct ConvAlgorithm {
 // Fusion: the device claims a conv2d or linear node followed by the relu
 // that alone reads its output (both on this device) as one partition, and
 // runs it with the kernel CudaFusedKernels() has for "conv2d+relu" or
-// "linear+relu" (cuDNN's fused bias and activation, cuBLASLt's RELU_BIAS
-// epilogue).
+// "linear+relu": the convolution or the matmul (with cuBLASLt's BIAS
+// epilogue), then one NaN-keeping bias+ReLU or ReLU pass of ours
+// (kernels/conv2d.cc and linear.cc say why not the libraries' ReLU).
 //
 // Owned by the CudaBackend; the caching allocator is shared with every
 // Buffer it handed out, so buffers may outlive the device object.

@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <iostream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -27,6 +29,7 @@
 #include "core/tensor.h"
 #include "gtest/gtest.h"
 #include "models/model_zoo.h"
+#include "ops/gemm_attrs.h"
 
 namespace switchyard {
 namespace cuda {
@@ -310,9 +313,9 @@ TEST(CudaKernelsTest, BatchNorm) {
   }
 }
 
-// conv2d+relu and linear+relu, claimed as one kernel each (cuDNN's fused
-// bias and activation, cuBLASLt's RELU_BIAS epilogue), against the CPU's
-// conv2d then relu.
+// conv2d+relu and linear+relu, claimed as one partition each (the
+// convolution or cuBLASLt's matmul with its BIAS epilogue, then a ReLU pass
+// of ours), against the CPU's conv2d then relu.
 TEST(CudaKernelsTest, FusedConvReluAndLinearRelu) {
   SKIP_WITHOUT_GPU();
   const Shape image({2, 16, 12, 12});
@@ -338,6 +341,169 @@ TEST(CudaKernelsTest, FusedConvReluAndLinearRelu) {
                    /*then_relu=*/true);
 }
 
+// NaN before a fused relu stays NaN, as on cpu:0 and in PyTorch (cuBLASLt's
+// RELU epilogue and cuDNN's NOT_PROPAGATE_NAN ReLU would make it 0): a NaN
+// pixel spreads over the conv windows that read it, a NaN bias over its
+// channel, a NaN feature over its row of the linear.
+TEST(CudaKernelsTest, FusedReluKeepsNaN) {
+  SKIP_WITHOUT_GPU();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const Shape image({2, 16, 12, 12});
+  const Shape w({24, 16, 3, 3});
+  AttrMap pad = Pairs({{"padding", {1, 1}}});
+  std::vector<float> x = RandomValues(image.num_elements(), 40);
+  x[5] = nan;
+  x[12 * 12 * 16 + 77] = nan;  // second image
+  std::vector<Operand> conv = {{image, x}, {w, RandomValues(w.num_elements(), 41, 0.2f), true}};
+  ExpectMatchesCpu("conv2d", pad, conv, Tolerance::kMatmul, "conv2d+relu, NaN pixels",
+                   /*then_relu=*/true);
+  std::vector<float> bias = RandomValues(24, 42);
+  bias[3] = nan;
+  conv.push_back({Shape({24}), bias, true});
+  ExpectMatchesCpu("conv2d", pad, conv, Tolerance::kMatmul,
+                   "conv2d+relu, NaN pixels and a NaN bias", /*then_relu=*/true);
+
+  std::vector<float> features = RandomValues(8 * 300, 43);
+  features[300 * 2 + 17] = nan;  // row 2
+  std::vector<Operand> linear = {
+      {Shape({8, 300}), features},
+      {Shape({70, 300}), RandomValues(70 * 300, 44, 0.1f), true}};
+  ExpectMatchesCpu("linear", AttrMap(), linear, Tolerance::kMatmul,
+                   "linear+relu, a NaN feature, no bias", /*then_relu=*/true);
+  std::vector<float> linear_bias = RandomValues(70, 45);
+  linear_bias[9] = nan;
+  linear.push_back({Shape({70}), linear_bias, true});
+  ExpectMatchesCpu("linear", AttrMap(), linear, Tolerance::kMatmul,
+                   "linear+relu, a NaN feature and a NaN bias", /*then_relu=*/true);
+  // relu alone, on its vector and tail paths.
+  std::vector<float> v = RandomValues(1003, 46);
+  v[0] = nan;
+  v[1001] = nan;
+  ExpectMatchesCpu("relu", AttrMap(), {{Shape({1003}), v}}, Tolerance::kExact, "relu, NaN");
+}
+
+// SWITCHYARD_CUDNN_FUSED_CONV_RELU=1: cuDNN's fused call (or, on any error of
+// its first call but out-of-memory, the unfused path) must match the CPU on
+// NaN-free data; what it makes of a NaN is reported, not asserted (cuDNN
+// documents only NOT_PROPAGATE_NAN): the GPU run says whether the fused call
+// could become the default.
+TEST(CudaKernelsTest, FusedConvReluOnRequestFallsBackOrMatches) {
+  SKIP_WITHOUT_GPU();
+  struct FusedOnRequest {  // for the kernels made in this test only
+    FusedOnRequest() { setenv("SWITCHYARD_CUDNN_FUSED_CONV_RELU", "1", 1); }
+    ~FusedOnRequest() { unsetenv("SWITCHYARD_CUDNN_FUSED_CONV_RELU"); }
+  } fused_on_request;
+  const Shape image({2, 16, 12, 12});
+  const Shape w({24, 16, 3, 3});
+  AttrMap pad = Pairs({{"padding", {1, 1}}});
+  std::vector<Operand> conv = {{image, RandomValues(image.num_elements(), 47)},
+                               {w, RandomValues(w.num_elements(), 48, 0.2f), true},
+                               {Shape({24}), RandomValues(24, 49), true}};
+  // conv2d.cc says on stderr, once, when cuDNN refuses the fused call.
+  ::testing::internal::CaptureStderr();
+  ExpectMatchesCpu("conv2d", pad, conv, Tolerance::kMatmul,
+                   "conv2d+relu through cuDNN's fused call", /*then_relu=*/true);
+  const std::string stderr_text = ::testing::internal::GetCapturedStderr();
+  std::cerr << stderr_text;
+  const bool refused = stderr_text.find("fused conv2d+relu refused") != std::string::npos;
+  if (HasFatalFailure()) return;
+  conv[0].values[5] = std::numeric_limits<float>::quiet_NaN();
+  absl::StatusOr<std::vector<float>> got =
+      RunOp("conv2d", pad, conv, CudaDevices()[0], /*then_relu=*/true);
+  ASSERT_TRUE(got.ok()) << got.status();
+  // The NaN outputs counted on both sides (the unfused path keeps them all).
+  absl::StatusOr<std::vector<float>> want =
+      RunOp("conv2d", pad, conv, Device::Cpu(), /*then_relu=*/true);
+  ASSERT_TRUE(want.ok()) << want.status();
+  int64_t want_nan = 0, got_nan = 0;
+  for (float v : *want) want_nan += std::isnan(v);
+  for (float v : *got) got_nan += std::isnan(v);
+  std::string verdict;
+  if (refused) {
+    verdict = absl::StrCat("was refused (see stderr); the unfused path kept ", got_nan,
+                           " of ", want_nan, " NaN outputs");
+  } else if (got_nan == want_nan) {
+    verdict = absl::StrCat("ran and kept all ", want_nan,
+                           " NaN outputs (it could be the default)");
+  } else {
+    verdict = absl::StrCat("ran and kept ", got_nan, " of ", want_nan,
+                           " NaN outputs (it must stay off by default)");
+  }
+  RecordProperty("cudnn_fused_conv_relu_nan", verdict);
+  std::cout << "cuDNN's fused conv2d+relu " << verdict << std::endl;
+  EXPECT_TRUE(!refused || got_nan == want_nan)
+      << "the unfused path must keep every NaN: " << verdict;
+}
+
+// matmul and gemm through cuBLASLt (gemm_plan.h: strided batches, a shared b
+// folded into rows, broadcasts, transposes, alpha/beta, c broadcast into the
+// output) and the tile kernel's cases (k = 0, many tiny broadcast calls),
+// against the CPU.
+TEST(CudaKernelsTest, MatmulAndGemm) {
+  SKIP_WITHOUT_GPU();
+  struct MatmulCase {
+    Shape a, b;
+    const char* what;
+  };
+  const std::vector<MatmulCase> matmuls = {
+      {Shape({64, 96}), Shape({96, 80}), "[M, K] x [K, N]"},
+      {Shape({1, 512}), Shape({512, 1000}), "GEMV"},
+      {Shape({6, 33, 17}), Shape({6, 17, 29}), "batched, odd sizes"},
+      {Shape({33, 17}), Shape({5, 17, 29}), "a shared: stride-0 batch"},
+      {Shape({4, 7, 33, 17}), Shape({17, 29}), "b shared: folded into rows"},
+      {Shape({3, 1, 9, 17}), Shape({1, 5, 17, 11}), "[B, 1, M, K] x [1, C, K, N]"},
+      {Shape({5, 1, 9, 17}), Shape({1, 3, 17, 11}), "[B, 1, M, K] x [1, C, K, N], B > C"},
+      {Shape({2, 3, 1, 4, 8}), Shape({3, 5, 8, 6}), "rank 5 against rank 4"},
+      {Shape({17}), Shape({3, 17, 5}), "1-D a"},
+      {Shape({3, 9, 17}), Shape({17}), "1-D b"},
+      {Shape({100, 1, 2, 3}), Shape({1, 80, 3, 2}), "many tiny calls: tile kernel"},
+      {Shape({5, 0}), Shape({0, 7}), "k = 0: tile kernel"},
+      {Shape({0, 5, 4}), Shape({4, 3}), "empty output"},
+  };
+  uint64_t seed = 60;
+  for (const MatmulCase& c : matmuls) {
+    ExpectMatchesCpu("matmul", AttrMap(),
+                     {{c.a, RandomValues(c.a.num_elements(), seed++)},
+                      {c.b, RandomValues(c.b.num_elements(), seed++, 0.2f)}},
+                     Tolerance::kMatmul,
+                     absl::StrCat("matmul ", c.what, ": ", c.a.ToString(), " x ",
+                                  c.b.ToString()));
+  }
+  const int64_t m = 37, n = 45, k = 29;
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      for (const Shape& cs : {Shape({m, n}), Shape({n}), Shape({m, 1}), Shape({})}) {
+        GemmAttrs attrs;
+        attrs.trans_a = ta;
+        attrs.trans_b = tb;
+        attrs.alpha = 0.5;
+        attrs.beta = cs.rank() == 1 ? 1.0 : -2.0;
+        const Shape as = ta ? Shape({k, m}) : Shape({m, k});
+        const Shape bs = tb ? Shape({n, k}) : Shape({k, n});
+        ExpectMatchesCpu("gemm", attrs.ToAttrMap(),
+                         {{as, RandomValues(as.num_elements(), seed++)},
+                          {bs, RandomValues(bs.num_elements(), seed++, 0.2f), true},
+                          {cs, RandomValues(cs.num_elements(), seed++), true}},
+                         Tolerance::kMatmul,
+                         absl::StrCat("gemm trans_a ", ta, " trans_b ", tb, " c ",
+                                      cs.ToString(), " beta ", attrs.beta));
+      }
+    }
+  }
+  GemmAttrs no_c;
+  no_c.beta = 0.0;
+  ExpectMatchesCpu("gemm", no_c.ToAttrMap(),
+                   {{Shape({8, 16}), RandomValues(128, seed++)},
+                    {Shape({16, 4}), RandomValues(64, seed++), true},
+                    {Shape({4}), RandomValues(4, seed++), true}},
+                   Tolerance::kMatmul, "gemm, beta 0: c not read");
+  GemmAttrs empty_k;
+  ExpectMatchesCpu("gemm", empty_k.ToAttrMap(),
+                   {{Shape({3, 0}), {}}, {Shape({0, 4}), {}, true},
+                    {Shape({4}), RandomValues(4, seed++), true}},
+                   Tolerance::kMatmul, "gemm, k = 0: tile kernel, beta * c");
+}
+
 TEST(CudaKernelsTest, Tf32IsAnExplicitOptionWithAWiderTolerance) {
   SKIP_WITHOUT_GPU();
   BackendRegistry& registry = BackendRegistry::Global();
@@ -348,6 +514,10 @@ TEST(CudaKernelsTest, Tf32IsAnExplicitOptionWithAWiderTolerance) {
       {Shape({512, 1024}), RandomValues(512 * 1024, 17, 0.05f), true}};
   ExpectMatchesCpu("linear", AttrMap(), linear, Tolerance::kTf32,
                    "linear, TF32");
+  ExpectMatchesCpu("matmul", AttrMap(),
+                   {{Shape({4, 64, 256}), RandomValues(4 * 64 * 256, 50)},
+                    {Shape({4, 256, 128}), RandomValues(4 * 256 * 128, 51, 0.1f)}},
+                   Tolerance::kTf32, "batched matmul, TF32");
   const Shape image({2, 32, 16, 16});
   AttrMap pad = Pairs({{"padding", {1, 1}}});
   ExpectMatchesCpu(

@@ -52,7 +52,8 @@ struct CublasLtApi {
   X(cublasLtGetStatusName) X(cublasLtGetStatusString)                 \
   X(cublasLtMatmulDescCreate) X(cublasLtMatmulDescDestroy)            \
   X(cublasLtMatmulDescSetAttribute) X(cublasLtMatrixLayoutCreate)     \
-  X(cublasLtMatrixLayoutDestroy) X(cublasLtMatmulPreferenceCreate)    \
+  X(cublasLtMatrixLayoutDestroy) X(cublasLtMatrixLayoutSetAttribute)  \
+  X(cublasLtMatmulPreferenceCreate)                                   \
   X(cublasLtMatmulPreferenceDestroy)                                  \
   X(cublasLtMatmulPreferenceSetAttribute)                             \
   X(cublasLtMatmulAlgoGetHeuristic) X(cublasLtMatmul)
@@ -81,9 +82,11 @@ struct CudnnApi {
   SY_CUDNN_FUNCTIONS(SY_DECLARE_FUNCTION)
   // Optional (cuDNN >= 9.0): details of the last error; may be null.
   decltype(&::cudnnGetLastErrorString) cudnnGetLastErrorString = nullptr;
-  // Optional: the fused convolution + bias + activation of conv2d+relu
-  // partitions. Null where the library lacks one of them; conv2d+relu then
-  // runs the convolution and the backend's own bias+relu kernel.
+  // Optional: the fused convolution + bias + activation, which conv2d+relu
+  // partitions use only when SWITCHYARD_CUDNN_FUSED_CONV_RELU=1 (its ReLU
+  // need not keep NaN; kernels/conv2d.cc). Null where the library lacks one
+  // of them; conv2d+relu then runs the convolution and the backend's own
+  // NaN-keeping bias+relu kernel, as it does by default.
 #define SY_CUDNN_FUSED_FUNCTIONS(X)                                   \
   X(cudnnCreateActivationDescriptor)                                  \
   X(cudnnSetActivationDescriptor) X(cudnnDestroyActivationDescriptor) \

@@ -391,6 +391,10 @@ if want tests; then
     skipped="$(grep -cE '^\[  SKIPPED \] .* \([0-9]+ ms\)$' "$f")"
     failed="$(grep -cE '^\[  FAILED  \] .* \([0-9]+ ms\)$' "$f")"
     detail="$passed passed, $skipped skipped, $failed failed"
+    # cuda_kernels_test's report of what cuDNN's fused conv2d+relu (on
+    # request only) makes of NaN: whether it could become the default.
+    fused_nan="$(grep -m1 "^cuDNN's fused conv2d+relu" "$f" || true)"
+    [[ -n "$fused_nan" ]] && detail="$detail; $fused_nan"
     if [[ $status -ne 0 ]]; then
       step "test $test" FAIL "$(why $status "$limit"); $detail: $(grep -E '^\[  FAILED  \] .* \([0-9]+ ms\)$' "$f" | head -n3 | cut -c14- | tr '\n' ' ')" "$ELAPSED"
     else

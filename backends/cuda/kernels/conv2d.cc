@@ -15,16 +15,26 @@
 // (the backend option allow_tf32), CUDNN_DEFAULT_MATH and then the math type
 // the chosen algorithm reports.
 //
-// conv2d+relu (the partitions CudaDevice claims): one
-// cudnnConvolutionBiasActivationForward, y = relu(conv(x) + bias), with a
-// NaN-propagating ReLU as PyTorch's and a zero bias when the conv has none.
-// Where cuDNN lacks that entry point (cuda_libraries.h), or refuses it for
-// the chosen algorithm (CUDNN_STATUS_NOT_SUPPORTED), the convolution runs
-// alone and one kernel of ours adds the bias and applies the ReLU in place
-// (kernels/elementwise.cu): still one pass fewer than conv2d, add, relu.
+// conv2d+relu (the partitions CudaDevice claims): the convolution, then one
+// kernel of ours that adds the bias and applies the ReLU in place
+// (kernels/bias_epilogue.cu), keeping NaN as cpu:0 and PyTorch do: still one
+// pass fewer than conv2d, add, relu. Not cuDNN's fused
+// cudnnConvolutionBiasActivationForward by default: its API reference lists
+// any ReLU NaN option but CUDNN_NOT_PROPAGATE_NAN as NOT_SUPPORTED, and
+// that one promises no NaN ("NaN numbers are not propagated": a NaN before
+// the ReLU may come out 0).
+// SWITCHYARD_CUDNN_FUSED_CONV_RELU=1 (read when a kernel is made) asks for
+// the fused call anyway, to measure it and to see on a GPU what it does with
+// NaN (cuda_kernels_test's FusedConvReluOnRequestFallsBackOrMatches
+// reports it). Any error of its first call but out-of-memory
+// (NOT_SUPPORTED, BAD_PARAM, ...) is said once on stderr, and the kernel
+// runs unfused from then on.
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -50,6 +60,14 @@ struct ConvShape {
   Conv2dAttrs attrs;
 };
 
+// SWITCHYARD_CUDNN_FUSED_CONV_RELU is 1: conv2d+relu through cuDNN's fused
+// call (see the top of this file).
+constexpr char kFusedConvReluVariable[] = "SWITCHYARD_CUDNN_FUSED_CONV_RELU";
+bool FusedConvReluRequested() {
+  const char* value = std::getenv(kFusedConvReluVariable);
+  return value != nullptr && std::string(value) == "1";
+}
+
 bool IsTensorOpMath(cudnnMathType_t math) {
   return math == CUDNN_TENSOR_OP_MATH ||
          math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
@@ -66,7 +84,7 @@ class Conv2dKernel : public Kernel {
         has_bias_(has_bias),
         relu_(relu),
         tf32_(device.allow_tf32()),
-        fused_(relu && api.has_fused_conv_bias_activation) {}
+        fused_(relu && api.has_fused_conv_bias_activation && FusedConvReluRequested()) {}
 
   ~Conv2dKernel() override {
     for (cudnnTensorDescriptor_t d : {x_desc_, y_desc_, bias_desc_}) {
@@ -181,9 +199,22 @@ class Conv2dKernel : public Kernel {
                     workspace, algorithm_->workspace_bytes, &zero, y_desc_, y, bias_desc_,
                     bias != nullptr ? bias : zero_bias(), activation_desc_, y_desc_, y),
                 "cudnnConvolutionBiasActivationForward");
-      if (fused.ok() || !absl::IsUnimplemented(fused)) return fused;
-      // Not for this algorithm: the unfused epilogue from now on.
+      // Once it has worked, an error is the run's; out of memory is never
+      // cuDNN refusing the fusion.
+      if (fused.ok() || fused_worked_ || absl::IsResourceExhausted(fused)) {
+        fused_worked_ = fused_worked_ || fused.ok();
+        return fused;
+      }
+      // cuDNN documents NOT_SUPPORTED for what it will not fuse, but older
+      // releases answer BAD_PARAM and others: the unfused path from now on.
       fused_ = false;
+      static std::atomic<bool> said{false};
+      if (!said.exchange(true)) {
+        std::fprintf(stderr,
+                     "switchyard: %s: cuDNN's fused conv2d+relu refused (%s); "
+                     "conv2d+relu runs the convolution, then bias and ReLU\n",
+                     device_.name().c_str(), fused.ToString().c_str());
+      }
     }
     SY_RETURN_IF_ERROR(Check(
         api_.cudnnConvolutionForward(handle, &one, x_desc_, x, w_desc_, w, conv_desc_,
@@ -210,8 +241,9 @@ class Conv2dKernel : public Kernel {
     SY_RETURN_IF_ERROR(Check(api_.cudnnCreateActivationDescriptor(&activation_desc_),
                              "cudnnCreateActivationDescriptor"));
     SY_RETURN_IF_ERROR(
+        // The only NaN mode cuDNN documents for the fused call.
         Check(api_.cudnnSetActivationDescriptor(activation_desc_, CUDNN_ACTIVATION_RELU,
-                                                CUDNN_PROPAGATE_NAN, 0.0),
+                                                CUDNN_NOT_PROPAGATE_NAN, 0.0),
               "cudnnSetActivationDescriptor"));
     if (has_bias_) return absl::OkStatus();
     SY_ASSIGN_OR_RETURN(zeros_, device_.Allocate(sizeof(float) * shape_.k));
@@ -278,7 +310,8 @@ class Conv2dKernel : public Kernel {
   const bool has_bias_;
   const bool relu_;
   const bool tf32_;
-  bool fused_;  // cuDNN's fused call (relu_ only), until it is refused
+  bool fused_;  // cuDNN's fused call (relu_ only, on request), until refused
+  bool fused_worked_ = false;  // the fused call has succeeded once
   std::string key_;
   cudnnTensorDescriptor_t x_desc_ = nullptr, y_desc_ = nullptr,
                           bias_desc_ = nullptr;

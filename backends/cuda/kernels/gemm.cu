@@ -1,9 +1,12 @@
-// Batched y = alpha * op(a) op(b) + beta * c, the device code of matmul and
-// gemm: 16 x 16 output tiles per block, the K dimension walked in 16-wide
-// tiles staged through shared memory, one output element per thread,
-// accumulated in float. Transposes and batch broadcasting are strides
-// (GemmParams), so every case is this one kernel. Output matrices beyond
-// the grid's z limit are covered by a grid-stride loop over z.
+// Batched y = alpha * op(a) op(b) + beta * c: the fallback of matmul and
+// gemm for what cuBLASLt cannot take (gemm.cc lists it: k = 0, batches of
+// more than 2^31 - 1 matrices, broadcasts needing many tiny calls, no
+// heuristic algorithm, no cuBLASLt 13 on the machine). 16 x 16 output tiles
+// per block, the K dimension walked in 16-wide tiles staged through shared
+// memory, one output element per thread, accumulated in float. Transposes
+// and batch broadcasting are strides (GemmParams), so every case is this one
+// kernel. Output matrices beyond the grid's z limit are covered by a
+// grid-stride loop over z.
 
 #include "backends/cuda/kernels/gemm.cuh"
 

@@ -13,8 +13,8 @@ namespace cuda {
 namespace kernels {
 namespace {
 
-__global__ void ReluVec(const float4* __restrict__ in, float4* __restrict__ out,
-                        int64_t n4) {
+// No __restrict__: linear+relu and others run it in place (in == out).
+__global__ void ReluVec(const float4* in, float4* out, int64_t n4) {
   const unary::Relu<float> relu;
   SY_GRID_STRIDE_LOOP(i, n4) {
     const float4 v = in[i];
@@ -22,8 +22,7 @@ __global__ void ReluVec(const float4* __restrict__ in, float4* __restrict__ out,
   }
 }
 
-__global__ void ReluScalar(const float* __restrict__ in, float* __restrict__ out,
-                           int64_t n) {
+__global__ void ReluScalar(const float* in, float* out, int64_t n) {
   const unary::Relu<float> relu;
   SY_GRID_STRIDE_LOOP(i, n) { out[i] = relu(in[i]); }
 }
