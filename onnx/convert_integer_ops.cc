@@ -19,22 +19,34 @@
 namespace switchyard {
 namespace onnx_import {
 
-absl::StatusOr<Val> ZeroPointInput(NodeContext& ctx, int index, int data_index,
-                                   const char* name, const char* data_name) {
+namespace {
+
+// The data is 8-bit and its zero point, if any, of the data's dtype.
+absl::Status CheckZeroPointDType(NodeContext& ctx, int index, int data_index,
+                                 const char* name, const char* data_name) {
   const DType type = ctx.Type(ctx.In(data_index)).dtype;
   if (type != DType::kUInt8 && type != DType::kInt8) {
     return absl::InvalidArgumentError(absl::StrCat(
         "input ", data_name, " is ", DTypeName(type), "; ", ctx.op_type(),
         " takes uint8 or int8"));
   }
+  if (ctx.HasInput(index) && ctx.Type(ctx.In(index)).dtype != type) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input ", name, " is ", DTypeName(ctx.Type(ctx.In(index)).dtype), " but ", data_name,
+        " is ", DTypeName(type), "; a zero point has its data's dtype"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Val> ZeroPointInput(NodeContext& ctx, int index, int data_index,
+                                   const char* name, const char* data_name) {
+  SY_RETURN_IF_ERROR(CheckZeroPointDType(ctx, index, data_index, name, data_name));
+  const DType type = ctx.Type(ctx.In(data_index)).dtype;
   if (!ctx.HasInput(index)) return ZeroOf(ctx, type);
   const Val zp = ctx.In(index);
   const TensorType& t = ctx.Type(zp);
-  if (t.dtype != type) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "input ", name, " is ", DTypeName(t.dtype), " but ", data_name, " is ",
-        DTypeName(type), "; a zero point has its data's dtype"));
-  }
   // [..., 1, N] or [..., M, 1] with leading 1s: the vector it holds.
   const Shape& s = t.shape;
   if (s.rank() <= 1) return zp;
@@ -94,7 +106,82 @@ absl::StatusOr<Val> EmitConvInteger(NodeContext& ctx, Val x, Val w, Val x_zp, Va
 
 namespace {
 
+// Whether MatMulInteger's zero point `index` varies along anything but its
+// matrix axis (A's rows, the second-to-last; B's columns, the last): a
+// batched zero point such as [2, 1, 3] for B [2, 6, 3].
+bool VariesAlongBatch(NodeContext& ctx, int index, int axis_from_end) {
+  if (!ctx.HasInput(index)) return false;
+  const Shape& s = ctx.Type(ctx.In(index)).shape;
+  if (s.rank() < 2) return false;
+  for (int d = 0; d < s.rank(); ++d) {
+    if (d != s.rank() - axis_from_end && s.dim(d) != 1) return true;
+  }
+  return false;
+}
+
+// `index`'s zero point as int32, broadcasting against the product's
+// [..., M, N] (a 1-D zero point of A becomes [M, 1]); 0 when absent.
+absl::StatusOr<Val> WideZeroPoint(NodeContext& ctx, int index, bool of_a) {
+  if (!ctx.HasInput(index)) return Scalar(ctx, 0, DType::kInt32);
+  SY_ASSIGN_OR_RETURN(Val zp, CastTo(ctx, ctx.In(index), DType::kInt32));
+  const Shape& s = ctx.Type(zp).shape;
+  if (of_a && s.rank() == 1) return Reshape(ctx, zp, {s.dim(0), 1});
+  return zp;
+}
+
+// MatMulInteger whose zero point varies along a batch dimension, which
+// matmul_integer's per-row and per-column vectors cannot hold: the product
+// of the raw values, then the zero points' terms in int32,
+//   (A - za)(B - zb) = A B - za colsum(B) - rowsum(A) zb + K za zb
+// (the sums as matmul_integer by ones), exact and wrapping as ONNX
+// Runtime's int32 accumulator does.
+absl::Status MatMulIntegerWithBatchedZeroPoints(NodeContext& ctx) {
+  SY_RETURN_IF_ERROR(CheckZeroPointDType(ctx, 2, 0, "a_zero_point", "A"));
+  SY_RETURN_IF_ERROR(CheckZeroPointDType(ctx, 3, 1, "b_zero_point", "B"));
+  const Val a = ctx.In(0), b = ctx.In(1);
+  const Shape a_shape = ctx.Type(a).shape, b_shape = ctx.Type(b).shape;
+  if (a_shape.rank() < 2 || b_shape.rank() < 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "A is ", a_shape.ToString(), " and B ", b_shape.ToString(),
+        "; a zero point with batch dimensions needs matrices (rank 2 or more) on both sides"));
+  }
+  const int64_t k = a_shape.dim(a_shape.rank() - 1);
+  const Val zero_a = ZeroOf(ctx, ctx.Type(a).dtype);
+  const Val zero_b = ZeroOf(ctx, ctx.Type(b).dtype);
+  const Val zero_u8 = ZeroOf(ctx, DType::kUInt8);
+  const std::vector<uint8_t> ones(static_cast<size_t>(k), 1);
+  const Val ones_column = ctx.Constant(
+      HostArray::Of<uint8_t>(Shape({k, 1}), absl::Span<const uint8_t>(ones)));
+  const Val ones_row = ctx.Constant(
+      HostArray::Of<uint8_t>(Shape({1, k}), absl::Span<const uint8_t>(ones)));
+  SY_ASSIGN_OR_RETURN(Val product, ctx.EmitOne("matmul_integer", {a, b, zero_a, zero_b},
+                                               AttrMap()));
+  SY_ASSIGN_OR_RETURN(Val row_sums, ctx.EmitOne("matmul_integer",
+                                                {a, ones_column, zero_a, zero_u8}, AttrMap()));
+  SY_ASSIGN_OR_RETURN(Val column_sums, ctx.EmitOne("matmul_integer",
+                                                   {ones_row, b, zero_u8, zero_b}, AttrMap()));
+  SY_ASSIGN_OR_RETURN(Val za, WideZeroPoint(ctx, 2, /*of_a=*/true));
+  SY_ASSIGN_OR_RETURN(Val zb, WideZeroPoint(ctx, 3, /*of_a=*/false));
+  SY_ASSIGN_OR_RETURN(Val za_terms, Op(ctx, "mul", {za, column_sums}));
+  SY_ASSIGN_OR_RETURN(Val zb_terms, Op(ctx, "mul", {row_sums, zb}));
+  SY_ASSIGN_OR_RETURN(Val zz, Op(ctx, "mul", {za, zb}));
+  SY_ASSIGN_OR_RETURN(Val k_zz, Op(ctx, "mul", {zz, Scalar(ctx, static_cast<double>(k),
+                                                             DType::kInt32)}));
+  SY_ASSIGN_OR_RETURN(Val y, Op(ctx, "sub", {product, za_terms}));
+  SY_ASSIGN_OR_RETURN(y, Op(ctx, "sub", {y, zb_terms}));
+  SY_ASSIGN_OR_RETURN(y, Op(ctx, "add", {y, k_zz}));
+  if (ctx.Type(y).shape != ctx.Type(product).shape) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the zero points broadcast the product ", ctx.Type(product).shape.ToString(), " to ",
+        ctx.Type(y).shape.ToString(), "; a zero point's batch dimensions must fit the data's"));
+  }
+  return ctx.SetOutput(0, y);
+}
+
 absl::Status ConvertMatMulInteger(NodeContext& ctx) {
+  if (VariesAlongBatch(ctx, 2, 2) || VariesAlongBatch(ctx, 3, 1)) {
+    return MatMulIntegerWithBatchedZeroPoints(ctx);
+  }
   SY_ASSIGN_OR_RETURN(Val a_zp, ZeroPointInput(ctx, 2, 0, "a_zero_point", "A"));
   SY_ASSIGN_OR_RETURN(Val b_zp, ZeroPointInput(ctx, 3, 1, "b_zero_point", "B"));
   SY_ASSIGN_OR_RETURN(Val y, ctx.EmitOne("matmul_integer", {ctx.In(0), ctx.In(1), a_zp, b_zp},

@@ -181,12 +181,14 @@ absl::Status EmitResize(NodeContext& ctx, const ResizeAttrs& a) {
   if (identity) return Alias(ctx);
   const DType dtype = ctx.Type(ctx.In(0)).dtype;
   if (dtype == DType::kUInt8 || dtype == DType::kInt8) {
-    // 8-bit images and quantized activations: nearest only copies values,
-    // which float32 holds exactly, so it runs in float32.
-    if (a.mode != ResizeMode::kNearest) {
+    // 8-bit images and quantized activations run in float32: nearest copies
+    // values, which float32 holds exactly; linear's weighted sums are cast
+    // back truncating toward zero, as ONNX Runtime's CPU kernel does.
+    // Cubic is refused, as ONNX Runtime 1.30 refuses it for 8-bit data.
+    if (a.mode == ResizeMode::kCubic) {
       return absl::UnimplementedError(absl::StrCat(
-          "Resize of ", DTypeName(dtype), " X takes mode nearest in Switchyard; "
-          "dequantize first (DequantizeLinear) for linear or cubic"));
+          "Resize of ", DTypeName(dtype), " X takes mode nearest or linear; "
+          "dequantize first (DequantizeLinear) for cubic"));
     }
     SY_ASSIGN_OR_RETURN(Val wide, CastTo(ctx, ctx.In(0), DType::kFloat32));
     SY_ASSIGN_OR_RETURN(Val resized, ctx.EmitOne("resize", {wide}, a.ToAttrMap()));

@@ -5,7 +5,8 @@
 # a model with symbolic dimensions fed by a file alone; a detector's
 # detections (tools/export_detection_model.py's Faster R-CNN), also over an
 # image folder at each image's own size; the errors for a
-# wrong count, name, dtype or shape; SWITCHYARD_CPU_THREADS bounded.
+# wrong count, name, dtype or shape; SWITCHYARD_CPU_THREADS bounded; int16,
+# float8 and int4 values in and out, on cpu:0 and on dnnl:0 (auto placement).
 # Models and inputs: tests/make_cli_test_models.py, run here.
 
 set -u
@@ -368,5 +369,15 @@ expect_exit quant_types 0
 same_npy "$TMP/quant/q16.npy" "$M/q16_expected.npy" quant_types
 same_npy "$TMP/quant/f8.npy" "$M/f8_expected.npy" quant_types
 same_npy "$TMP/quant/w4.npy" "$M/w4_expected.npy" quant_types
+# The same on dnnl:0 under auto placement (the default path): what dnnl:0
+# lacks for these dtypes runs on cpu:0, with the same results.
+PLUGIN="$(need_runfile backends/dnnl/libswitchyard_dnnl_plugin.so)" || exit 1
+run_cli quant_types_dnnl run --plugin="$PLUGIN" --device=dnnl:0 --placement=auto \
+    --model="$M/quantized_types.onnx" --input="$M/quant_x.npy" --iterations=1 --warmup=0 \
+    --output="$TMP/quant_dnnl/"
+expect_exit quant_types_dnnl 0
+same_npy "$TMP/quant_dnnl/q16.npy" "$M/q16_expected.npy" quant_types_dnnl
+same_npy "$TMP/quant_dnnl/f8.npy" "$M/f8_expected.npy" quant_types_dnnl
+same_npy "$TMP/quant_dnnl/w4.npy" "$M/w4_expected.npy" quant_types_dnnl
 
 finish

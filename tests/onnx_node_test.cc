@@ -23,7 +23,8 @@
 // atol 1e-7), with atol widened to 1e-5 for float32 results (sums in
 // another order than numpy's) and both to 5e-3 for float16 ones (float32
 // math between float16 roundings, as ONNX Runtime's CPU provider does it,
-// rounds differently from float16 math); integers and bools exactly.
+// rounds differently from float16 math); integers and bools exactly, or
+// within the steps a case's integer_tolerance.txt allows ("1: why").
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -40,6 +41,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -120,8 +122,10 @@ std::string DataDir() {
   return "/usr/share/libonnx-testdata/data";
 }
 
-// Empty when `got` matches `want`; else what differs.
-std::string Compare(const HostArray& got, const HostArray& want) {
+// Empty when `got` matches `want`; else what differs. Integer outputs
+// match exactly, or within `integer_tolerance` steps where the case's
+// integer_tolerance.txt allows it (and says why).
+std::string Compare(const HostArray& got, const HostArray& want, int64_t integer_tolerance) {
   if (got.shape != want.shape) {
     return absl::StrCat("shape ", got.shape.ToString(), ", expected ",
                         want.shape.ToString());
@@ -141,7 +145,8 @@ std::string Compare(const HostArray& got, const HostArray& want) {
     if (std::isnan(w) && std::isnan(g)) continue;
     if (std::isinf(w) && g == w) continue;
     const double diff = std::abs(g - w);
-    const double allowed = exact ? 0 : atol + rtol * std::abs(w);
+    const double allowed = exact ? static_cast<double>(integer_tolerance)
+                                 : atol + rtol * std::abs(w);
     if (!(diff <= allowed)) {
       ++bad;
       const double excess = std::isnan(diff) ? 1e300 : diff - allowed;
@@ -205,7 +210,7 @@ absl::StatusOr<std::string> RunSet(OnnxModel& model, const Device& device,
                                    const std::vector<std::string>& declared,
                                    const std::vector<HostArray>& inputs,
                                    const std::vector<HostArray>& outputs,
-                                   BackendRegistry& registry) {
+                                   int64_t integer_tolerance, BackendRegistry& registry) {
   if (inputs.size() != declared.size()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the data set has ", inputs.size(), " inputs, the model ",
@@ -219,7 +224,7 @@ absl::StatusOr<std::string> RunSet(OnnxModel& model, const Device& device,
   for (size_t i = 0; i < got.size(); ++i) {
     SY_ASSIGN_OR_RETURN(std::vector<char> bytes, got[i].ToBytes());
     const HostArray g(got[i].shape(), got[i].dtype(), std::move(bytes));
-    const std::string diff = Compare(g, outputs[i]);
+    const std::string diff = Compare(g, outputs[i], integer_tolerance);
     if (!diff.empty()) return absl::StrCat("output ", i, ": ", diff);
   }
   return std::string();
@@ -369,6 +374,18 @@ std::vector<Result> RunMatchCase(const std::string& dir, const std::string& suit
   }
   for (const OnnxValueInfo& out : (*model)->outputs()) output_dtypes.push_back(out.dtype);
   std::vector<std::string> sets = ListDir(dir, "test_data_set_");
+  // integer_tolerance.txt: "N: why" (8-bit results truncated from float
+  // sums, where the order of ONNX Runtime's float arithmetic decides values
+  // that land within rounding of an integer).
+  int64_t integer_tolerance = 0;
+  if (Exists(dir + "/integer_tolerance.txt")) {
+    const std::string line = FirstLineOf(dir + "/integer_tolerance.txt");
+    if (!absl::SimpleAtoi(line.substr(0, line.find(':')), &integer_tolerance) ||
+        integer_tolerance < 0 || integer_tolerance > 1) {
+      return all(Outcome::kFailed,
+                 absl::StrCat("integer_tolerance.txt says '", line, "'; want 'N: why', N 0 or 1"));
+    }
+  }
   for (const Device& device : devices) {
     Result r{suite, name, device.ToString(), Outcome::kPassed, "", ops};
     for (const std::string& set : sets) {
@@ -380,7 +397,7 @@ std::vector<Result> RunMatchCase(const std::string& dir, const std::string& suit
           !inputs.ok()    ? absl::StatusOr<std::string>(inputs.status())
           : !outputs.ok() ? absl::StatusOr<std::string>(outputs.status())
                           : RunSet(**model, device, declared, *inputs, *outputs,
-                                   registry);
+                                   integer_tolerance, registry);
       if (!diff.ok()) {
         const bool unsupported = diff.status().code() == absl::StatusCode::kUnimplemented;
         r.outcome = unsupported ? Outcome::kSkipped : Outcome::kFailed;

@@ -43,9 +43,7 @@ def _rng(name):
 # What ONNX Runtime runs and Switchyard refuses for now, with the text of
 # its refusal: by a type named in the case's name, or by the whole name.
 KNOWN_GAP_TYPES = {}
-KNOWN_GAP_CASES = {
-    "mmi_b_zero_point_per_column_batched": "one zero point per row (column) only",
-}
+KNOWN_GAP_CASES = {}
 
 
 def _known_gap(name):
@@ -747,6 +745,20 @@ def _(rng):
                 np.array(100, np.uint8), _zps(rng, (2, 1, 3), np.uint8))
 
 
+@qcase("mmi_b_zero_point_per_batch_and_column_i8")
+def _(rng):
+    # B's zero point per batch entry and column in a 4-D batch (ONNX Runtime
+    # takes A's as a scalar).
+    return _mmi(_qvals(rng, (2, 3, 2, 5), np.int8), _qvals(rng, (2, 3, 5, 4), np.int8),
+                np.array(-3, np.int8), _zps(rng, (2, 3, 1, 4), np.int8))
+
+
+@qrefusal("mmi_batched_zero_point_wider_than_data", "batch dimensions must fit")
+def _(rng):
+    return _mmi(_qvals(rng, (4, 6), np.uint8), _qvals(rng, (6, 3), np.uint8),
+                None, _zps(rng, (2, 1, 3), np.uint8))
+
+
 # --- ConvInteger -------------------------------------------------------------
 
 def _convint(x, w, attrs, x_zp=None, w_zp=None):
@@ -1215,6 +1227,14 @@ _register_qdq()
 
 # --- uint8/int8 tensors through data-movement ops (QOperator models) ----------
 
+# 8-bit linear Resize truncates float sums back to integers, as ONNX
+# Runtime does: a sum within float rounding of an integer lands on either
+# side depending on the order of the arithmetic.
+_LINEAR_RESIZE_TOLERANCE = ("1: 8-bit linear Resize truncates float sums; ONNX Runtime's "
+                            "order of float arithmetic decides sums within rounding of an "
+                            "integer")
+
+
 def _register_data_movement():
     forms = {
         "maxpool": lambda: ((1, 2, 5, 5), [helper.make_node(
@@ -1239,6 +1259,13 @@ def _register_data_movement():
         "resize_nearest": lambda: ((1, 2, 3, 3), [helper.make_node(
             "Resize", ["x", "", "scales"], ["y"], mode="nearest")],
             {"scales": np.array([1, 1, 2, 1.5], np.float32)}),
+        "resize_linear": lambda: ((1, 2, 4, 5), [helper.make_node(
+            "Resize", ["x", "", "scales"], ["y"], mode="linear")],
+            {"scales": np.array([1, 1, 1.75, 2.4], np.float32)}),
+        "resize_linear_align_corners": lambda: ((1, 1, 3, 4), [helper.make_node(
+            "Resize", ["x", "", "", "sizes"], ["y"], mode="linear",
+            coordinate_transformation_mode="align_corners")],
+            {"sizes": np.array([1, 1, 7, 5], np.int64)}),
         "squeeze_unsqueeze": lambda: ((1, 3, 1, 4), [
             helper.make_node("Squeeze", ["x", "sq"], ["t"]),
             helper.make_node("Unsqueeze", ["t", "usq"], ["y"])],
@@ -1258,8 +1285,13 @@ def _register_data_movement():
                              (_qvals(rng, (1, 3), dt) if k == "c" else _zps(rng, (), dt)))
                          for k, v in inits.items()}
                 outs = [o for n in nodes for o in n.output if o.startswith("y")]
-                return _qmodel(nodes, {"x": x}, outs, 13, inits=inits,
-                               out_types={o: _elem(dt) for o in outs})
+                m, feeds = _qmodel(nodes, {"x": x}, outs, 13, inits=inits,
+                                   out_types={o: _elem(dt) for o in outs})
+                if any(n.op_type == "Resize" and n.attribute and any(
+                        a.name == "mode" and a.s == b"linear" for a in n.attribute)
+                       for n in nodes):
+                    return m, feeds, {"integer_tolerance": _LINEAR_RESIZE_TOLERANCE}
+                return m, feeds
 
 
 _register_data_movement()

@@ -93,6 +93,9 @@ def main():
         if kind == "known_gap":
             with open(os.path.join(case_dir, "known_gap.txt"), "w") as f:
                 f.write(expected + "\n")
+        if options.get("integer_tolerance"):
+            with open(os.path.join(case_dir, "integer_tolerance.txt"), "w") as f:
+                f.write(options["integer_tolerance"] + "\n")
         work = os.path.join(scratch, suite + "_" + name)
         os.makedirs(work)
         feeds = []

@@ -117,35 +117,24 @@ struct Element<DType::kUInt16> : IntegerElement<DType::kUInt16, uint16_t> {};
 
 // int4 and uint4, one per byte: floating values round to nearest even,
 // and every value saturates to the 4-bit range (NaN: 0).
-template <typename Storage>
-Storage ClampToFourBits(double d, double low, double high) {
-  if (std::isnan(d)) return 0;
-  return static_cast<Storage>(std::max(low, std::min(high, d)));
-}
-template <>
-struct Element<DType::kInt4> {
-  using Storage = int8_t;
+template <typename S, int kLow, int kHigh>
+struct FourBitElement {
+  using Storage = S;
   static constexpr bool kFloating = false;
-  static int64_t ToInteger(int8_t v) { return v; }
-  static int8_t FromDouble(double d) {
-    return ClampToFourBits<int8_t>(std::nearbyint(d), -8, 7);
+  static int64_t ToInteger(S v) { return v; }
+  static S FromDouble(double d) {
+    const double r = std::nearbyint(d);
+    if (std::isnan(r)) return 0;
+    return static_cast<S>(std::max<double>(kLow, std::min<double>(kHigh, r)));
   }
-  static int8_t FromInteger(int64_t v) {
-    return static_cast<int8_t>(std::max<int64_t>(-8, std::min<int64_t>(7, v)));
+  static S FromInteger(int64_t v) {
+    return static_cast<S>(std::max<int64_t>(kLow, std::min<int64_t>(kHigh, v)));
   }
 };
 template <>
-struct Element<DType::kUInt4> {
-  using Storage = uint8_t;
-  static constexpr bool kFloating = false;
-  static int64_t ToInteger(uint8_t v) { return v; }
-  static uint8_t FromDouble(double d) {
-    return ClampToFourBits<uint8_t>(std::nearbyint(d), 0, 15);
-  }
-  static uint8_t FromInteger(int64_t v) {
-    return static_cast<uint8_t>(std::max<int64_t>(0, std::min<int64_t>(15, v)));
-  }
-};
+struct Element<DType::kInt4> : FourBitElement<int8_t, -8, 7> {};
+template <>
+struct Element<DType::kUInt4> : FourBitElement<uint8_t, 0, 15> {};
 
 // The float8 types, whose conversions from numbers take `saturate`.
 struct Float8Tag {};
