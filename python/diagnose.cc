@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -13,6 +12,7 @@
 #include "core/executable_plan.h"
 #include "core/status_macros.h"
 #include "core/tensor.h"
+#include "core/thread_limit.h"
 #include "data/image_files.h"
 #include "python/profile.h"
 #include "tools/cli/pipeline.h"
@@ -40,9 +40,8 @@ absl::Status CheckDiagnoseOptions(DiagnoseOptions& o, std::vector<std::string>* 
       Range("resize", o.resize, 0, 16384, "pixels; 0 picks image_size * 256 / 224"));
   SY_RETURN_IF_ERROR(
       Range("batches", o.batches, 0, 1000000, "batches; 0 is one pass over the images"));
-  SY_RETURN_IF_ERROR(Range("loader_threads", o.loader_threads, 1,
-                           4 * std::max(1u, std::thread::hardware_concurrency()),
-                           "threads (4 per core of this machine)"));
+  SY_RETURN_IF_ERROR(Range("loader_threads", o.loader_threads, 1, MaxThreadCount(),
+                           "threads (4 per core of this machine, at least 8)"));
   SY_RETURN_IF_ERROR(Range("prefetch", o.prefetch, 1, 1024, "batches"));
   SY_RETURN_IF_ERROR(Range("loader_cost_ms", o.loader_cost_ms, 0, 60000, "milliseconds"));
   SY_RETURN_IF_ERROR(Range("warmup", o.warmup, 0, 1000, "forward passes"));

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -15,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "backends/cpu/cpu_device.h"
 #include "core/backend_registry.h"
+#include "core/thread_limit.h"
 
 namespace switchyard {
 namespace cpu {
@@ -26,18 +26,16 @@ constexpr char kFusion[] = "fusion";
 constexpr char kConvAlgorithm[] = "conv_algorithm";
 
 int DefaultThreads() {
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int cores = CoreCount();
   if (const char* env = std::getenv("SWITCHYARD_CPU_THREADS")) {
-    // The command line's bound for --threads (tools/cli/flags.cc MaxThreads):
-    // 4 per core, at least 8, so a typo cannot start 20000 threads (which
-    // under a process limit hangs or aborts instead of failing).
-    const int max_threads = std::max(8, 4 * cores);
+    // The bound every user-given thread count has (core/thread_limit.h).
+    const int max_threads = MaxThreadCount();
     int threads = 0;
     if (absl::SimpleAtoi(env, &threads) && threads >= 1) {
       if (threads <= max_threads) return threads;
       std::fprintf(stderr,
                    "switchyard: SWITCHYARD_CPU_THREADS=%d is above the limit of "
-                   "%d (4 per core of this machine's %d); using %d\n",
+                   "%d (4 per core of this machine's %d, at least 8); using %d\n",
                    threads, max_threads, cores, max_threads);
       return max_threads;
     }

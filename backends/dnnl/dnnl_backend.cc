@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "backends/dnnl/dnnl_device.h"
+#include "core/thread_limit.h"
 
 namespace switchyard {
 namespace onednn {
@@ -21,12 +21,19 @@ constexpr char kSilu[] = "silu";
 int DefaultThreads() {
   if (const char* env = std::getenv(kDnnlThreadsEnv)) {
     int threads = 0;
-    if (absl::SimpleAtoi(env, &threads) && threads >= 1) return threads;
+    if (absl::SimpleAtoi(env, &threads) && threads >= 1) {
+      if (threads <= MaxThreadCount()) return threads;
+      std::fprintf(stderr,
+                   "switchyard: %s=%d is above the limit of %d (4 per core of this "
+                   "machine's %d, at least 8); using %d\n",
+                   kDnnlThreadsEnv, threads, MaxThreadCount(), CoreCount(), MaxThreadCount());
+      return MaxThreadCount();
+    }
     std::fprintf(stderr,
                  "switchyard: ignoring %s='%s' (want an integer >= 1)\n",
                  kDnnlThreadsEnv, env);
   }
-  return std::max(1u, std::thread::hardware_concurrency());
+  return CoreCount();
 }
 
 class DnnlBackend : public Backend {

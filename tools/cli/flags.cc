@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <set>
-#include <thread>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
@@ -17,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "core/thread_limit.h"
 #include "tools/cli/mpi_world.h"
 
 ABSL_FLAG(std::string, model, "vgg11",
@@ -260,17 +260,11 @@ absl::Status CheckRange(absl::string_view flag, int64_t value, int64_t min,
       max, why.empty() ? "" : " (", why, why.empty() ? "" : ")"));
 }
 
-int MaxThreads() {
-  const int cores = std::max(1u, std::thread::hardware_concurrency());
-  return std::max(8, 4 * cores);
-}
-
 absl::Status CheckThreadFlags() {
   const std::string why = absl::StrCat(
-      "4 per core of this machine's ", std::thread::hardware_concurrency(),
-      "; 0 means the default");
+      "4 per core of this machine's ", CoreCount(), ", at least 8; 0 means the default");
   SY_RETURN_IF_ERROR_CLI(CheckRange("--threads", absl::GetFlag(FLAGS_threads),
-                                    0, MaxThreads(), why));
+                                    0, MaxThreadCount(), why));
   // The default thread count, bounded as --threads is; checked before the
   // CPU backend starts its threads (it would clamp, with a warning).
   if (const char* env = std::getenv("SWITCHYARD_CPU_THREADS")) {
@@ -278,10 +272,9 @@ absl::Status CheckThreadFlags() {
     // Not a count >= 1: the backend warns and uses all cores.
     if (absl::SimpleAtoi(env, &threads) && threads >= 1) {
       SY_RETURN_IF_ERROR_CLI(CheckRange(
-          "SWITCHYARD_CPU_THREADS", threads, 1, MaxThreads(),
-          absl::StrCat("4 per core of this machine's ",
-                       std::thread::hardware_concurrency(),
-                       "; unset it for all cores, or give --threads")));
+          "SWITCHYARD_CPU_THREADS", threads, 1, MaxThreadCount(),
+          absl::StrCat("4 per core of this machine's ", CoreCount(),
+                       ", at least 8; unset it for all cores, or give --threads")));
     }
   }
   for (const std::string& option : BackendOptions()) {
@@ -290,7 +283,7 @@ absl::Status CheckThreadFlags() {
     int64_t threads = 0;
     if (!absl::SimpleAtoi(rest, &threads)) continue;  // the backend says why
     SY_RETURN_IF_ERROR_CLI(CheckRange(
-        absl::StrCat("--backend_option=cpu.threads"), threads, 0, MaxThreads(),
+        absl::StrCat("--backend_option=cpu.threads"), threads, 0, MaxThreadCount(),
         why));
   }
   return absl::OkStatus();

@@ -83,11 +83,8 @@ absl::Status ApplyBackendOptionFlags(BackendRegistry& registry);
 absl::Status CheckRange(absl::string_view flag, int64_t value, int64_t min,
                         int64_t max, absl::string_view why = "");
 
-// The most threads --threads or cpu.threads may ask for: 4 per core of this
-// machine (at least 8), so a typo cannot start 100000 threads.
-int MaxThreads();
-
-// --threads and every cpu.threads backend option against MaxThreads().
+// --threads, SWITCHYARD_CPU_THREADS and every cpu.threads backend option
+// against core/thread_limit.h's MaxThreadCount().
 absl::Status CheckThreadFlags();
 
 // Whether a run of `input_shape` (float32 images) can fit in this machine's

@@ -9,6 +9,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
+#include "core/thread_limit.h"
 #include "core/timeline_analysis.h"
 #include "data/image_batch_loader.h"
 #include "data/loader_profile.h"
@@ -116,7 +117,7 @@ absl::Status CheckPipelineFlags() {
     return absl::OkStatus();
   }
   SY_RETURN_IF_ERROR(CheckRange("--loader-threads", absl::GetFlag(FLAGS_loader_threads),
-                                1, MaxThreads(), "4 per core of this machine"));
+                                1, MaxThreadCount(), "4 per core of this machine, at least 8"));
   SY_RETURN_IF_ERROR(CheckRange("--prefetch", absl::GetFlag(FLAGS_prefetch), 1, 1024,
                                 "batches held ahead of the device"));
   const double cost = absl::GetFlag(FLAGS_loader_cost_ms);
