@@ -43,7 +43,9 @@ def test_run_releases_the_gil(resnet18):
     before = switchyard.get_option("cpu.threads")
     switchyard.set_option("cpu.threads", 1)
     try:
-        session = switchyard.Session(path)
+        # cpu:0, whose threads cpu.threads sets (the default path's dnnl:0
+        # keeps its own OpenMP threads, which would compete for the cores).
+        session = switchyard.Session(path, device="cpu:0")
         big = np.repeat(x, 128, axis=0)  # batch 256: a run long enough to see a stall
         session.run({"input": big})  # compiled
         begin = time.perf_counter()
