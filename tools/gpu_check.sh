@@ -3,6 +3,8 @@
 # which has CUDA 13 and PyTorch but no Bazel or Java:
 #
 #   tools/gpu_check.sh [BUNDLE_DIR]        # default gpu_bundle/ (git-ignored)
+#   PACK_FROM=bazel-bin tools/gpu_check.sh /tmp/b   # packs an earlier -c opt
+#                                          # build's binaries, no Bazel
 #
 # then, on the GPU machine, with the bundle copied there (e.g. carried by the
 # device tool):
@@ -40,7 +42,12 @@
 #                                    (ResNet-50 is exported there: 100 MB);
 #                                    gpu_check/: the PyTorch peers (TF32
 #                                    on/off, VGG11, NMS), onnx_logits.py,
-#                                    make_slow_images.py, the report writer
+#                                    make_slow_images.py, the report writer,
+#                                    lib_versions.py (cuBLASLt/cuDNN versions
+#                                    without a GPU), compare_outputs.py
+#   data/models/<kind>/              the `models` step's opset-18, float16
+#                                    and int8 QDQ cases (tests/onnx_cases),
+#                                    and the detector's name (SOURCE)
 # Not packed: cuBLAS and cuDNN (hundreds of MB); the script finds PyTorch's.
 #
 # Targets that do not exist in this tree (e.g. NMS before it lands) are left
@@ -76,21 +83,41 @@ WANTED=(
   //tests:onnx_node_test
   //tests:onnx_models_test
 )
-# Those that exist in this tree (--keep_going: a missing one is an error
-# message, not a failure).
-mapfile -t TARGETS < <(bazel query --keep_going "set(${WANTED[*]})" 2>/dev/null | sort)
-for t in "${WANTED[@]}"; do
-  printf '%s\n' "${TARGETS[@]}" | grep -qx -- "$t" || echo "note: $t does not exist here; not packed"
-done
+# PACK_FROM=<the bazel-bin of an earlier -c opt build>: pack what is there,
+# without Bazel (a dry run of the packing while the Bazel server is busy;
+# the binaries are as old as that build).
+if [[ -n "${PACK_FROM:-}" ]]; then
+  BIN_DIR="$(cd "$PACK_FROM" && pwd -P)"
+  OUTPUT_BASE="${BIN_DIR%/execroot/*}"
+  TARGETS=()
+  for t in "${WANTED[@]}"; do
+    pkg="${t#//}"; pkg="${pkg%%:*}"
+    if [[ -x "$BIN_DIR/$pkg/${t##*:}" ]]; then
+      TARGETS+=("$t")
+    else
+      echo "note: $t is not built in $BIN_DIR; not packed"
+    fi
+  done
+  echo "== packing from $BIN_DIR without building (PACK_FROM)"
+else
+  # Those that exist in this tree (--keep_going: a missing one is an error
+  # message, not a failure).
+  mapfile -t TARGETS < <(bazel query --keep_going "set(${WANTED[*]})" 2>/dev/null | sort)
+  for t in "${WANTED[@]}"; do
+    printf '%s\n' "${TARGETS[@]}" | grep -qx -- "$t" || echo "note: $t does not exist here; not packed"
+  done
+fi
 printf '%s\n' "${TARGETS[@]}" | grep -qx //tools/cli:switchyard || {
   echo "error: //tools/cli:switchyard is missing" >&2
   exit 1
 }
 
-echo "== building ${TARGETS[*]} (-c opt)"
-bazel build -c opt "${TARGETS[@]}"
-BIN_DIR="$(bazel info -c opt bazel-bin 2>/dev/null)"
-OUTPUT_BASE="$(bazel info output_base 2>/dev/null)"
+if [[ -z "${PACK_FROM:-}" ]]; then
+  echo "== building ${TARGETS[*]} (-c opt)"
+  bazel build -c opt "${TARGETS[@]}"
+  BIN_DIR="$(bazel info -c opt bazel-bin 2>/dev/null)"
+  OUTPUT_BASE="$(bazel info output_base 2>/dev/null)"
+fi
 if ! grep -q 'CUDA_FOUND = True' "$OUTPUT_BASE/external/local_cuda/defs.bzl"; then
   echo "error: this build has no CUDA ($(grep CUDA_MISSING_REASON "$OUTPUT_BASE/external/local_cuda/defs.bzl"))" >&2
   exit 1
@@ -140,7 +167,8 @@ install -m 755 tools/gpu_check/run_on_gpu.sh "$BUNDLE/run_on_gpu.sh"
 install -m 644 tools/compare_logits.py tools/export_onnx_models.py "$BUNDLE/tools/"
 install -m 644 tools/gpu_check/pytorch_vgg11_cuda.py tools/gpu_check/pytorch_peer_tf32.py \
   tools/gpu_check/torchvision_nms_cuda.py tools/gpu_check/report.py \
-  tools/gpu_check/onnx_logits.py tools/gpu_check/make_slow_images.py "$BUNDLE/tools/gpu_check/"
+  tools/gpu_check/onnx_logits.py tools/gpu_check/make_slow_images.py \
+  tools/gpu_check/lib_versions.py tools/gpu_check/compare_outputs.py "$BUNDLE/tools/gpu_check/"
 install -m 644 benchmarks/pytorch_peer.py benchmarks/pytorch_vgg11_cpu.py benchmarks/compare.py \
   benchmarks/torchvision_pipeline.py "$BUNDLE/benchmarks/"
 install -m 644 benchmarks/models/*.onnx "$BUNDLE/benchmarks/models/"
@@ -171,6 +199,22 @@ if [[ -x "$BIN_DIR/tests/onnx_node_test" && -d "$NODE_DIR/node" ]]; then
 else
   echo "note: no onnx_node_test or no $NODE_DIR/node (libonnx-testdata): the ONNX test cases are not packed"
 fi
+# The model kinds of run_on_gpu.sh's `models` step: one ONNX case of each
+# kind (a few KB), named in SOURCE. The detector (0.7 MB) is only named:
+# run_on_gpu.sh reads it from the working tree, which travels anyway.
+pack_model() {  # KIND CASE_DIR [name-only]
+  if [[ -f "$2/model.onnx" ]]; then
+    mkdir -p "$BUNDLE/data/models/$1"
+    [[ -n "${3:-}" ]] || install -m 644 "$2/model.onnx" "$BUNDLE/data/models/$1/model.onnx"
+    echo "$2" >"$BUNDLE/data/models/$1/SOURCE"
+  else
+    echo "note: no $2/model.onnx: the $1 model step will skip"
+  fi
+}
+pack_model opset18 tests/onnx_cases/opset18/test_reduce_mean_default_axes
+pack_model float16 tests/onnx_cases/float16/test_conv_bn_relu_pool_gemm
+pack_model int8 tests/onnx_cases/quant/test_quant_qdq13_conv_relu
+pack_model detector tests/onnx_models/fasterrcnn_narrow name-only
 if compgen -G 'tests/onnx_models/*/model.onnx' >/dev/null; then
   tar -czf "$BUNDLE/data/onnx_models.tar.gz" --exclude=BUILD tests/onnx_models
 fi
@@ -178,6 +222,10 @@ fi
 # Facts about the binaries, then bin/ and lib/ as one xz archive (about
 # 47 MiB -> 6; run_on_gpu.sh unpacks it under its $TMP).
 GLIBC_LINE="max GLIBC $(objdump -T "$BUNDLE"/bin/* "$BUNDLE"/lib/*.so* 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -n1), max GLIBCXX $(objdump -T "$BUNDLE"/bin/* "$BUNDLE"/lib/*.so* 2>/dev/null | grep -o 'GLIBCXX_[0-9.]*' | sort -uV | tail -n1)"
+# The GPU machine needs at least the glibc of the highest GLIBC_ symbol
+# (run_on_gpu.sh checks it there with ldd --version).
+GLIBC_NEED="$(echo "$GLIBC_LINE" | sed -n 's/^max GLIBC GLIBC_\([0-9.]*\),.*/\1/p')"
+echo "== the binaries need glibc ${GLIBC_NEED:-?} or newer on the GPU machine (this one has $(ldd --version | head -n1 | grep -o '[0-9]*\.[0-9]*$'))"
 BIN_SHAS="$(cd "$BUNDLE" && find bin lib -type f | sort | xargs sha256sum | awk '{print "  " $2 "  " $1}')"
 BIN_BYTES=$(du -sb "$BUNDLE/bin" "$BUNDLE/lib" | awk '{s += $1} END {print s}')
 echo "== compressing bin/ and lib/ ($((BIN_BYTES / 1024 / 1024)) MiB) into bin.tar.xz"
@@ -186,9 +234,11 @@ rm -rf "$BUNDLE/bin" "$BUNDLE/lib"
 
 # What the device tool carries: the working tree (tracked and untracked
 # files that git does not ignore) and the bundle, 64 MiB together.
+# (A tracked file deleted in the working tree does not travel: stat's
+# failure on it is no error.)
 tree_bytes() {
-  git ls-files -z --cached --others --exclude-standard |
-    xargs -0 stat -c %s 2>/dev/null | awk '{s += $1} END {print s + 0}'
+  { git ls-files -z --cached --others --exclude-standard |
+    xargs -0 stat -c %s 2>/dev/null || true; } | awk '{s += $1} END {print s + 0}'
 }
 TREE=$(tree_bytes)
 total=$(du -sb "$BUNDLE" | cut -f1)

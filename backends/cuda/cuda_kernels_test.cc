@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <limits>
 #include <string>
@@ -175,6 +176,162 @@ TEST(CudaKernelsTest, Softmax) {
   ExpectMatchesCpu("softmax", middle,
                    {{Shape({2, 5, 33}), RandomValues(330, 6, 3)}},
                    Tolerance::kReduction, "softmax over a middle dimension");
+  // Few long rows: two launches over chunks (reduce_plan.h), an odd length
+  // so the last chunk is shorter.
+  ExpectMatchesCpu("softmax", last,
+                   {{Shape({1, 1 << 21}), RandomValues(1 << 21, 7, 10)}},
+                   Tolerance::kReduction, "softmax over one row of 2M: two stages");
+  ExpectMatchesCpu("log_softmax", last,
+                   {{Shape({3, 300001}), RandomValues(900003, 8, 10)}},
+                   Tolerance::kReduction, "log_softmax over 3 rows of 300001: two stages");
+  // A chunk of -inf only must add nothing rather than NaN; a NaN in one
+  // chunk makes the whole row NaN, as in one launch.
+  std::vector<float> with_inf = RandomValues(1 << 20, 9, 5);
+  std::fill(with_inf.begin(), with_inf.begin() + 50000,
+            -std::numeric_limits<float>::infinity());
+  ExpectMatchesCpu("softmax", last, {{Shape({1, 1 << 20}), with_inf}},
+                   Tolerance::kReduction, "softmax, two stages, a chunk of -inf");
+  std::vector<float> with_nan = RandomValues(1 << 20, 10, 5);
+  with_nan[700000] = std::numeric_limits<float>::quiet_NaN();
+  ExpectMatchesCpu("softmax", last, {{Shape({1, 1 << 20}), with_nan}},
+                   Tolerance::kReduction, "softmax, two stages, one NaN");
+}
+
+// reduce_* over shapes that take one launch and two (reduce_plan.h: a whole
+// tensor, few long rows, few long columns, a second pass that splits),
+// against a double-precision reference on the host: a float sum over
+// millions of terms on the CPU would itself be off by more than the GPU's.
+// Sums allow 1e-5 of the sum of |x| (cancellation), products 2e-3 relative;
+// max and min are exact. Each result is also run twice and must be bitwise
+// the same (fixed partition, fixed combine order).
+struct ReduceCase {
+  Shape shape;
+  std::vector<int64_t> axes;
+  const char* what;
+};
+
+// Reduces `x` of `shape` over `axes` (keepdims) as `op` does, in double.
+std::vector<double> ReferenceReduce(const std::string& op, const Shape& shape,
+                                    const std::vector<int64_t>& axes,
+                                    const std::vector<float>& x,
+                                    std::vector<double>* abs_sum) {
+  const int rank = shape.rank();
+  std::vector<bool> reduced(rank, axes.empty());
+  for (int64_t a : axes) reduced[a < 0 ? a + rank : a] = true;
+  std::vector<int64_t> out_dims(rank), out_strides(rank, 1);
+  int64_t out_size = 1, count = 1;
+  for (int d = 0; d < rank; ++d) {
+    out_dims[d] = reduced[d] ? 1 : shape.dim(d);
+    out_size *= out_dims[d];
+    if (reduced[d]) count *= shape.dim(d);
+  }
+  for (int d = rank - 2; d >= 0; --d) {
+    out_strides[d] = out_strides[d + 1] * out_dims[d + 1];
+  }
+  const bool is_max = op == "reduce_max", is_min = op == "reduce_min";
+  const bool is_prod = op == "reduce_prod";
+  const double init = is_max   ? -std::numeric_limits<double>::infinity()
+                      : is_min ? std::numeric_limits<double>::infinity()
+                      : is_prod ? 1.0
+                               : 0.0;
+  std::vector<double> acc(out_size, init);
+  abs_sum->assign(out_size, 0.0);
+  std::vector<int64_t> index(rank, 0);
+  for (size_t i = 0; i < x.size(); ++i) {
+    int64_t o = 0;
+    for (int d = 0; d < rank; ++d) {
+      if (!reduced[d]) o += index[d] * out_strides[d];
+    }
+    const double v = x[i];
+    double& a = acc[o];
+    if (is_max || is_min) {
+      // NaN wins and stays.
+      if (!std::isnan(a) && (std::isnan(v) || (is_max ? v > a : v < a))) a = v;
+    } else if (is_prod) {
+      a *= v;
+    } else {
+      a += v;
+    }
+    (*abs_sum)[o] += std::abs(v);
+    for (int d = rank - 1; d >= 0; --d) {
+      if (++index[d] < shape.dim(d)) break;
+      index[d] = 0;
+    }
+  }
+  if (op == "reduce_mean") {
+    for (size_t o = 0; o < acc.size(); ++o) {
+      acc[o] /= count;
+      (*abs_sum)[o] /= count;
+    }
+  }
+  return acc;
+}
+
+TEST(CudaKernelsTest, ReductionsInOneAndTwoStagesMatchAndRepeat) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<ReduceCase> cases = {
+      {Shape({4, 7}), {1}, "small rows: one launch"},
+      {Shape({1 << 22}), {}, "whole tensor of 4M: two stages"},
+      {Shape({3, 100003}), {-1}, "3 rows of 100003: two stages, short last chunk"},
+      {Shape({1 << 20, 4}), {0}, "4 columns of 1M: two stages"},
+      {Shape({2, 50000, 3}), {1}, "middle axis, 6 outputs: two stages"},
+      {Shape({70000, 3, 2}), {0, 2}, "two passes, the second split"},
+      {Shape({512, 4096}), {-1}, "many rows: one launch"},
+  };
+  for (const std::string op : {"reduce_sum", "reduce_mean", "reduce_max",
+                               "reduce_min", "reduce_prod"}) {
+    for (size_t c = 0; c < cases.size(); ++c) {
+      const ReduceCase& rc = cases[c];
+      const std::string what = absl::StrCat(op, " ", rc.what);
+      const int64_t n = rc.shape.num_elements();
+      std::vector<float> x = RandomValues(n, 100 + c);
+      // Products near 1, so millions of factors neither overflow nor vanish.
+      if (op == "reduce_prod") {
+        for (float& v : x) v = 1.0f + 1e-3f * v;
+      }
+      AttrMap attrs;
+      attrs.Set("axes", rc.axes);
+      attrs.Set("keepdims", true);
+      std::vector<double> abs_sum;
+      const std::vector<double> want =
+          ReferenceReduce(op, rc.shape, rc.axes, x, &abs_sum);
+      for (const Device& device : CudaDevices()) {
+        absl::StatusOr<std::vector<float>> got =
+            RunOp(op, attrs, {{rc.shape, x}}, device);
+        ASSERT_TRUE(got.ok()) << what << " on " << device << ": " << got.status();
+        ASSERT_EQ(got->size(), want.size()) << what;
+        for (size_t i = 0; i < want.size(); ++i) {
+          double limit = 0;
+          if (op == "reduce_prod") limit = 2e-3 * std::abs(want[i]);
+          if (op == "reduce_sum" || op == "reduce_mean") limit = 1e-5 * abs_sum[i];
+          ASSERT_NEAR((*got)[i], want[i], limit)
+              << what << " on " << device << " element " << i;
+        }
+        absl::StatusOr<std::vector<float>> again =
+            RunOp(op, attrs, {{rc.shape, x}}, device);
+        ASSERT_TRUE(again.ok()) << what << ": " << again.status();
+        for (size_t i = 0; i < want.size(); ++i) {
+          ASSERT_EQ(std::memcmp(&(*got)[i], &(*again)[i], sizeof(float)), 0)
+              << what << " on " << device << ": not reproducible at " << i;
+        }
+      }
+    }
+  }
+  // NaN in one chunk of a two-stage max or min reaches the result.
+  std::vector<float> with_nan = RandomValues(1 << 22, 99);
+  with_nan[3000001] = std::numeric_limits<float>::quiet_NaN();
+  for (const std::string op : {"reduce_max", "reduce_min", "reduce_sum"}) {
+    AttrMap attrs;
+    attrs.Set("axes", std::vector<int64_t>{});
+    attrs.Set("keepdims", false);
+    for (const Device& device : CudaDevices()) {
+      absl::StatusOr<std::vector<float>> got =
+          RunOp(op, attrs, {{Shape({1 << 22}), with_nan}}, device);
+      ASSERT_TRUE(got.ok()) << op << " on " << device << ": " << got.status();
+      ASSERT_EQ(got->size(), 1u);
+      EXPECT_TRUE(std::isnan((*got)[0])) << op << " with a NaN on " << device;
+    }
+  }
 }
 
 TEST(CudaKernelsTest, MaxPool2d) {

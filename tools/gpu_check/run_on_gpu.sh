@@ -8,11 +8,14 @@
 # Every step runs under `timeout` with its own budget, cut to what is left of
 # BUDGET_TOTAL; a failing or timed-out step is recorded and the next one
 # runs (the script never stops at the first failure). Steps (STEPS selects,
-# default all: machine,tests,onnx,logits,bench,resnet50,profile,util,verdicts,nms;
+# default all: machine,tests,onnx,logits,models,bench,resnet50,profile,util,verdicts,nms;
 # a step cut for want of time is the last ones'):
-#   machine  nvidia-smi, CPU, python and PyTorch; cuBLASLt 13 and cuDNN 9 found
-#            (PyTorch's nvidia-* wheels first) for SWITCHYARD_CUDA_LIBRARY_PATH;
-#            the binaries load; `switchyard devices` (always run)
+#   machine  nvidia-smi, CPU, python and PyTorch; cuBLASLt 13 and cuDNN 9 for
+#            CUDA 13 found (PyTorch's nvidia-* wheels first, both layouts) for
+#            SWITCHYARD_CUDA_LIBRARY_PATH; one `versions` line (driver, runtime,
+#            cuBLASLt, cuDNN), and without either library the steps that need
+#            them stop with that reason; the glibc the binaries need against
+#            this machine's; the binaries load; `switchyard devices` (always run)
 #   tests    every CUDA test binary, the goldens, the conformance suite, the
 #            concurrency and NMS tests (all of them run on every cuda:N), with
 #            SWITCHYARD_SYNC_EACH_NODE=1 and CUDA_LAUNCH_BLOCKING=1 (a fault
@@ -23,6 +26,12 @@
 #            and ONNX Runtime's logits; each failing case is its own line
 #   logits   VGG11 (seeded init, batch 2) on cuda:0 against cpu:0: within
 #            1e-4 x max|logit|, same top-1 (tools/compare_logits.py)
+#   models   the model kinds added lately, each run by `switchyard run` on
+#            cpu:0 and cuda:0 and compared (tools/gpu_check/compare_outputs.py):
+#            an opset-18 model, a float16 model, an int8 QDQ model (from
+#            tests/onnx_cases, packed as data/models/<kind>/), and the
+#            detector (tests/onnx_models/fasterrcnn_narrow) over the folder
+#            tests/images, each image at its own size
 #   bench    `switchyard bench --model=vgg11 --devices=cpu,cuda:0
 #            --batch=1,8,64` (FP32), again on cuda:0 with
 #            --backend_option=cuda.allow_tf32=true; the PyTorch peer
@@ -85,7 +94,7 @@ set -u
 
 BUNDLE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OUT="${OUT:-$PWD/gpu_check_out}"
-ALL_STEPS=machine,tests,onnx,logits,bench,resnet50,profile,util,verdicts,nms
+ALL_STEPS=machine,tests,onnx,logits,models,bench,resnet50,profile,util,verdicts,nms
 STEPS=",${STEPS:-$ALL_STEPS},"
 BUDGET_TOTAL="${BUDGET_TOTAL:-540}"
 REPORT_RESERVE=20          # seconds kept back for the report
@@ -123,11 +132,12 @@ T_UTIL="${T_UTIL:-60}" T_NMS="${T_NMS:-90}" T_NMS_TORCH="${T_NMS_TORCH:-90}"
 T_ONNX_NODE="${T_ONNX_NODE:-90}" T_ONNX_MODELS="${T_ONNX_MODELS:-120}"
 T_EXPORT="${T_EXPORT:-120}" T_R50_BENCH="${T_R50_BENCH:-120}" T_R50_RUN="${T_R50_RUN:-60}"
 T_R50_LOGITS="${T_R50_LOGITS:-90}" T_IMAGES="${T_IMAGES:-90}" T_VERDICT="${T_VERDICT:-60}"
+T_MODEL="${T_MODEL:-45}"
 DATE="$(date -u +%F)"
 
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
-mkdir -p "$OUT"/{logs,tests,bench,profile,util,nms,onnx,resnet50,verdicts}
+mkdir -p "$OUT"/{logs,tests,bench,profile,util,nms,onnx,resnet50,verdicts,models}
 LOG="$OUT/gpu_check.log"
 SUMMARY="$OUT/summary.txt"
 STEPS_TSV="$OUT/steps.tsv"
@@ -235,43 +245,92 @@ else
   step "pytorch" SKIP "no torch/torchvision for $PYTHON${SKIP_PYTORCH:+ (SKIP_PYTORCH=$SKIP_PYTORCH)}"
 fi
 
-# cuBLASLt and cuDNN: PyTorch's wheels (site-packages/nvidia/*/lib) first,
-# then /usr/local/cuda*, /usr, /opt, then anywhere.
+# cuBLASLt 13 and cuDNN 9 built for CUDA 13: PyTorch's wheels first, in
+# both layouts (CUDA 13 wheels: site-packages/nvidia/cu13/lib for cuBLAS,
+# nvidia/cudnn/lib for cuDNN; CUDA 12 wheels: nvidia/cublas/lib, whose
+# libcublasLt.so.12 this CUDA 13 build cannot use), then /usr/local/cuda*,
+# /usr, /opt, then anywhere. Every copy found is asked its version and the
+# CUDA it was built for (lib_versions.py, ctypes, no GPU needed); the first
+# that fits is taken. A cuDNN 9 for CUDA 12 has the same file name.
 SEARCH_ROOTS=()
 if [[ "$HAVE_TORCH" == 1 ]]; then
   SITE="$(timeout 60 "$PYTHON" -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))' 2>/dev/null)"
-  [[ -n "$SITE" && -d "$SITE/nvidia" ]] && SEARCH_ROOTS+=("$SITE/nvidia")
-  [[ -n "$SITE" && -d "$SITE/torch/lib" ]] && SEARCH_ROOTS+=("$SITE/torch/lib")
+  for sub in nvidia/cu13/lib nvidia/cublas/lib nvidia/cudnn/lib nvidia torch/lib; do
+    [[ -n "$SITE" && -d "$SITE/$sub" ]] && SEARCH_ROOTS+=("$SITE/$sub")
+  done
 fi
 for root in /usr/local/cuda /usr/local /usr/lib/x86_64-linux-gnu /usr /opt; do
   [[ -d "$root" ]] && SEARCH_ROOTS+=("$root")
 done
+LIB_HINT="Hint: a CUDA 13 PyTorch (torch+cu130) brings both: site-packages/nvidia/cu13/lib (cuBLASLt 13) and nvidia/cudnn/lib (cuDNN 9 for CUDA 13); a CUDA 12 wheel's nvidia/cublas/lib (libcublasLt.so.12) will not do. Else install the CUDA 13 toolkit's cuBLAS and cuDNN 9 for CUDA 13, or point SWITCHYARD_CUDA_LIBRARY_PATH at them"
 FIND_DEADLINE=$((SECONDS + $(budget "$T_FIND")))
-find_lib_dir() {  # SONAME -> the first directory holding it
-  local root found left
+# pick_lib SONAME WANT: walks the search roots (then /, only if nothing was
+# found there) and stops at the first copy whose lib_versions.py line
+# matches WANT (grep -E); sets LIB_FILE, LIB_LINE, and LIB_SEEN (the copies
+# that did not fit, for the reason).
+pick_lib() {
+  local root file line left any=0
+  LIB_FILE="" LIB_LINE="" LIB_SEEN=""
+  declare -A seen=()
   for root in "${SEARCH_ROOTS[@]}" /; do
+    [[ "$root" == / && $any == 1 ]] && return 0
     left=$((FIND_DEADLINE - SECONDS))
-    ((left < 1)) && return 1
-    found="$(timeout "$left" find "$root" \( -path /proc -o -path /sys -o -path /dev -o -path "$BUNDLE" -o -path "$OUT" \) -prune \
-      -o \( -name "$1" -a \( -type f -o -type l \) \) -print 2>/dev/null | head -n1)"
-    if [[ -n "$found" ]]; then
-      dirname "$found"
-      return 0
-    fi
+    ((left < 1)) && return 0
+    while IFS= read -r file; do
+      any=1
+      [[ -n "${seen[$(readlink -f "$file")]:-}" ]] && continue
+      seen[$(readlink -f "$file")]=1
+      line="$(timeout 30 "$PYTHON" "$BUNDLE/tools/gpu_check/lib_versions.py" "$file" 2>&1 | tail -n1 | cut -f2)"
+      [[ -z "$line" ]] && line="version not read ($PYTHON)"
+      if grep -qE "$2" <<<"$line"; then
+        LIB_FILE="$file" LIB_LINE="$line"
+        return 0
+      fi
+      ((${#LIB_SEEN} < 300)) && LIB_SEEN+="$file: $line; "
+    done < <(timeout "$left" find "$root" \( -path /proc -o -path /sys -o -path /dev -o -path "$BUNDLE" -o -path "$OUT" \) -prune \
+      -o \( -name "$1" -a \( -type f -o -type l \) \) -print 2>/dev/null | head -n 20)
   done
-  return 1
 }
 LIB_DIRS=()
-for soname in libcublasLt.so.13 libcudnn.so.9; do
-  if dir="$(find_lib_dir "$soname")"; then
-    LIB_DIRS+=("$dir")
-    step "find $soname" PASS "$dir"
-  elif [[ "$HAVE_SMI" == 1 ]]; then
-    step "find $soname" FAIL "not found (find / -name '$soname', ${T_FIND}s)"
+LIBS_OK=1
+LIBS_REASON=""
+VERSIONS=()
+for pair in "libcublasLt.so.13|^cuBLASLt 13\..* for CUDA 13\.|cuBLASLt 13" "libcudnn.so.9|^cuDNN 9\..* for CUDA 13\.|cuDNN 9 for CUDA 13"; do
+  IFS='|' read -r soname pattern wanted <<<"$pair"
+  pick_lib "$soname" "$pattern"
+  if [[ -n "$LIB_FILE" ]]; then
+    LIB_DIRS+=("$(dirname "$LIB_FILE")")
+    VERSIONS+=("$LIB_LINE")
+    step "find $soname" PASS "$LIB_LINE: $(dirname "$LIB_FILE")"
   else
-    step "find $soname" SKIP "not found, and no GPU here"
+    LIBS_OK=0
+    reason="no $wanted found (${LIB_SEEN:-no $soname anywhere})"
+    LIBS_REASON+="${LIBS_REASON:+; }$reason"
+    VERSIONS+=("$wanted: none")
+    if [[ "$HAVE_SMI" == 1 ]]; then
+      step "find $soname" FAIL "$reason. $LIB_HINT"
+    else
+      step "find $soname" SKIP "$reason, and no GPU here"
+    fi
   fi
 done
+# The versions in one line: the driver and the CUDA it supports
+# (nvidia-smi), the CUDA runtime linked into the binaries (MANIFEST.txt),
+# cuBLASLt and cuDNN.
+SMI_CUDA="$(grep -o 'CUDA Version: *[0-9.]*' "$OUT/nvidia-smi.txt" 2>/dev/null | head -n1 | grep -o '[0-9.]*$')"
+RUNTIME="$(sed -n 's/.*, CUDA \([0-9.]*\) (static cudart).*/\1/p' "$BUNDLE/MANIFEST.txt" 2>/dev/null)"
+versions_detail="driver ${DRIVER} (CUDA ${SMI_CUDA:-?}), runtime CUDA ${RUNTIME:-? (no MANIFEST.txt)} (static, in the binaries); $(IFS=';'; echo "${VERSIONS[*]}" | sed 's/;/; /g')"
+if [[ "$HAVE_SMI" == 1 && -n "$SMI_CUDA" && "${SMI_CUDA%%.*}" -lt "${RUNTIME%%.*}" ]] 2>/dev/null; then
+  LIBS_OK=0
+  LIBS_REASON+="${LIBS_REASON:+; }the driver supports CUDA $SMI_CUDA only, the binaries need CUDA ${RUNTIME%%.*} (a newer driver)"
+fi
+if [[ "$HAVE_SMI" != 1 ]]; then
+  step "versions" SKIP "$versions_detail (no GPU driver here)"
+elif [[ "$LIBS_OK" == 1 ]]; then
+  step "versions" PASS "$versions_detail"
+else
+  step "versions" FAIL "$versions_detail. The library-dependent steps stop: $LIBS_REASON"
+fi
 SWITCHYARD_CUDA_LIBRARY_PATH="$(IFS=:; echo "${LIB_DIRS[*]:-}")"
 export SWITCHYARD_CUDA_LIBRARY_PATH
 # The bundle's own libraries (Abseil, the test binaries' Bazel libraries);
@@ -293,6 +352,28 @@ if [[ -f "$BUNDLE/bin.tar.xz" ]]; then
 fi
 export LD_LIBRARY_PATH="$BIN_ROOT/lib${SWITCHYARD_CUDA_LIBRARY_PATH:+:$SWITCHYARD_CUDA_LIBRARY_PATH}${ORIG_LD_LIBRARY_PATH:+:$ORIG_LD_LIBRARY_PATH}"
 log "SWITCHYARD_CUDA_LIBRARY_PATH=$SWITCHYARD_CUDA_LIBRARY_PATH"
+
+# The glibc the binaries need (their highest GLIBC_ symbol version: objdump
+# -T here when there is objdump, else what MANIFEST.txt recorded at packing)
+# against this machine's (ldd --version): an older glibc loads nothing, and
+# lib/fallback holds only libstdc++ and libgcc_s.
+GLIBC_NEED=""
+if command -v objdump >/dev/null 2>&1 && compgen -G "$BIN_ROOT/bin/*" >/dev/null; then
+  GLIBC_NEED="$(objdump -T "$BIN_ROOT"/bin/* "$BIN_ROOT"/lib/*.so* 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n1)"
+  glibc_from="objdump -T of bin/ and lib/"
+fi
+if [[ -z "$GLIBC_NEED" ]]; then
+  GLIBC_NEED="$(sed -n 's/^max GLIBC GLIBC_\([0-9.]*\).*/\1/p' "$BUNDLE/MANIFEST.txt" 2>/dev/null)"
+  glibc_from="MANIFEST.txt"
+fi
+GLIBC_HAVE="$(ldd --version 2>/dev/null | head -n1 | grep -o '[0-9]\+\.[0-9]\+$')"
+if [[ -z "$GLIBC_NEED" || -z "$GLIBC_HAVE" ]]; then
+  step "glibc" SKIP "not checked: binaries need ${GLIBC_NEED:-?} (${glibc_from}), this machine has ${GLIBC_HAVE:-? (ldd --version)}"
+elif [[ "$(printf '%s\n%s\n' "$GLIBC_NEED" "$GLIBC_HAVE" | sort -V | tail -n1)" == "$GLIBC_HAVE" ]]; then
+  step "glibc" PASS "the binaries need glibc $GLIBC_NEED or newer ($glibc_from); this machine has $GLIBC_HAVE"
+else
+  step "glibc" FAIL "the binaries need glibc $GLIBC_NEED, this machine has only $GLIBC_HAVE: they will not load. Pack the bundle on a system with glibc $GLIBC_HAVE or older (e.g. an older Debian or Ubuntu container)"
+fi
 
 # The bundle's libstdc++ only if the system's is older than the build's.
 SY="$BIN_ROOT/bin/switchyard"
@@ -341,6 +422,13 @@ else
   NO_GPU_DETAIL="$NO_GPU_REASON"
   NO_GPU_REASON="no cuda:0 (see switchyard devices)"
 fi
+# Without cuBLASLt 13 or cuDNN 9 for CUDA 13 every linear and conv fails:
+# the steps that run models on the GPU stop here with that reason instead
+# of failing one by one (the tests that need neither still run).
+if [[ "$HAVE_GPU" == 1 && "$LIBS_OK" != 1 && -z "${DRY_DEVICE:-}" ]]; then
+  HAVE_GPU=0
+  NO_GPU_REASON="stopped: $LIBS_REASON"
+fi
 # skip_all NAME...: these steps SKIP with the reason there is no GPU.
 skip_no_gpu() { local s; for s in "$@"; do step "$s" SKIP "$NO_GPU_REASON"; done; }
 
@@ -369,10 +457,16 @@ trap 'nvml_stop; rm -rf "$TMP"' EXIT
 TESTS=(caching_allocator_test cuda_libraries_test cuda_backend_test cuda_partition_test
   relu_fusion_test cuda_kernels_test golden_test conformance_test concurrency_test
   nms_test nms_golden_test)
+# The tests that run linear or conv on cuda:N (cuBLASLt, cuDNN).
+LIB_TESTS="cuda_backend_test cuda_kernels_test golden_test conformance_test concurrency_test"
 if want tests; then
   for test in "${TESTS[@]}"; do
     if [[ ! -x "$BIN_ROOT/bin/$test" ]]; then
       step "test $test" SKIP "not in the bundle (not built by tools/gpu_check.sh)"
+      continue
+    fi
+    if [[ "$LIBS_OK" != 1 && "$HAVE_SMI" == 1 && " $LIB_TESTS " == *" $test "* ]]; then
+      step "test $test" SKIP "stopped: $LIBS_REASON"
       continue
     fi
     limit="$T_TEST"
@@ -415,6 +509,10 @@ ONNX_CASE_LINES="${ONNX_CASE_LINES:-30}"
 if want onnx; then
   ONNX_DEVICES="cpu:0"
   [[ "$DEV" != cpu* ]] && ONNX_DEVICES="cpu:0,$DEV"
+  if [[ "$LIBS_OK" != 1 && "$HAVE_SMI" == 1 && -z "${DRY_DEVICE:-}" ]]; then
+    ONNX_DEVICES="cpu:0"
+    log "onnx: $DEV left out, $LIBS_REASON"
+  fi
   NT="$BIN_ROOT/bin/onnx_node_test"
   if [[ ! -x "$NT" ]]; then
     step "onnx node tests" SKIP "onnx_node_test is not in the bundle"
@@ -512,6 +610,55 @@ if want logits; then
       [[ -f "$OUT/logs/logits_compare.txt" ]] && cp "$OUT/logs/logits_compare.txt" "$OUT/logits.txt"
       step "vgg11 logits cuda:0 vs cpu" FAIL "$(tail -n3 "$OUT/logits.txt" 2>/dev/null | tr '\n' ' ')"
     fi
+  fi
+fi
+
+# --- models ---------------------------------------------------------------------
+# The model kinds added lately, on $DEV against cpu:0 with the CLI: `run`
+# with seeded inputs (the same --seed on both devices) or over the image
+# folder, every output written as .npy, then compare_outputs.py. Tolerances
+# (x max|cpu output|): float32 1e-4; float16 1e-2 (outputs rounded to
+# float16); int8 QDQ 1e-2 (one quantisation step of 127); detector 1e-3
+# (boxes after NMS; another number of detections is a finding).
+MODELS_DIR="$BUNDLE/data/models"
+if want models; then
+  if [[ "$HAVE_GPU" != 1 ]]; then
+    skip_no_gpu "model opset18" "model float16" "model int8" "model detector"
+  elif ! "${PY[@]}" -c 'import numpy' >/dev/null 2>&1; then
+    for kind in opset18 float16 int8 detector; do step "model $kind" SKIP "no numpy for $PYTHON: compare_outputs.py cannot run"; done
+  else
+    for kind in opset18 float16 int8 detector; do
+      # The bundle's copy, else the case SOURCE names in the working tree
+      # around the bundle or in the onnx step's unpacked tests/onnx_models.
+      what="$(cat "$MODELS_DIR/$kind/SOURCE" 2>/dev/null)"
+      model=""
+      for candidate in "$MODELS_DIR/$kind/model.onnx" "$BUNDLE/../$what/model.onnx" "$TMP/onnx_work/$what/model.onnx"; do
+        [[ -f "$candidate" ]] && { model="$candidate"; break; }
+      done
+      if [[ -z "$model" ]]; then
+        step "model $kind" SKIP "no model: data/models/$kind/model.onnx, or ${what:-its SOURCE} in the working tree"
+        continue
+      fi
+      case "$kind" in opset18) rtol=1e-4 ;; detector) rtol=1e-3 ;; *) rtol=1e-2 ;; esac
+      inputs=(--seed=0 --warmup=0 --iterations=1)
+      [[ "$kind" == detector ]] && inputs=(--images="$BUNDLE/tests/images/")
+      ok=1
+      # cpu/ the reference, cuda/ the device checked (cpu:0 too in a dry run).
+      for pair in "cpu cpu:0" "cuda $DEV"; do
+        read -r name device <<<"$pair"
+        rm -rf "$OUT/models/$kind/$name"
+        run_step "model_${kind}_$name" "$(budget "$T_MODEL")" "$SY" run --model="$model" \
+          --device="$device" "${inputs[@]}" --output="$OUT/models/$kind/$name/" || { ok=0; break; }
+      done
+      if [[ $ok != 1 ]]; then
+        step "model $kind" FAIL "$(why $RC "$T_MODEL") on $device; $what; $(tail -n2 "$OUT/logs/model_${kind}_$name.txt" | tr '\n' ' ' | cut -c1-200)"
+      elif run_step "model_${kind}_compare" 30 "${PY[@]}" "$BUNDLE/tools/gpu_check/compare_outputs.py" \
+          "$OUT/models/$kind/cpu" "$OUT/models/$kind/cuda" --rtol="$rtol"; then
+        step "model $kind" PASS "$what: $(tail -n1 "$OUT/logs/model_${kind}_compare.txt")"
+      else
+        step "model $kind" FAIL "$what: $(grep -m2 'FAIL\|nothing' "$OUT/logs/model_${kind}_compare.txt" | tr '\n' ' ' | cut -c1-200); $(tail -n1 "$OUT/logs/model_${kind}_compare.txt")"
+      fi
+    done
   fi
 fi
 

@@ -2,12 +2,19 @@
 // (kernels/reduce.cu): the passes of ops/reduce_geometry.h, each a launch;
 // the intermediate results go to scratch the kernel allocates once (two
 // buffers, ping-pong). The mean divides on its last pass. Nothing to reduce: a device-to-device copy.
+// A pass with few outputs and a long reduced length runs in two stages
+// (reduce_plan.h) through a third scratch buffer of partial results.
+//
+// The scratch belongs to the kernel and is reused on every Run: safe because
+// ExecutablePlan::Run serialises runs of a plan (run_mu_) and a device has
+// one stream, so no two launches of this kernel overlap.
 
 #include <algorithm>
 #include <vector>
 
 #include "backends/cuda/kernels/cuda_kernel.h"
 #include "backends/cuda/kernels/reduce.cuh"
+#include "backends/cuda/reduce_plan.h"
 #include "ops/reduce_attrs.h"
 #include "ops/reduce_geometry.h"
 
@@ -18,13 +25,16 @@ namespace {
 class ReduceKernel : public Kernel {
  public:
   ReduceKernel(CudaDevice& device, kernels::ReduceKind kind, float divisor,
-               std::vector<ReducePass> passes,
-               std::shared_ptr<Buffer> scratch[2])
+               std::vector<ReducePass> passes, std::vector<ReduceSplit> splits,
+               std::shared_ptr<Buffer> scratch[2],
+               std::shared_ptr<Buffer> partial)
       : device_(device),
         kind_(kind),
         divisor_(divisor),
         passes_(std::move(passes)),
-        scratch_{scratch[0], scratch[1]} {}
+        splits_(std::move(splits)),
+        scratch_{scratch[0], scratch[1]},
+        partial_(std::move(partial)) {}
 
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
@@ -43,10 +53,15 @@ class ReduceKernel : public Kernel {
     for (size_t i = 0; i < passes_.size(); ++i) {
       const ReducePass& p = passes_[i];
       const bool last = i + 1 == passes_.size();
+      const ReduceSplit& split = splits_[i];
       float* to = last ? dst : static_cast<float*>(scratch_[i % 2]->data());
+      float* partial =
+          split.two_stage() ? static_cast<float*>(partial_->data()) : nullptr;
       SY_CUDA_RETURN_IF_ERROR(
           kernels::LaunchReducePass(kind_, src, to, p.outer, p.n, p.inner,
-                                    last ? divisor_ : 1.0f, device_.stream()),
+                                    last ? divisor_ : 1.0f, split.chunks,
+                                    split.chunk_length, partial,
+                                    device_.stream()),
           device_.name());
       src = to;
     }
@@ -58,7 +73,9 @@ class ReduceKernel : public Kernel {
   kernels::ReduceKind kind_;
   float divisor_;
   std::vector<ReducePass> passes_;
+  std::vector<ReduceSplit> splits_;  // one per pass
   std::shared_ptr<Buffer> scratch_[2];
+  std::shared_ptr<Buffer> partial_;  // null when no pass has two stages
 };
 
 template <kernels::ReduceKind kKind, bool kMean>
@@ -83,10 +100,26 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeReduce(const Node& node,
       SY_ASSIGN_OR_RETURN(scratch[i], device.Allocate(bytes[i]));
     }
   }
+  // The partial results of two-stage passes; passes run one after another,
+  // so one buffer of the largest serves them all.
+  std::vector<ReduceSplit> splits;
+  int64_t partial_elements = 0;
+  for (const ReducePass& p : passes) {
+    splits.push_back(PlanReduceSplit(p.outer, p.n, p.inner));
+    partial_elements = std::max(
+        partial_elements, PartialElements(p.outer, splits.back(), p.inner));
+  }
+  std::shared_ptr<Buffer> partial;
+  if (partial_elements > 0) {
+    SY_ASSIGN_OR_RETURN(partial,
+                        device.Allocate(static_cast<size_t>(partial_elements) *
+                                        sizeof(float)));
+  }
   const float divisor =
       kMean ? static_cast<float>(ReducedCount(in, reduced)) : 1.0f;
   return std::make_unique<ReduceKernel>(device, kKind, divisor,
-                                        std::move(passes), scratch);
+                                        std::move(passes), std::move(splits),
+                                        scratch, std::move(partial));
 }
 
 SY_REGISTER_KERNEL(CudaKernels(), "reduce_sum", DType::kFloat32,

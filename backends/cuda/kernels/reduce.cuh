@@ -7,7 +7,7 @@
 // nothing and succeeds.
 //
 //   cudaError_t e = LaunchReducePass(ReduceKind::kSum, x, y, outer, n, inner,
-//                                    1.0f, stream);
+//                                    1.0f, /*chunks=*/1, n, nullptr, stream);
 
 #include <cstdint>
 
@@ -21,10 +21,18 @@ namespace kernels {
 // [outer, inner], each result divided by `divisor` (the mean's count on its
 // last pass; 1 otherwise). max and min propagate NaN; an empty pass (n ==
 // 0) writes 0, -inf, +inf or 1 (prod).
+//
+// chunks > 1 (backends/cuda/reduce_plan.h, PlanReduceSplit): two launches.
+// The first reduces each chunk of n (chunk_length long, the last shorter)
+// into `partial`, [outer, chunks, inner] floats; the second reduces
+// `partial` over its chunks into out and divides. chunks == 1: one launch,
+// chunk_length and partial unused.
 enum class ReduceKind { kSum, kMax, kMin, kProd };
 cudaError_t LaunchReducePass(ReduceKind kind, const float* in, float* out,
                              int64_t outer, int64_t n, int64_t inner,
-                             float divisor, cudaStream_t stream);
+                             float divisor, int64_t chunks,
+                             int64_t chunk_length, float* partial,
+                             cudaStream_t stream);
 
 }  // namespace kernels
 }  // namespace cuda
