@@ -408,6 +408,66 @@ TEST(CudaDeviceTest, ClockTimesWorkOnTheStream) {
             absl::StatusCode::kOutOfRange);
 }
 
+// Keeps the compute stream of `device` busy for tens of milliseconds on an
+// H200: same-device copies, which run on the compute stream like kernels.
+void QueueLongCompute(BackendDevice& device, Buffer& a, Buffer& b) {
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_TRUE(device.CopyToDevice(i % 2 ? b : a, device, i % 2 ? a : b,
+                                    a.size_bytes()).ok());
+  }
+}
+
+// Issue 41, item 4: uploads run on the copy stream, beside queued compute;
+// compute queued after an upload must see its data.
+TEST(CudaDeviceTest, AnUploadBesideALongComputeIsSeenByLaterCompute) {
+  SKIP_WITHOUT_GPU();
+  BackendDevice& device = CudaBackend()->GetDevice(0);
+  const size_t big = size_t{256} << 20;
+  std::shared_ptr<Buffer> a = *device.Allocate(big);
+  std::shared_ptr<Buffer> b = *device.Allocate(big);
+  const int64_t n = (int64_t{64} << 20) / 4;  // 64 MiB: eight staging chunks
+  const std::vector<float> values = Iota(n);
+  std::shared_ptr<Buffer> uploaded = *device.Allocate(n * 4);
+  std::shared_ptr<Buffer> copied = *device.Allocate(n * 4);
+  QueueLongCompute(device, *a, *b);
+  ASSERT_TRUE(device.CopyFromHost(values.data(), *uploaded, n * 4).ok());
+  ASSERT_TRUE(device.CopyToDevice(*uploaded, device, *copied, n * 4).ok());
+  std::vector<float> back(n);
+  ASSERT_TRUE(device.CopyToHost(*copied, back.data(), n * 4).ok());
+  EXPECT_EQ(back, values);
+  ASSERT_TRUE(device.Synchronize().ok());
+}
+
+// A download must see the compute queued before it, and an upload into a
+// block freed while compute still read it must not overwrite it early.
+TEST(CudaDeviceTest, ADownloadSeesComputeAndAFreedBlockIsNotOverwrittenEarly) {
+  SKIP_WITHOUT_GPU();
+  BackendDevice& device = CudaBackend()->GetDevice(0);
+  const size_t big = size_t{256} << 20;
+  std::shared_ptr<Buffer> a = *device.Allocate(big);
+  std::shared_ptr<Buffer> b = *device.Allocate(big);
+  const int64_t n = (int64_t{24} << 20) / 4;
+  const std::vector<float> first = Iota(n);
+  std::vector<float> second(n, -1.0f);
+  std::shared_ptr<Buffer> source = *device.Allocate(n * 4);
+  std::shared_ptr<Buffer> result = *device.Allocate(n * 4);
+  ASSERT_TRUE(device.CopyFromHost(first.data(), *source, n * 4).ok());
+  QueueLongCompute(device, *a, *b);
+  // Compute reads `source` after the long work, then the block is freed;
+  // the cache hands the same block out again for the next upload.
+  ASSERT_TRUE(device.CopyToDevice(*source, device, *result, n * 4).ok());
+  void* const block = source->data();
+  source.reset();
+  std::shared_ptr<Buffer> reused = *device.Allocate(n * 4);
+  EXPECT_EQ(reused->data(), block);
+  ASSERT_TRUE(device.CopyFromHost(second.data(), *reused, n * 4).ok());
+  std::vector<float> back(n);
+  ASSERT_TRUE(device.CopyToHost(*result, back.data(), n * 4).ok());
+  EXPECT_EQ(back, first);
+  ASSERT_TRUE(device.CopyToHost(*reused, back.data(), n * 4).ok());
+  EXPECT_EQ(back, second);
+}
+
 TEST(CudaDeviceTest, EveryOpOfTheCpuBackendIsSupported) {
   SKIP_WITHOUT_GPU();
   // One node per op, shape-inferred, asked through Supports via Compile.

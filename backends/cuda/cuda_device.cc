@@ -63,43 +63,61 @@ class CudaMemorySource : public MemorySource {
   const std::string name_;
 };
 
-// Timestamps on the device's stream (CUDA events), for the profiler.
+// Timestamps on the device's compute stream (CUDA events), for the
+// profiler. An interval holding exactly one host copy of this device (the
+// profiler's h2d/d2h marks) is instead that copy's own DMA interval on the
+// copy stream: the compute stream's marks would time the wait for queued
+// compute (a download) or nothing at all (an upload overlapping compute).
 class CudaClock : public DeviceClock {
  public:
   explicit CudaClock(CudaDevice& device) : device_(device) {}
   ~CudaClock() override {
     if (SetCurrent(device_.index()) != cudaSuccess) return;
-    for (cudaEvent_t event : events_) cudaEventDestroy(event);
+    for (const MarkEvents& mark : marks_) {
+      for (cudaEvent_t event : {mark.compute, mark.copy.start, mark.copy.end}) {
+        if (event != nullptr) cudaEventDestroy(event);
+      }
+    }
   }
 
   absl::StatusOr<int> Mark() override {
     SY_RETURN_IF_ERROR(device_.Activate());
     cudaEvent_t event = nullptr;
     SY_CUDA_RETURN_IF_ERROR(cudaEventCreate(&event), device_.name());
-    events_.push_back(event);
+    marks_.push_back({event, device_.TakeCopyTiming()});
     SY_CUDA_RETURN_IF_ERROR(cudaEventRecord(event, device_.stream()),
                             device_.name());
-    return static_cast<int>(events_.size()) - 1;
+    return static_cast<int>(marks_.size()) - 1;
   }
 
   absl::StatusOr<double> ElapsedMs(int from, int to) override {
-    const int n = static_cast<int>(events_.size());
+    const int n = static_cast<int>(marks_.size());
     if (from < 0 || to < 0 || from >= n || to >= n) {
       return absl::OutOfRangeError(absl::StrCat(
           "clock marks ", from, " and ", to, " requested, ", n, " recorded"));
     }
     SY_RETURN_IF_ERROR(device_.Activate());
-    SY_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(events_[from]), device_.name());
-    SY_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(events_[to]), device_.name());
+    cudaEvent_t start = marks_[from].compute;
+    cudaEvent_t end = marks_[to].compute;
+    const CudaDevice::CopyTiming& copy = marks_[to].copy;
+    if (copy.copies == marks_[from].copy.copies + 1 && copy.start != nullptr) {
+      start = copy.start;
+      end = copy.end;
+    }
+    SY_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(start), device_.name());
+    SY_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(end), device_.name());
     float ms = 0;
-    SY_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, events_[from], events_[to]),
-                            device_.name());
+    SY_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, start, end), device_.name());
     return static_cast<double>(ms);
   }
 
  private:
+  struct MarkEvents {
+    cudaEvent_t compute = nullptr;
+    CudaDevice::CopyTiming copy;  // the last copy before the mark, if untaken
+  };
   CudaDevice& device_;
-  std::vector<cudaEvent_t> events_;
+  std::vector<MarkEvents> marks_;
 };
 
 // An event recorded on `stream` of device `index`, for another stream to wait on.
@@ -141,6 +159,150 @@ PinnedStaging* LazyStaging(const std::string& name,
 
 }  // namespace
 
+// Whether compute may still use a block an upload is about to write.
+// Frees are stream-ordered on the compute stream: the allocator hands a
+// block out again at once, which is safe for later compute (queued after the
+// kernels that used it) but not for the copy stream, which is not ordered
+// after compute: an upload into the block could overwrite what a queued
+// kernel has yet to read. So each free records an event on the compute
+// stream (the block's fence), and the first upload into a block after
+// Allocate() makes the copy stream wait on that fence only, not on all
+// queued compute: the common case (a fresh tensor per batch) overlaps.
+// Any other upload (a second one into the same buffer, which compute may
+// have used meanwhile, or into a buffer this device did not allocate, such
+// as a piece at an offset) waits for all compute queued so far. A fresh
+// buffer must therefore get its first upload before any compute writes it,
+// which is how core and the tools use it (Tensor::FromBytes, the loaders).
+// The other way round needs nothing: a block an upload wrote is freed, and
+// so reused by compute, only after the compute stream was made to wait on
+// the upload, and a download has finished when CopyToHost returns.
+class FreeFences {
+ public:
+  FreeFences(int index, std::string name) : index_(index), name_(std::move(name)) {}
+  ~FreeFences() { Stop(); }
+
+  // Frees record from here on (the device's streams exist).
+  void Start(cudaStream_t compute) {
+    absl::MutexLock lock(&mu_);
+    compute_ = compute;
+  }
+  // The device goes away, its streams synchronized: nothing is in flight.
+  void Stop() {
+    absl::MutexLock lock(&mu_);
+    compute_ = nullptr;
+    for (auto& [ptr, fence] : fences_) {
+      if (fence.event != nullptr) cudaEventDestroy(fence.event);
+    }
+    for (cudaEvent_t event : spare_) cudaEventDestroy(event);
+    fences_.clear();
+    spare_.clear();
+  }
+
+  // Allocate() handed `ptr` out: its next upload needs only the fence.
+  void MarkFresh(void* ptr) {
+    absl::MutexLock lock(&mu_);
+    fences_[ptr].fresh = true;
+  }
+
+  // Called as `ptr` goes back to the allocator. If no event can be
+  // recorded, the next upload into `ptr` waits for all compute.
+  void Record(void* ptr) {
+    absl::MutexLock lock(&mu_);
+    if (compute_ == nullptr) return;
+    Fence& fence = fences_[ptr];
+    fence.fresh = false;
+    fence.failed = false;
+    if (SetCurrent(index_) != cudaSuccess) {
+      cudaGetLastError();  // not to be blamed on the next kernel launch
+      fence.failed = true;
+      return;
+    }
+    if (fence.event == nullptr && !spare_.empty()) {
+      fence.event = spare_.back();
+      spare_.pop_back();
+    }
+    if (fence.event == nullptr &&
+        cudaEventCreateWithFlags(&fence.event, cudaEventDisableTiming) !=
+            cudaSuccess) {
+      cudaGetLastError();
+      fence.event = nullptr;
+      fence.failed = true;
+      return;
+    }
+    if (cudaEventRecord(fence.event, compute_) != cudaSuccess) {
+      cudaGetLastError();
+      fence.failed = true;
+    }
+    if (fences_.size() > kPruneAbove) Prune();
+  }
+
+  // Makes `copy_stream` wait for what compute may still do with `ptr`;
+  // `compute_done` is a scratch event for waiting on all compute.
+  absl::Status OrderBefore(void* ptr, cudaStream_t copy_stream,
+                           cudaEvent_t compute_done) {
+    absl::MutexLock lock(&mu_);
+    if (compute_ == nullptr) return absl::OkStatus();
+    auto it = fences_.find(ptr);
+    cudaEvent_t wait_for = nullptr;
+    if (it != fences_.end() && it->second.fresh && !it->second.failed) {
+      wait_for = it->second.event;  // null: a new block, never freed
+    } else {
+      SY_CUDA_RETURN_IF_ERROR(cudaEventRecord(compute_done, compute_), name_);
+      wait_for = compute_done;
+    }
+    if (it != fences_.end()) {
+      // The wait below takes the event's record now; later uploads into
+      // this buffer wait for all compute.
+      if (it->second.event != nullptr) spare_.push_back(it->second.event);
+      fences_.erase(it);
+    }
+    if (wait_for != nullptr) {
+      SY_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(copy_stream, wait_for, 0),
+                              name_);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  struct Fence {
+    cudaEvent_t event = nullptr;  // recorded at the last free
+    bool fresh = false;           // allocated since, not uploaded into yet
+    bool failed = false;          // the last free could not record
+  };
+  // Freed blocks never allocated again keep their fence; past this many
+  // entries, those whose fence has passed are dropped (a new cudaMalloc
+  // address each time would otherwise grow the map without bound). An
+  // entry dropped means "wait for all compute", never less.
+  static constexpr size_t kPruneAbove = 4096;
+  static constexpr size_t kMaxSpare = 256;
+
+  void Prune() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    for (auto it = fences_.begin(); it != fences_.end();) {
+      auto here = it++;
+      if (here->second.fresh) continue;
+      cudaEvent_t event = here->second.event;
+      if (event != nullptr) {
+        const cudaError_t state = cudaEventQuery(event);
+        if (state == cudaErrorNotReady) continue;
+        if (state != cudaSuccess) cudaGetLastError();
+        if (spare_.size() < kMaxSpare) {
+          spare_.push_back(event);
+        } else {
+          cudaEventDestroy(event);
+        }
+      }
+      fences_.erase(here);
+    }
+  }
+
+  const int index_;
+  const std::string name_;
+  absl::Mutex mu_;
+  cudaStream_t compute_ ABSL_GUARDED_BY(mu_) = nullptr;
+  absl::flat_hash_map<void*, Fence> fences_ ABSL_GUARDED_BY(mu_);
+  std::vector<cudaEvent_t> spare_ ABSL_GUARDED_BY(mu_);
+};
+
 KernelRegistry<CudaDevice>& CudaKernels() {
   // Leaked: kernels register during static initialization, in any order.
   static auto* registry = new KernelRegistry<CudaDevice>();
@@ -158,7 +320,8 @@ CudaDevice::CudaDevice(int index, const CudaOptions& options)
       name_(device_.ToString()),
       options_(options),
       allocator_(std::make_shared<CachingAllocator>(
-          std::make_unique<CudaMemorySource>(index, name_))) {}
+          std::make_unique<CudaMemorySource>(index, name_))),
+      free_fences_(std::make_shared<FreeFences>(index, name_)) {}
 
 CudaDevice::~CudaDevice() {
   // Only test-made registries destroy devices (the global one lives until
@@ -169,6 +332,7 @@ CudaDevice::~CudaDevice() {
   }
   if (SetCurrent(index_) != cudaSuccess) return;
   cudaStreamSynchronize(stream_);
+  cudaStreamSynchronize(copy_stream_);
   {
     absl::MutexLock lock(&library_mu_);
     if (cublaslt_ != nullptr) {
@@ -179,16 +343,25 @@ CudaDevice::~CudaDevice() {
     }
     if (workspace_ != nullptr) allocator_->Free(workspace_);
   }
+  free_fences_->Stop();
   {
     absl::MutexLock lock(&staging_mu_);
     staging_.reset();
+    for (cudaEvent_t event : {upload_done_, compute_done_, last_copy_.start,
+                              last_copy_.end}) {
+      if (event != nullptr) cudaEventDestroy(event);
+    }
   }
+  cudaStreamDestroy(copy_stream_);
   cudaStreamDestroy(stream_);
 }
 
 absl::Status CudaDevice::Initialize() {
   SY_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
                           name_);
+  SY_CUDA_RETURN_IF_ERROR(
+      cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking), name_);
+  free_fences_->Start(stream_);
   return absl::OkStatus();
 }
 
@@ -250,9 +423,14 @@ DeviceInfo CudaDevice::Info() const {
 absl::StatusOr<std::shared_ptr<Buffer>> CudaDevice::Allocate(size_t bytes) {
   SY_RETURN_IF_ERROR(Activate());
   SY_ASSIGN_OR_RETURN(void* ptr, allocator_->Allocate(bytes));
+  free_fences_->MarkFresh(ptr);
   std::shared_ptr<CachingAllocator> allocator = allocator_;
+  std::shared_ptr<FreeFences> fences = free_fences_;
   return std::make_shared<Buffer>(*this, device_, ptr, bytes,
-                                  [allocator](void* p) { allocator->Free(p); });
+                                  [allocator, fences](void* p) {
+                                    fences->Record(p);
+                                    allocator->Free(p);
+                                  });
 }
 
 absl::Status CudaDevice::CheckCopy(const Buffer& buffer, size_t bytes,
@@ -270,35 +448,109 @@ absl::Status CudaDevice::CheckCopy(const Buffer& buffer, size_t bytes,
   return absl::OkStatus();
 }
 
+void CudaDevice::NewCopyTiming(cudaEvent_t* start, cudaEvent_t* end) {
+  *start = *end = nullptr;
+  if (cudaEventCreate(start) != cudaSuccess || cudaEventCreate(end) != cudaSuccess) {
+    cudaGetLastError();  // an untimed copy; not the next launch's error
+    if (*start != nullptr) cudaEventDestroy(*start);
+    *start = *end = nullptr;
+  }
+}
+
+void CudaDevice::KeepCopyTiming(cudaEvent_t start, cudaEvent_t end) {
+  if (last_copy_.start != nullptr) cudaEventDestroy(last_copy_.start);
+  if (last_copy_.end != nullptr) cudaEventDestroy(last_copy_.end);
+  ++last_copy_.copies;
+  last_copy_.start = start;
+  last_copy_.end = end;
+}
+
+CudaDevice::CopyTiming CudaDevice::TakeCopyTiming() {
+  absl::MutexLock lock(&staging_mu_);
+  CopyTiming taken = last_copy_;
+  last_copy_.start = last_copy_.end = nullptr;
+  return taken;
+}
+
+// Uploads go on the copy stream, then the compute stream waits for them
+// (cuda_device.h); before the DMA the copy stream waits for what compute
+// may still do with the destination (FreeFences says when that is less
+// than all queued compute).
 absl::Status CudaDevice::CopyFromHost(const void* src, Buffer& dst,
                                       size_t bytes) {
   SY_RETURN_IF_ERROR(CheckCopy(dst, bytes, "destination"));
   if (bytes == 0) return absl::OkStatus();
   SY_RETURN_IF_ERROR(Activate());
   absl::MutexLock lock(&staging_mu_);
-  if (PinnedStaging* staging = LazyStaging(name_, staging_, staging_failed_)) {
-    return staging->ToDevice(src, dst.data(), bytes, stream_);
+  if (upload_done_ == nullptr) {
+    SY_CUDA_RETURN_IF_ERROR(
+        cudaEventCreateWithFlags(&upload_done_, cudaEventDisableTiming), name_);
   }
-  // From pageable memory the copy has read `src` when the call returns.
-  SY_CUDA_RETURN_IF_ERROR(
-      cudaMemcpyAsync(dst.data(), src, bytes, cudaMemcpyHostToDevice, stream_),
-      name_);
-  return absl::OkStatus();
+  if (compute_done_ == nullptr) {
+    SY_CUDA_RETURN_IF_ERROR(
+        cudaEventCreateWithFlags(&compute_done_, cudaEventDisableTiming), name_);
+  }
+  SY_RETURN_IF_ERROR(
+      free_fences_->OrderBefore(dst.data(), copy_stream_, compute_done_));
+  cudaEvent_t start = nullptr, end = nullptr;
+  NewCopyTiming(&start, &end);
+  absl::Status copied;
+  if (PinnedStaging* staging = LazyStaging(name_, staging_, staging_failed_)) {
+    copied = staging->ToDevice(src, dst.data(), bytes, copy_stream_, start, end);
+  } else {
+    // From pageable memory the copy has read `src` when the call returns.
+    if (start != nullptr) cudaEventRecord(start, copy_stream_);
+    copied = CudaStatus(
+        cudaMemcpyAsync(dst.data(), src, bytes, cudaMemcpyHostToDevice, copy_stream_),
+        "cudaMemcpyAsync", name_);
+    if (start != nullptr) cudaEventRecord(end, copy_stream_);
+  }
+  KeepCopyTiming(start, end);
+  // Even after a failure: whatever DMA went out must precede later compute.
+  // The copy's own error, if any, is the one to report.
+  absl::Status ordered = CudaStatus(cudaEventRecord(upload_done_, copy_stream_),
+                                    "cudaEventRecord", name_);
+  if (ordered.ok()) {
+    ordered = CudaStatus(cudaStreamWaitEvent(stream_, upload_done_, 0),
+                         "cudaStreamWaitEvent", name_);
+  }
+  return copied.ok() ? ordered : copied;
 }
 
+// Downloads wait on the copy stream for an event recorded on the compute
+// stream now, so they see every kernel queued before the call (all that
+// wrote `src`), and DMA on the copy stream, so that their timing events are
+// the copy's own. They return with the data in `dst`.
 absl::Status CudaDevice::CopyToHost(const Buffer& src, void* dst, size_t bytes) {
   SY_RETURN_IF_ERROR(CheckCopy(src, bytes, "source"));
   if (bytes == 0) return absl::OkStatus();
   SY_RETURN_IF_ERROR(Activate());
   absl::MutexLock lock(&staging_mu_);
-  if (PinnedStaging* staging = LazyStaging(name_, staging_, staging_failed_)) {
-    return staging->ToHost(src.data(), dst, bytes, stream_);
+  if (compute_done_ == nullptr) {
+    SY_CUDA_RETURN_IF_ERROR(
+        cudaEventCreateWithFlags(&compute_done_, cudaEventDisableTiming), name_);
   }
-  SY_CUDA_RETURN_IF_ERROR(
-      cudaMemcpyAsync(dst, src.data(), bytes, cudaMemcpyDeviceToHost, stream_),
-      name_);
-  SY_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_), name_);
-  return absl::OkStatus();
+  SY_CUDA_RETURN_IF_ERROR(cudaEventRecord(compute_done_, stream_), name_);
+  SY_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(copy_stream_, compute_done_, 0),
+                          name_);
+  cudaEvent_t start = nullptr, end = nullptr;
+  NewCopyTiming(&start, &end);
+  absl::Status copied;
+  if (PinnedStaging* staging = LazyStaging(name_, staging_, staging_failed_)) {
+    copied = staging->ToHost(src.data(), dst, bytes, copy_stream_, start, end);
+  } else {
+    if (start != nullptr) cudaEventRecord(start, copy_stream_);
+    copied = CudaStatus(
+        cudaMemcpyAsync(dst, src.data(), bytes, cudaMemcpyDeviceToHost, copy_stream_),
+        "cudaMemcpyAsync", name_);
+    if (start != nullptr) cudaEventRecord(end, copy_stream_);
+    if (copied.ok()) {
+      copied = CudaStatus(cudaStreamSynchronize(copy_stream_),
+                          "cudaStreamSynchronize", name_);
+    }
+  }
+  KeepCopyTiming(start, end);
+  return copied;
 }
 
 absl::Status CudaDevice::Synchronize() {
@@ -307,6 +559,9 @@ absl::Status CudaDevice::Synchronize() {
     if (!initialized_) return absl::OkStatus();  // nothing was ever queued
   }
   SY_RETURN_IF_ERROR(Activate());
+  // The compute stream waits for every upload; the copy stream is synced
+  // too so that nothing of this device is left in flight.
+  SY_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(copy_stream_), name_);
   SY_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_), name_);
   return absl::OkStatus();
 }
@@ -462,8 +717,12 @@ absl::StatusOr<cudnnHandle_t> CudaDevice::CudnnHandle() {
 absl::StatusOr<void*> CudaDevice::Workspace(size_t bytes) {
   if (bytes <= workspace_bytes_) return workspace_;
   // The old block may still be in use by queued work; freed to the cache it
-  // is reused only by work queued after that (one stream).
-  if (workspace_ != nullptr) allocator_->Free(workspace_);
+  // is reused only by compute queued after that, or by an upload that waits
+  // for this fence.
+  if (workspace_ != nullptr) {
+    free_fences_->Record(workspace_);
+    allocator_->Free(workspace_);
+  }
   workspace_ = nullptr;
   workspace_bytes_ = 0;
   SY_ASSIGN_OR_RETURN(workspace_, allocator_->Allocate(bytes));

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,12 +35,26 @@ struct ConvAlgorithm {
   float time_ms;  // as measured by cudnnFindConvolutionForwardAlgorithmEx
 };
 
-// One GPU, "cuda:N". Everything queued on it goes to its one stream (a
-// non-blocking stream, created on first use together with the device's
-// context), so work is ordered without events, and memory freed to the
-// caching allocator can be reused at once. Copies to and from pageable host
-// memory go through pinned staging buffers; copies to another GPU are
-// peer-to-peer where the GPUs allow it.
+// One GPU, "cuda:N". Kernels, library calls and device-to-device copies go
+// to its compute stream (a non-blocking stream, created on first use
+// together with the device's context), so that work is ordered without
+// events, and memory freed to the caching allocator can be reused at once by
+// later compute. Copies to and from host memory go to a second, copy stream
+// (issue 41, item 4), through pinned staging buffers where it can have them;
+// copies to another GPU are peer-to-peer where the GPUs allow it.
+//
+// How the two streams are ordered (cuda_device.cc, at CopyFromHost):
+// - An upload records an event on the copy stream and the compute stream
+//   waits on it at once, so every kernel queued after the upload sees the
+//   data, while compute queued before it (earlier batches) overlaps the DMA.
+// - The first upload into a buffer after Allocate() makes the copy stream
+//   wait only on an event recorded on the compute stream when its block was
+//   last freed (kernels queued before the free may still read it); any other
+//   upload waits for all compute queued so far. So a fresh buffer must get
+//   its first upload before compute writes it (FreeFences in the .cc).
+// - A download makes the copy stream wait on an event recorded on the
+//   compute stream at the call, so it sees everything that wrote the buffer.
+// - The profiler's h2d/d2h times are the copy stream's own DMA interval.
 //
 // Kernels (kernels/*.cc, registered in CudaKernels() by (op, dtype)) call
 // Activate() first, then queue work on stream(), holding library_mutex()
@@ -54,6 +69,8 @@ struct ConvAlgorithm {
 //
 // Owned by the CudaBackend; the caching allocator is shared with every
 // Buffer it handed out, so buffers may outlive the device object.
+class FreeFences;
+
 class CudaDevice : public BackendDevice {
  public:
   // `options` is the backend's and outlives the device.
@@ -83,10 +100,23 @@ class CudaDevice : public BackendDevice {
   int index() const { return index_; }
   const std::string& name() const { return name_; }
   // Makes this GPU current on the calling thread; on first use creates its
-  // stream. Every entry point calls it; kernels call it at the top of Run.
+  // streams. Every entry point calls it; kernels call it at the top of Run.
   absl::Status Activate();
-  // Valid after a successful Activate().
+  // Valid after a successful Activate(). The compute stream.
   cudaStream_t stream() const { return stream_; }
+  // Host copies' stream; kernels never use it.
+  cudaStream_t copy_stream() const { return copy_stream_; }
+
+  // For the device's clock: every host copy records a pair of timing events
+  // on the copy stream around its DMA. `copies` counts the copies so far;
+  // `start`/`end` are the last one's (null when it had none or they were
+  // taken before), owned by the caller from here on.
+  struct CopyTiming {
+    uint64_t copies = 0;
+    cudaEvent_t start = nullptr;
+    cudaEvent_t end = nullptr;
+  };
+  CopyTiming TakeCopyTiming();
   // Handles bound to stream(), created on first use (the libraries are
   // loaded then). Use them under library_mutex().
   absl::StatusOr<cublasLtHandle_t> CublasLtHandle()
@@ -117,6 +147,12 @@ class CudaDevice : public BackendDevice {
   absl::Status CheckCopy(const Buffer& buffer, size_t bytes,
                          const char* what) const;
   absl::Status EnablePeerAccess(int peer);
+  // New timing events for a copy (both null if they cannot be had: the copy
+  // is then untimed), and keeping them as the last copy's.
+  void NewCopyTiming(cudaEvent_t* start, cudaEvent_t* end)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(staging_mu_);
+  void KeepCopyTiming(cudaEvent_t start, cudaEvent_t end)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(staging_mu_);
 
   const int index_;
   const Device device_;
@@ -127,11 +163,18 @@ class CudaDevice : public BackendDevice {
   absl::Mutex init_mu_;
   bool initialized_ ABSL_GUARDED_BY(init_mu_) = false;
   absl::Status init_status_ ABSL_GUARDED_BY(init_mu_);
-  cudaStream_t stream_ = nullptr;  // written once, in Initialize()
+  cudaStream_t stream_ = nullptr;       // written once, in Initialize()
+  cudaStream_t copy_stream_ = nullptr;  // likewise
+  // Shared with the buffers' deleters, which may outlive the device.
+  const std::shared_ptr<FreeFences> free_fences_;
 
   absl::Mutex staging_mu_;
   std::unique_ptr<PinnedStaging> staging_ ABSL_GUARDED_BY(staging_mu_);
   bool staging_failed_ ABSL_GUARDED_BY(staging_mu_) = false;
+  // Reused for every copy: a wait on an event takes its record at the call.
+  cudaEvent_t upload_done_ ABSL_GUARDED_BY(staging_mu_) = nullptr;
+  cudaEvent_t compute_done_ ABSL_GUARDED_BY(staging_mu_) = nullptr;
+  CopyTiming last_copy_ ABSL_GUARDED_BY(staging_mu_);
 
   absl::Mutex library_mu_;
   cublasLtHandle_t cublaslt_ ABSL_GUARDED_BY(library_mu_) = nullptr;

@@ -1,12 +1,71 @@
 #include "backends/cuda/pinned_staging.h"
 
-#include <algorithm>
 #include <cstring>
 
 #include "backends/cuda/cuda_status.h"
 
 namespace switchyard {
 namespace cuda {
+
+// The ring's steps for one copy: `host` is the pageable side, `device` the
+// device side, both at offset 0 of the copy.
+class PinnedStaging::Steps : public StagingSteps {
+ public:
+  Steps(PinnedStaging& staging, const void* src, void* dst, bool to_device,
+        cudaStream_t stream, cudaEvent_t first_dma, cudaEvent_t last_dma)
+      : staging_(staging),
+        src_(static_cast<const char*>(src)),
+        dst_(static_cast<char*>(dst)),
+        to_device_(to_device),
+        stream_(stream),
+        first_dma_(first_dma),
+        last_dma_(last_dma) {}
+
+  absl::Status WaitForSlot(int slot) override {
+    SY_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(staging_.slots_[slot].done),
+                            staging_.device_name_);
+    return absl::OkStatus();
+  }
+  void FillSlot(int slot, size_t offset, size_t n) override {
+    std::memcpy(staging_.slots_[slot].host, src_ + offset, n);
+  }
+  void EmptySlot(int slot, size_t offset, size_t n) override {
+    std::memcpy(dst_ + offset, staging_.slots_[slot].host, n);
+  }
+  absl::Status QueueCopy(int slot, size_t offset, size_t n) override {
+    const std::string& name = staging_.device_name_;
+    Slot& s = staging_.slots_[slot];
+    if (!started_ && first_dma_ != nullptr) {
+      SY_CUDA_RETURN_IF_ERROR(cudaEventRecord(first_dma_, stream_), name);
+    }
+    started_ = true;
+    if (to_device_) {
+      SY_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst_ + offset, s.host, n,
+                                              cudaMemcpyHostToDevice, stream_),
+                              name);
+    } else {
+      SY_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(s.host, src_ + offset, n,
+                                              cudaMemcpyDeviceToHost, stream_),
+                              name);
+    }
+    SY_CUDA_RETURN_IF_ERROR(cudaEventRecord(s.done, stream_), name);
+    // Re-recorded after every chunk: the last record is the last DMA.
+    if (last_dma_ != nullptr) {
+      SY_CUDA_RETURN_IF_ERROR(cudaEventRecord(last_dma_, stream_), name);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  PinnedStaging& staging_;
+  const char* src_;
+  char* dst_;
+  const bool to_device_;
+  const cudaStream_t stream_;
+  const cudaEvent_t first_dma_;
+  const cudaEvent_t last_dma_;
+  bool started_ = false;
+};
 
 absl::StatusOr<std::unique_ptr<PinnedStaging>> PinnedStaging::Create(
     const std::string& device_name) {
@@ -34,51 +93,17 @@ PinnedStaging::~PinnedStaging() {
 }
 
 absl::Status PinnedStaging::ToDevice(const void* src, void* dst, size_t bytes,
-                                     cudaStream_t stream) {
-  const char* from = static_cast<const char*>(src);
-  char* to = static_cast<char*>(dst);
-  for (size_t offset = 0, chunk = 0; offset < bytes; offset += kChunkBytes, ++chunk) {
-    const size_t n = std::min(kChunkBytes, bytes - offset);
-    Slot& slot = slots_[chunk % kSlots];
-    // The slot's previous DMA must have read it before it is overwritten.
-    SY_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(slot.done), device_name_);
-    std::memcpy(slot.host, from + offset, n);
-    SY_CUDA_RETURN_IF_ERROR(
-        cudaMemcpyAsync(to + offset, slot.host, n, cudaMemcpyHostToDevice, stream),
-        device_name_);
-    SY_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.done, stream), device_name_);
-  }
-  return absl::OkStatus();
+                                     cudaStream_t stream, cudaEvent_t first_dma,
+                                     cudaEvent_t last_dma) {
+  Steps steps(*this, src, dst, /*to_device=*/true, stream, first_dma, last_dma);
+  return ring_.Upload(bytes, steps);
 }
 
 absl::Status PinnedStaging::ToHost(const void* src, void* dst, size_t bytes,
-                                   cudaStream_t stream) {
-  const char* from = static_cast<const char*>(src);
-  char* to = static_cast<char*>(dst);
-  const size_t chunks = (bytes + kChunkBytes - 1) / kChunkBytes;
-  // Queue chunk i + 1's DMA before copying chunk i out of its slot.
-  auto queue = [&](size_t chunk) -> absl::Status {
-    const size_t offset = chunk * kChunkBytes;
-    const size_t n = std::min(kChunkBytes, bytes - offset);
-    Slot& slot = slots_[chunk % kSlots];
-    SY_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(slot.done), device_name_);
-    SY_CUDA_RETURN_IF_ERROR(
-        cudaMemcpyAsync(slot.host, from + offset, n, cudaMemcpyDeviceToHost, stream),
-        device_name_);
-    SY_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.done, stream), device_name_);
-    return absl::OkStatus();
-  };
-  if (chunks == 0) return absl::OkStatus();
-  SY_RETURN_IF_ERROR(queue(0));
-  for (size_t chunk = 0; chunk < chunks; ++chunk) {
-    // Chunk + 1 goes to the other slot, which chunk - 1 has left.
-    if (chunk + 1 < chunks && kSlots > 1) SY_RETURN_IF_ERROR(queue(chunk + 1));
-    Slot& slot = slots_[chunk % kSlots];
-    SY_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(slot.done), device_name_);
-    const size_t offset = chunk * kChunkBytes;
-    std::memcpy(to + offset, slot.host, std::min(kChunkBytes, bytes - offset));
-  }
-  return absl::OkStatus();
+                                   cudaStream_t stream, cudaEvent_t first_dma,
+                                   cudaEvent_t last_dma) {
+  Steps steps(*this, src, dst, /*to_device=*/false, stream, first_dma, last_dma);
+  return ring_.Download(bytes, steps);
 }
 
 }  // namespace cuda
