@@ -200,7 +200,11 @@ const onnx::NodeProto* SoleQuantize(const QdqGraph& g, const std::string& y, int
                                     QuantConstants* constants) {
   if (g.Pinned(y)) return nullptr;
   const onnx::NodeProto* q = g.OnlyReader(y);
-  if (!Is(q, "QuantizeLinear") || q->input(0) != y) return nullptr;
+  // Arity first: the fusion reads nodes before any converter has checked them.
+  if (!Is(q, "QuantizeLinear") || q->input_size() < 2 || q->output_size() != 1 ||
+      q->input(0) != y) {
+    return nullptr;
+  }
   if (FindAttr(*q, "output_dtype") != nullptr) return nullptr;
   std::optional<QuantConstants> c = ReadConstants(g, *q, 1);
   if (!c.has_value() || c->type != type) return nullptr;
@@ -217,7 +221,10 @@ std::optional<onnx::NodeProto> QLinearConvFor(const QdqGraph& g, const onnx::Nod
   }
   const onnx::NodeProto* dq_x = g.Producer(conv.input(0));
   const onnx::NodeProto* dq_w = g.Producer(conv.input(1));
-  if (!Is(dq_x, "DequantizeLinear") || !Is(dq_w, "DequantizeLinear")) return std::nullopt;
+  if (!Is(dq_x, "DequantizeLinear") || !Is(dq_w, "DequantizeLinear") ||
+      dq_x->input_size() < 2 || dq_w->input_size() < 2) {
+    return std::nullopt;
+  }
   const onnx::TensorProto* w = g.Initializer(dq_w->input(0));
   if (w == nullptr || !IsEightBitType(w->data_type()) || w->dims_size() < 3) return std::nullopt;
   const int64_t channels = w->dims(0);
@@ -265,7 +272,10 @@ std::optional<onnx::NodeProto> QLinearAddFor(const QdqGraph& g, const onnx::Node
   if (add.input_size() != 2 || add.output_size() != 1) return std::nullopt;
   const onnx::NodeProto* dq_a = g.Producer(add.input(0));
   const onnx::NodeProto* dq_b = g.Producer(add.input(1));
-  if (!Is(dq_a, "DequantizeLinear") || !Is(dq_b, "DequantizeLinear")) return std::nullopt;
+  if (!Is(dq_a, "DequantizeLinear") || !Is(dq_b, "DequantizeLinear") ||
+      dq_a->input_size() < 2 || dq_b->input_size() < 2) {
+    return std::nullopt;
+  }
   std::optional<QuantConstants> ac = ReadConstants(g, *dq_a, 1);
   std::optional<QuantConstants> bc = ReadConstants(g, *dq_b, 1);
   // The operands' types are their zero points': without them unknown here.

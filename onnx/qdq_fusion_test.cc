@@ -47,6 +47,8 @@ std::vector<std::string> OpTypes(const onnx::GraphProto& g) {
 // xq -> DQ -> Conv(DQ(w), DQ(b)) -> Q -> yq, per-channel int8 weights
 // (2 output channels), x_scale 0.5, w_scales 0.25 and 0.125, bias scales
 // their products.
+onnx::GraphProto QdqAdd();
+
 onnx::GraphProto QdqConv() {
   onnx::GraphProto g;
   AddInitializer(g, "x_s", {}, {0.5f});
@@ -95,6 +97,24 @@ TEST(QdqFusionTest, InputWithoutZeroPointStays) {
   onnx::GraphProto g = QdqConv();
   g.mutable_node(0)->mutable_input()->RemoveLast();  // DQ(xq, x_s)
   EXPECT_EQ(FuseQdqGroups(g, ""), 0);
+}
+
+// The fusion reads nodes before any converter checks their arity: a
+// QuantizeLinear without outputs, a DequantizeLinear without inputs must
+// leave the group alone (the first crashed the importer, found by fuzzing).
+TEST(QdqFusionTest, NodesOfTheWrongArityStay) {
+  onnx::GraphProto no_output = QdqConv();
+  no_output.mutable_node(4)->clear_output();
+  EXPECT_EQ(FuseQdqGroups(no_output, ""), 0);
+  onnx::GraphProto no_inputs = QdqConv();
+  no_inputs.mutable_node(1)->clear_input();
+  EXPECT_EQ(FuseQdqGroups(no_inputs, ""), 0);
+  onnx::GraphProto add_no_output = QdqAdd();
+  add_no_output.mutable_node(3)->clear_output();
+  EXPECT_EQ(FuseQdqGroups(add_no_output, ""), 0);
+  onnx::GraphProto add_no_inputs = QdqAdd();
+  add_no_inputs.mutable_node(0)->clear_input();
+  EXPECT_EQ(FuseQdqGroups(add_no_inputs, ""), 0);
 }
 
 TEST(QdqFusionTest, HostileDimsStay) {
