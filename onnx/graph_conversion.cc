@@ -135,7 +135,19 @@ absl::Status ConvertNode(const onnx::NodeProto& node, int opset,
         " is not read by Switchyard's ", node.op_type(), " import at this opset"));
   }
   if (!ctx.AllOutputsSet()) {
-    return absl::InternalError(absl::StrCat(where, ": converter set no output"));
+    // A node may name more outputs than its op has (a malformed model), or
+    // an optional output Switchyard's converter does not compute.
+    std::vector<std::string> unset;
+    for (int i = 0; i < node.output_size(); ++i) {
+      if (!node.output(i).empty() && !ctx.Output(i).has_value()) {
+        unset.push_back(absl::StrCat(i, " ('", node.output(i), "')"));
+      }
+    }
+    return absl::UnimplementedError(absl::StrCat(
+        where, ": output ", absl::StrJoin(unset, ", "), " is not produced by Switchyard's ",
+        node.op_type(), " import (the node names ", node.output_size(),
+        " outputs: more than ", node.op_type(), " has, or an optional one Switchyard does "
+        "not compute; remove it from the node)"));
   }
   for (int i = 0; i < node.output_size(); ++i) {
     if (node.output(i).empty() || !ctx.Output(i).has_value()) continue;

@@ -92,6 +92,14 @@ def _():
     return model(nodes, {"x": rand(3)}, ["y"], 18)
 
 
+@refusal("import", "node_with_more_outputs_than_its_op",
+         "output 1 ('extra') is not produced by Switchyard's Relu import")
+def _():
+    # Relu has one output; the node names two (found by fuzzing, as Conv).
+    node = helper.make_node("Relu", ["x"], ["y", "extra"])
+    return model([node], {"x": rand(2, 3)}, ["y"], 13)
+
+
 @refusal("import", "value_with_two_producers", "produced by two nodes")
 def _():
     nodes = [helper.make_node("Relu", ["x"], ["y"], name="one"),
