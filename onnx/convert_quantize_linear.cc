@@ -6,6 +6,7 @@
 // plain float constants; activations get the ops in the graph.
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
@@ -38,18 +39,13 @@ absl::StatusOr<DType> OutputDType(NodeContext& ctx, absl::Span<const DType> allo
       "; Switchyard's ", ctx.op_type(), " makes ", names));
 }
 
-// What QuantizeLinear makes, as ONNX Runtime 1.30's CPU provider does.
-constexpr DType kQuantizedTypes[] = {
-    DType::kUInt8,         DType::kInt8,           DType::kUInt16,
-    DType::kInt16,         DType::kUInt4,          DType::kInt4,
-    DType::kFloat8E4M3FN,  DType::kFloat8E4M3FNUZ, DType::kFloat8E5M2,
-    DType::kFloat8E5M2FNUZ};
-
-bool IsQuantized(DType d) {
-  for (DType q : kQuantizedTypes) {
-    if (q == d) return true;
+// What QuantizeLinear makes, in the enum's order (for messages).
+std::vector<DType> QuantizedDTypes() {
+  std::vector<DType> types;
+  for (DType d : AllDTypes()) {
+    if (IsQuantizedDType(d)) types.push_back(d);
   }
-  return false;
+  return types;
 }
 
 absl::StatusOr<QuantInputs> GranularityOf(NodeContext& ctx, QuantInputs in) {
@@ -74,10 +70,10 @@ absl::Status ConvertQuantizeLinear(NodeContext& ctx) {
         "attribute precision is ", OnnxTypeName(static_cast<int32_t>(precision)),
         "; Switchyard divides in float32 (precision 0 or 1)"));
   }
-  SY_ASSIGN_OR_RETURN(DType requested, OutputDType(ctx, kQuantizedTypes, DType::kUInt8));
+  SY_ASSIGN_OR_RETURN(DType requested, OutputDType(ctx, QuantizedDTypes(), DType::kUInt8));
   SY_ASSIGN_OR_RETURN(QuantParams p, ReadQuantParams(ctx, in, ctx.InShape(0), requested));
   p.saturate = saturate == 1;
-  if (!IsQuantized(p.type)) {
+  if (!IsQuantizedDType(p.type)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "input y_zero_point is ", DTypeName(p.type),
         "; QuantizeLinear makes uint8, int8, uint16, int16, uint4, int4 or a float8 type "
@@ -108,7 +104,7 @@ absl::Status ConvertDequantizeLinear(NodeContext& ctx) {
   QuantInputs in{1, 2, "x_scale", "x_zero_point"};
   SY_ASSIGN_OR_RETURN(in, GranularityOf(ctx, in));
   const DType x_type = ctx.Type(ctx.In(0)).dtype;
-  if (!IsQuantized(x_type) && x_type != DType::kInt32) {
+  if (!IsQuantizedDType(x_type) && x_type != DType::kInt32) {
     return absl::InvalidArgumentError(absl::StrCat(
         "input x is ", DTypeName(x_type),
         "; DequantizeLinear takes uint8, int8, uint16, int16, uint4, int4, int32 or a "

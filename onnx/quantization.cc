@@ -17,17 +17,6 @@ bool ScalarLike(const Shape& s) {
   return s.rank() == 0 || (s.rank() == 1 && s.dim(0) == 1);
 }
 
-// The dtypes a zero point, and so quantized data, may have.
-bool IsQuantizedType(DType d) {
-  switch (d) {
-    case DType::kUInt8: case DType::kInt8: case DType::kUInt16: case DType::kInt16:
-    case DType::kUInt4: case DType::kInt4: case DType::kInt32:
-      return true;
-    default:
-      return IsFloat8(d);
-  }
-}
-
 // A float8 zero point must be known at import and 0 (ONNX Runtime ignores
 // it; the specification's tests only use 0).
 absl::Status CheckFloat8ZeroPoint(NodeContext& ctx, Val zero_point, const QuantInputs& in) {
@@ -107,6 +96,16 @@ absl::StatusOr<Val> RoundToQuantized(NodeContext& ctx, Val v, const QuantParams&
 
 }  // namespace
 
+bool IsQuantizedDType(DType d) {
+  switch (d) {
+    case DType::kUInt8: case DType::kInt8: case DType::kUInt16: case DType::kInt16:
+    case DType::kUInt4: case DType::kInt4:
+      return true;
+    default:
+      return IsFloat8(d);
+  }
+}
+
 Val ZeroOf(NodeContext& ctx, DType type) {
   std::vector<char> bytes(DTypeSize(type), 0);
   return ctx.Constant(HostArray(Shape(), type, std::move(bytes)));
@@ -128,7 +127,7 @@ absl::StatusOr<QuantParams> ReadQuantParams(NodeContext& ctx, const QuantInputs&
   if (in.zero_point >= 0 && ctx.HasInput(in.zero_point)) {
     zero_point = ctx.In(in.zero_point);
     const TensorType& z = ctx.Type(zero_point);
-    if (!IsQuantizedType(z.dtype)) {
+    if (!IsQuantizedDType(z.dtype) && z.dtype != DType::kInt32) {
       return absl::InvalidArgumentError(absl::StrCat(
           "input ", in.zero_point_name, " is ", DTypeName(z.dtype),
           "; a zero point has the quantized tensor's dtype: uint8, int8, uint16, int16, "

@@ -24,6 +24,11 @@
 namespace switchyard {
 namespace onnx_import {
 
+// The dtypes QuantizeLinear makes and DequantizeLinear reads (besides
+// int32, which DequantizeLinear also takes): uint8, int8, uint16, int16,
+// uint4, int4 and the four float8 types.
+bool IsQuantizedDType(DType dtype);
+
 struct QuantParams {
   Val scale = kNoVal;       // float32, broadcasts against the data
   Val zero_point = kNoVal;  // int32, broadcasts against the data

@@ -64,9 +64,31 @@ Tensor Wrap(const py::array& ready, DType dtype, BackendDevice& device) {
   return Tensor(shape, dtype, std::move(buffer));
 }
 
+// Real values of any numpy dtype rounded to `dtype`'s bits by `round`
+// (bfloat16 and the float8 types, which numpy lacks).
+template <typename Bits, typename Round>
+Tensor RoundedTensor(const py::array& array, const std::string& name, DType dtype,
+                     BackendDevice& device, const char* also, const Round& round) {
+  py::module_ np = py::module_::import("numpy");
+  const char kind = array.dtype().kind();
+  if (kind != 'f' && kind != 'i' && kind != 'u' && kind != 'b') {
+    throw StatusError(absl::InvalidArgumentError(absl::StrCat(
+        "input '", name, "' is a numpy array of ", NumpyName(array.dtype()),
+        "; the model declares ", DTypeName(dtype), ": give real values (rounded to ",
+        DTypeName(dtype), ")", also)));
+  }
+  py::array_t<float, py::array::c_style | py::array::forcecast> f =
+      np.attr("ascontiguousarray")(array, py::dtype("float32"));
+  py::array_t<Bits> bits(std::vector<py::ssize_t>(f.shape(), f.shape() + f.ndim()));
+  const float* in = f.data();
+  Bits* out = bits.mutable_data();
+  for (py::ssize_t i = 0; i < f.size(); ++i) out[i] = round(in[i]);
+  return Wrap(bits, dtype, device);
+}
+
 // numpy has no bfloat16. As ONNX's numpy_helper does, a uint16 array holds
-// bfloat16 bit patterns (taken as they are); floating-point values are
-// rounded to bfloat16 (to nearest even).
+// bfloat16 bit patterns (taken as they are); real values are rounded to
+// bfloat16 (to nearest even).
 Tensor BFloat16Tensor(const py::handle& value, const std::string& name,
                       BackendDevice& device, bool* borrowed) {
   py::module_ np = py::module_::import("numpy");
@@ -77,41 +99,17 @@ Tensor BFloat16Tensor(const py::handle& value, const std::string& name,
     if (borrowed != nullptr) *borrowed = ready.is(value);
     return Wrap(ready, DType::kBFloat16, device);
   }
-  if (given.kind() != 'f' && given.kind() != 'i' && given.kind() != 'u' &&
-      given.kind() != 'b') {
-    throw StatusError(absl::InvalidArgumentError(absl::StrCat(
-        "input '", name, "' is a numpy array of ", NumpyName(given),
-        "; the model declares bfloat16: give float values (rounded to bfloat16) "
-        "or uint16 bfloat16 bit patterns")));
-  }
-  py::array_t<float, py::array::c_style | py::array::forcecast> f =
-      np.attr("ascontiguousarray")(array, py::dtype("float32"));
-  py::array_t<uint16_t> bits(std::vector<py::ssize_t>(f.shape(), f.shape() + f.ndim()));
-  const float* in = f.data();
-  uint16_t* out = bits.mutable_data();
-  for (py::ssize_t i = 0; i < f.size(); ++i) out[i] = FloatToBFloat16(in[i]);
-  return Wrap(bits, DType::kBFloat16, device);
+  return RoundedTensor<uint16_t>(array, name, DType::kBFloat16, device,
+                                 " or uint16 bfloat16 bit patterns", &FloatToBFloat16);
 }
 
-// numpy has no float8 either: values of any real dtype are rounded to the
-// float8 type (to nearest even, out-of-range values saturating).
+// numpy has no float8 either: real values are rounded to the float8 type
+// (to nearest even, out-of-range values saturating).
 Tensor Float8Tensor(const py::handle& value, const std::string& name, DType dtype,
                     BackendDevice& device) {
-  py::module_ np = py::module_::import("numpy");
-  py::array array = np.attr("asarray")(value);
-  const char kind = array.dtype().kind();
-  if (kind != 'f' && kind != 'i' && kind != 'u' && kind != 'b') {
-    throw StatusError(absl::InvalidArgumentError(absl::StrCat(
-        "input '", name, "' is a numpy array of ", NumpyName(array.dtype()),
-        "; the model declares ", DTypeName(dtype), ": give real values (rounded to it)")));
-  }
-  py::array_t<float, py::array::c_style | py::array::forcecast> f =
-      np.attr("ascontiguousarray")(array, py::dtype("float32"));
-  py::array_t<uint8_t> bits(std::vector<py::ssize_t>(f.shape(), f.shape() + f.ndim()));
-  const float* in = f.data();
-  uint8_t* out = bits.mutable_data();
-  for (py::ssize_t i = 0; i < f.size(); ++i) out[i] = FloatToFloat8(in[i], dtype, true);
-  return Wrap(bits, dtype, device);
+  py::array array = py::module_::import("numpy").attr("asarray")(value);
+  return RoundedTensor<uint8_t>(array, name, dtype, device, "",
+                                [dtype](float v) { return FloatToFloat8(v, dtype, true); });
 }
 
 // int4 and uint4 arrive as int8 and uint8 arrays: each value must fit.
