@@ -111,7 +111,8 @@ absl::StatusOr<std::unique_ptr<ExecutablePlan>> Compile(
   with_report.report = &report;
   SY_RETURN_IF_ERROR(InferAndPlace(graph, with_report));
   SY_ASSIGN_OR_RETURN(std::unique_ptr<ExecutablePlan> plan,
-                      ExecutablePlan::Lower(std::move(graph), *options.backends));
+                      ExecutablePlan::Lower(std::move(graph), *options.backends,
+                                                options.workspaces));
   if (options.report != nullptr) *options.report = report;
   plan->set_placement_report(std::move(report));
   return plan;

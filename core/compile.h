@@ -53,6 +53,10 @@ struct CompileOptions {
   // exact (kFoldBatchNormPassName, passes/fold_batch_norm.h); false is the
   // same as naming it in disabled_passes.
   bool fold_batch_norm = true;
+  // Where the plan's runs borrow memory for intermediate values: give every
+  // plan of one model the same pool, so that plans for new input sizes reuse
+  // the memory of earlier ones (core/workspace_pool.h). Null: the plan's own.
+  std::shared_ptr<WorkspacePool> workspaces;
   // Prints the graph to stderr after this pass ("shape-inference",
   // "fold-batch-norm", "auto-placement", "strict-placement", or "all").
   // Empty: the environment variable SWITCHYARD_DUMP_GRAPH_AFTER, if set.

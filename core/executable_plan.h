@@ -16,6 +16,7 @@
 #include "core/placement_report.h"
 #include "core/run_memory.h"
 #include "core/tensor.h"
+#include "core/workspace_pool.h"
 
 namespace switchyard {
 
@@ -33,10 +34,12 @@ struct RunOptions {
   std::vector<DeviceMemoryUse>* memory = nullptr;
 };
 
-// A placed graph lowered onto backend kernels, with its intermediate buffers
-// allocated once from the buffer plan. Run it as often as you like with
-// inputs of the signature it was compiled for; each run returns fresh output
-// tensors. Runs of one plan are serialized (they share the intermediates).
+// A placed graph lowered onto backend kernels, with its intermediate values
+// laid out by the buffer plan in one workspace per device, borrowed from a
+// WorkspacePool for each run (the plans of one model share a pool, so a new
+// input size reuses the memory of the sizes before it). Run it as often as
+// you like with inputs of the signature it was compiled for; each run
+// returns fresh output tensors. Runs of one plan are serialized.
 //
 //   absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan =
 //       ExecutablePlan::Lower(std::move(placed_graph), registry);
@@ -45,9 +48,12 @@ class ExecutablePlan {
  public:
   // Lowering: binds each node to a kernel of the backend that owns its
   // device (after asking the device whether it supports the node) and
-  // allocates the planned buffers. The graph must be shape-inferred and placed.
+  // lays out the planned buffers. The graph must be shape-inferred and
+  // placed. `workspaces`: where runs borrow their intermediates (null: a
+  // pool of the plan's own).
   static absl::StatusOr<std::unique_ptr<ExecutablePlan>> Lower(
-      Graph graph, BackendRegistry& registry);
+      Graph graph, BackendRegistry& registry,
+      std::shared_ptr<WorkspacePool> workspaces = nullptr);
 
   // Inputs in graph input order, each with the compiled shape, dtype and
   // device; InvalidArgument naming the input otherwise.
@@ -89,6 +95,8 @@ class ExecutablePlan {
 
   // Adds the steps of the nodes placed on each device, partitions first.
   absl::Status BindKernels();
+  // Places each slot of the buffer plan in its device's workspace.
+  absl::Status LayOutSlots(std::shared_ptr<WorkspacePool> workspaces);
 
   Graph graph_;
   BackendRegistry& registry_;
@@ -96,7 +104,18 @@ class ExecutablePlan {
   BufferPlan buffer_plan_;
   PlacementReport placement_report_;
   std::vector<Step> steps_;
-  std::vector<std::shared_ptr<Buffer>> slot_buffers_;
+  // The workspace each device's slots live in, and where each slot is.
+  struct DeviceWorkspace {
+    BackendDevice* device;
+    size_t bytes;
+  };
+  struct SlotPlace {
+    int workspace;  // index into workspace_layout_
+    size_t offset;
+  };
+  std::shared_ptr<WorkspacePool> workspaces_;
+  std::vector<DeviceWorkspace> workspace_layout_;
+  std::vector<SlotPlace> slot_places_;  // by slot
   std::vector<BackendDevice*> devices_used_;
 
   absl::Mutex run_mu_;

@@ -59,6 +59,19 @@ absl::StatusOr<std::vector<Tensor>> ExecutablePlan::Run(
   std::optional<RunMemoryWatch> memory_watch;
   if (options.memory != nullptr) memory_watch.emplace(devices_used_);
   for (size_t i = 0; i < inputs.size(); ++i) values_[input_ids[i]] = inputs[i];
+  // The intermediates' memory, this run's alone until it returns (after the
+  // devices synchronised at its end).
+  std::vector<Workspace> workspaces;
+  for (const DeviceWorkspace& w : workspace_layout_) {
+    SY_ASSIGN_OR_RETURN(Workspace borrowed, workspaces_->Borrow(*w.device, w.bytes));
+    workspaces.push_back(std::move(borrowed));
+  }
+  std::vector<std::shared_ptr<Buffer>> slot_buffers(slot_places_.size());
+  for (size_t s = 0; s < slot_places_.size(); ++s) {
+    SY_ASSIGN_OR_RETURN(slot_buffers[s],
+                        workspaces[slot_places_[s].workspace].View(
+                            slot_places_[s].offset, buffer_plan_.slots[s].bytes));
+  }
 
   // Profiling (optional): marks on each device's clock around each node.
   // A run that fails part way tells the profiler (AbortProfile).
@@ -83,7 +96,7 @@ absl::StatusOr<std::vector<Tensor>> ExecutablePlan::Run(
       const Value& v = graph_.value(id);
       const int slot = buffer_plan_.value_slot[id];
       if (slot >= 0) {
-        values_[id] = Tensor(*v.shape, v.dtype, slot_buffers_[slot]);
+        values_[id] = Tensor(*v.shape, v.dtype, slot_buffers[slot]);
       } else {
         SY_ASSIGN_OR_RETURN(values_[id],
                             Tensor::Empty(*v.shape, v.dtype, *step.device));

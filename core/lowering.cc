@@ -117,8 +117,37 @@ absl::Status ExecutablePlan::BindKernels() {
   return absl::OkStatus();
 }
 
+absl::Status ExecutablePlan::LayOutSlots(std::shared_ptr<WorkspacePool> workspaces) {
+  workspaces_ = workspaces != nullptr ? std::move(workspaces)
+                                      : std::make_shared<WorkspacePool>();
+  const std::vector<BufferPlan::Slot>& slots = buffer_plan_.slots;
+  std::vector<std::vector<size_t>> sizes;   // by workspace
+  std::vector<std::vector<int>> slots_in;   // by workspace
+  for (int s = 0; s < static_cast<int>(slots.size()); ++s) {
+    SY_ASSIGN_OR_RETURN(BackendDevice * device, registry_.GetDevice(slots[s].device));
+    size_t w = 0;
+    while (w < workspace_layout_.size() && workspace_layout_[w].device != device) ++w;
+    if (w == workspace_layout_.size()) {
+      workspace_layout_.push_back({device, 0});
+      sizes.emplace_back();
+      slots_in.emplace_back();
+    }
+    sizes[w].push_back(slots[s].bytes);
+    slots_in[w].push_back(s);
+  }
+  slot_places_.resize(slots.size());
+  for (size_t w = 0; w < workspace_layout_.size(); ++w) {
+    SY_ASSIGN_OR_RETURN(std::vector<size_t> offsets,
+                        LayOutWorkspace(sizes[w], &workspace_layout_[w].bytes));
+    for (size_t i = 0; i < offsets.size(); ++i) {
+      slot_places_[slots_in[w][i]] = {static_cast<int>(w), offsets[i]};
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<ExecutablePlan>> ExecutablePlan::Lower(
-    Graph graph, BackendRegistry& registry) {
+    Graph graph, BackendRegistry& registry, std::shared_ptr<WorkspacePool> workspaces) {
   std::unique_ptr<ExecutablePlan> plan(
       new ExecutablePlan(std::move(graph), registry));
   const Graph& g = plan->graph_;
@@ -141,12 +170,7 @@ absl::StatusOr<std::unique_ptr<ExecutablePlan>> ExecutablePlan::Lower(
 
   SY_ASSIGN_OR_RETURN(plan->buffer_plan_,
                       PlanBuffers(g, PlannedSteps(g, plan->partitions_)));
-  for (const BufferPlan::Slot& slot : plan->buffer_plan_.slots) {
-    SY_ASSIGN_OR_RETURN(BackendDevice * device, registry.GetDevice(slot.device));
-    SY_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer,
-                        device->Allocate(slot.bytes));
-    plan->slot_buffers_.push_back(std::move(buffer));
-  }
+  SY_RETURN_IF_ERROR(plan->LayOutSlots(std::move(workspaces)));
   absl::MutexLock lock(&plan->run_mu_);
   plan->values_.resize(g.values().size());
   for (const Value& v : g.values()) {

@@ -210,10 +210,17 @@ void Module::SetRegistryRecursively(BackendRegistry* registry) {
   }
 }
 
+std::shared_ptr<WorkspacePool> Module::workspaces() const {
+  absl::MutexLock lock(&plans_mu_);
+  return workspaces_;
+}
+
 void Module::ClearOwnPlans() {
   {
     absl::MutexLock lock(&plans_mu_);
     plans_.clear();
+    // Blocks sized for the old parameters' device or shapes go back.
+    workspaces_ = std::make_shared<WorkspacePool>();
   }
   OnPlansCleared();
 }
@@ -582,6 +589,7 @@ absl::StatusOr<ExecutablePlan*> Module::Compiled(
   options.backends = registry_;
   options.placement = placement_;
   options.target = device_;
+  options.workspaces = workspaces_;
   SY_ASSIGN_OR_RETURN(std::unique_ptr<ExecutablePlan> plan,
                       Compile(std::move(graph), options));
   return (plans_[key] = std::move(plan)).get();

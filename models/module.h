@@ -178,6 +178,10 @@ class Module {
   PlacementPolicy placement() const { return placement_; }
 
  protected:
+  // Where this module's plans borrow memory for intermediate values (one
+  // pool for all its input sizes; replaced when its plans are dropped).
+  std::shared_ptr<WorkspacePool> workspaces() const;
+
   // For layers' constructors: declares a parameter (learned, counted by
   // NumParameters) or a buffer (state such as running statistics) of this
   // module, named as in PyTorch's state_dict.
@@ -276,9 +280,11 @@ class Module {
   std::vector<StateTensor> state_;  // in registration order
   std::vector<std::pair<std::string, std::unique_ptr<Module>>> children_;
 
-  absl::Mutex plans_mu_;
+  mutable absl::Mutex plans_mu_;
   std::map<std::string, std::unique_ptr<ExecutablePlan>> plans_
       ABSL_GUARDED_BY(plans_mu_);
+  std::shared_ptr<WorkspacePool> workspaces_ ABSL_GUARDED_BY(plans_mu_) =
+      std::make_shared<WorkspacePool>();
 };
 
 // Draws from N(0, stddev^2) with a fixed transform (Box-Muller over

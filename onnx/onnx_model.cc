@@ -459,6 +459,7 @@ onnx_import::StagedModel OnnxModel::Staged() const {
   m.registry = &registry();
   m.device = device();
   m.placement = placement();
+  m.workspaces = workspaces();
   return m;
 }
 

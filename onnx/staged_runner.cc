@@ -25,6 +25,7 @@ absl::StatusOr<std::unique_ptr<ExecutablePlan>> CompileFor(const StagedModel& mo
   options.backends = model.registry;
   options.placement = model.placement;
   options.target = model.device;
+  options.workspaces = model.workspaces;
   return Compile(std::move(graph), options);
 }
 
@@ -162,8 +163,12 @@ absl::StatusOr<std::shared_ptr<const StagedRunner::Segment>> StagedRunner::Find(
     return lru_.front().second;
   }
   // Built under the lock: two threads never compile the same segment.
+  const auto build_start = std::chrono::steady_clock::now();
   SY_ASSIGN_OR_RETURN(std::shared_ptr<const Segment> segment,
                       Build(model, start, carried));
+  stats_.compile_ms += std::chrono::duration<double, std::milli>(
+                           std::chrono::steady_clock::now() - build_start)
+                           .count();
   if (segment->plan != nullptr) ++stats_.plans_compiled;
   lru_.emplace_front(key, segment);
   index_[key] = lru_.begin();
@@ -433,6 +438,7 @@ StagedRunStats StagedRunner::stats() const {
     const StagedRunStats s = body->stats();
     total.segments_run += s.segments_run;
     total.plans_compiled += s.plans_compiled;
+    total.compile_ms += s.compile_ms;
     total.plan_cache_hits += s.plan_cache_hits;
     total.plans_evicted += s.plans_evicted;
     total.plans_cached += s.plans_cached;

@@ -76,6 +76,9 @@ struct StagedModel {
   BackendRegistry* registry = nullptr;
   Device device = Device::Cpu();
   PlacementPolicy placement = PlacementPolicy::kStrict;
+  // Where every segment's plan borrows memory for its intermediates: one
+  // pool for the model, so a new input size reuses the memory of the last.
+  std::shared_ptr<WorkspacePool> workspaces;
   // A Loop's body: its layers' prefix ("loop_1/body/") and nesting depth.
   std::string name_scope;
   int depth = 0;
@@ -95,6 +98,7 @@ struct StagedRunStats {
   int64_t runs = 0;
   int64_t segments_run = 0;
   int64_t plans_compiled = 0;
+  double compile_ms = 0;  // converting and compiling those plans, host clock
   int64_t plan_cache_hits = 0;
   int64_t plans_evicted = 0;
   int64_t plans_cached = 0;

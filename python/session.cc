@@ -300,6 +300,7 @@ class Session {
     d["runs"] = s.runs;
     d["segments_run"] = s.segments_run;
     d["plans_compiled"] = s.plans_compiled;
+    d["compile_ms"] = s.compile_ms;
     d["plan_cache_hits"] = s.plan_cache_hits;
     d["plans_evicted"] = s.plans_evicted;
     d["plans_cached"] = s.plans_cached;

@@ -123,8 +123,9 @@ PartitionBuilder::PartitionBuilder(const Graph& graph,
                                    const std::vector<ValueId>& inputs,
                                    const std::vector<ValueId>& outputs,
                                    const dnnl::engine& engine,
-                                   const BackendDevice& device,
+                                   BackendDevice& device,
                                    PreparedWeights& prepared_weights,
+                                   WorkspacePool& workspaces,
                                    DnnlConvAlgorithm conv_algorithm,
                                    DnnlSilu silu)
     : graph_(graph),
@@ -135,6 +136,7 @@ PartitionBuilder::PartitionBuilder(const Graph& graph,
       stream_(engine),
       device_(device),
       prepared_weights_(prepared_weights),
+      workspaces_(workspaces),
       conv_algorithm_(conv_algorithm),
       silu_(silu) {
   // The last position inside the partition that reads each value;
@@ -425,24 +427,25 @@ absl::Status PartitionBuilder::Finalize() {
       if (last[b] == s) free_list.push_back(assign[b]);
     }
   }
-  std::vector<void*> storage;
-  for (size_t bytes : sizes) {
-    SY_ASSIGN_OR_RETURN(AlignedBlock block, AllocateAligned(bytes));
-    storage.push_back(block.get());
-    kernel_->AddBlock(std::move(block));
-  }
-  void* scratch = nullptr;
-  if (scratch_bytes_ > 0) {
-    SY_ASSIGN_OR_RETURN(AlignedBlock block, AllocateAligned(scratch_bytes_));
-    scratch = block.get();
-    kernel_->AddBlock(std::move(block));
-  }
+  // The storage and the scratchpad live in a workspace the kernel borrows
+  // for each run (the device's pool): the kernels of every input size share
+  // the memory of the largest, instead of each holding its own.
+  const size_t scratch_index = sizes.size();
+  sizes.push_back(scratch_bytes_);
+  size_t workspace_bytes = 0;
+  SY_ASSIGN_OR_RETURN(std::vector<size_t> offsets, LayOutWorkspace(sizes, &workspace_bytes));
+  kernel_->SetWorkspace(&workspaces_, workspace_bytes);
+  auto in_workspace = [&](const memory::desc& md, size_t storage) {
+    memory m(md, engine_, DNNL_MEMORY_NONE);
+    kernel_->AddWorkspaceBinding({m, offsets[storage]});
+    return m;
+  };
   for (Step& step : steps_) {
     std::unordered_map<int, memory> args;
     for (const auto& [arg, ref] : step.args) {
       switch (ref.kind) {
         case MemRef::Kind::kBuffer:
-          args.emplace(arg, memory(ref.md, engine_, storage[assign[ref.index]]));
+          args.emplace(arg, in_workspace(ref.md, assign[ref.index]));
           break;
         case MemRef::Kind::kOwned: {
           const memory& owned = kernel_->owned(ref.index);
@@ -462,7 +465,7 @@ absl::Status PartitionBuilder::Finalize() {
       }
     }
     if (step.scratchpad.get_size() > 0) {
-      args.emplace(DNNL_ARG_SCRATCHPAD, memory(step.scratchpad, engine_, scratch));
+      args.emplace(DNNL_ARG_SCRATCHPAD, in_workspace(step.scratchpad, scratch_index));
     }
     if (step.host) {
       kernel_->AddHostStep(std::move(step.host), std::move(args), step.what);

@@ -32,6 +32,7 @@
 #include "core/backend.h"
 #include "core/graph.h"
 #include "core/prepared_weights.h"
+#include "core/workspace_pool.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace switchyard {
@@ -85,8 +86,8 @@ class PartitionBuilder {
   PartitionBuilder(const Graph& graph, const std::vector<NodeId>& nodes,
                    const std::vector<ValueId>& inputs,
                    const std::vector<ValueId>& outputs,
-                   const dnnl::engine& engine, const BackendDevice& device,
-                   PreparedWeights& prepared_weights,
+                   const dnnl::engine& engine, BackendDevice& device,
+                   PreparedWeights& prepared_weights, WorkspacePool& workspaces,
                    DnnlConvAlgorithm conv_algorithm = DnnlConvAlgorithm::kAuto,
                    DnnlSilu silu = DnnlSilu::kAuto);
 
@@ -222,8 +223,9 @@ class PartitionBuilder {
   const std::vector<ValueId>& outputs_;
   dnnl::engine engine_;
   dnnl::stream stream_;
-  const BackendDevice& device_;
+  BackendDevice& device_;
   PreparedWeights& prepared_weights_;
+  WorkspacePool& workspaces_;
   const DnnlConvAlgorithm conv_algorithm_;
   const DnnlSilu silu_;
   int threads_ = 1;  // of the kernel being built

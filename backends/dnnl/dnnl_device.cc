@@ -126,7 +126,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> DnnlDevice::CreateKernel(
   options.conv_algorithm = conv_algorithm_.load();
   options.silu = silu_.load();
   return BuildPartitionKernel(graph, {node.id}, node.inputs, node.outputs,
-                              engine_, *this, prepared_weights_, options);
+                              engine_, *this, prepared_weights_, workspaces_, options);
 }
 
 std::vector<Partition> DnnlDevice::ClaimPartitions(const Graph& graph) const {
@@ -163,7 +163,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> DnnlDevice::CreatePartitionKernel(
   return BuildPartitionKernel(graph, partition.nodes,
                               PartitionInputs(graph, partition),
                               PartitionOutputs(graph, partition), engine_,
-                              *this, prepared_weights_, options);
+                              *this, prepared_weights_, workspaces_, options);
 }
 
 absl::Status DnnlDevice::CheckBuffer(const Buffer& buffer, size_t bytes,

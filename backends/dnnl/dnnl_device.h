@@ -12,6 +12,7 @@
 #include "core/backend.h"
 #include "core/caching_allocator.h"
 #include "core/prepared_weights.h"
+#include "core/workspace_pool.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace switchyard {
@@ -56,6 +57,9 @@ class DnnlDevice : public BackendDevice {
   // Parameters reordered into the layouts primitives chose, shared by every
   // kernel of every plan on this device.
   PreparedWeights& prepared_weights() { return prepared_weights_; }
+  // Memory the kernels borrow for each run's intermediates and scratchpads,
+  // shared by every kernel of every plan on this device.
+  WorkspacePool& workspaces() { return workspaces_; }
 
  private:
   absl::Status CheckBuffer(const Buffer& buffer, size_t bytes,
@@ -67,6 +71,7 @@ class DnnlDevice : public BackendDevice {
   std::atomic<DnnlConvAlgorithm> conv_algorithm_{DnnlConvAlgorithm::kAuto};
   std::atomic<DnnlSilu> silu_{DnnlSilu::kAuto};
   PreparedWeights prepared_weights_;
+  WorkspacePool workspaces_;
   // Shared with every buffer's release function: a buffer may outlive the
   // device.
   const std::shared_ptr<CachingAllocator> allocator_;

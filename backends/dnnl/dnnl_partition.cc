@@ -18,8 +18,9 @@ namespace onednn {
 absl::StatusOr<std::unique_ptr<Kernel>> BuildPartitionKernel(
     const Graph& graph, const std::vector<NodeId>& nodes,
     const std::vector<ValueId>& inputs, const std::vector<ValueId>& outputs,
-    const dnnl::engine& engine, const BackendDevice& device,
-    PreparedWeights& prepared_weights, const PartitionOptions& options) {
+    const dnnl::engine& engine, BackendDevice& device,
+    PreparedWeights& prepared_weights, WorkspacePool& workspaces,
+    const PartitionOptions& options) {
   if (nodes.empty()) {
     return absl::InvalidArgumentError("a dnnl partition needs at least one node");
   }
@@ -27,7 +28,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> BuildPartitionKernel(
   omp_set_num_threads(options.threads);
   const std::vector<NodeId> ordered = OrderForFusion(graph, nodes);
   PartitionBuilder builder(graph, ordered, inputs, outputs, engine, device,
-                           prepared_weights, options.conv_algorithm, options.silu);
+                           prepared_weights, workspaces, options.conv_algorithm,
+                           options.silu);
   return builder.Build(options.threads);
 }
 

@@ -40,6 +40,7 @@
 #include "core/backend.h"
 #include "core/graph.h"
 #include "core/prepared_weights.h"
+#include "core/workspace_pool.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace switchyard {
@@ -57,12 +58,14 @@ struct PartitionOptions {
 // lists). Constants among the nodes' parameters are read now, from
 // `device`'s buffers, and never again; their reorders into a primitive's
 // layout are kept in `prepared_weights` (the device's), so the plans of many
-// input shapes reorder each weight once.
+// input shapes reorder each weight once. Intermediate values and
+// scratchpads are borrowed from `workspaces` (the device's) for each run.
 absl::StatusOr<std::unique_ptr<Kernel>> BuildPartitionKernel(
     const Graph& graph, const std::vector<NodeId>& nodes,
     const std::vector<ValueId>& inputs, const std::vector<ValueId>& outputs,
-    const dnnl::engine& engine, const BackendDevice& device,
-    PreparedWeights& prepared_weights, const PartitionOptions& options);
+    const dnnl::engine& engine, BackendDevice& device,
+    PreparedWeights& prepared_weights, WorkspacePool& workspaces,
+    const PartitionOptions& options);
 
 // What a kernel BuildPartitionKernel made runs, one line per primitive:
 // "features.0/conv2d: jit:avx2", "reorder to plain: ...", "output: ...".

@@ -10,17 +10,6 @@
 namespace switchyard {
 namespace onednn {
 
-absl::StatusOr<AlignedBlock> AllocateAligned(size_t bytes) {
-  const size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
-  void* p = std::aligned_alloc(64, rounded);
-  if (p == nullptr) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "the dnnl device could not allocate ", rounded,
-        " bytes for a partition's intermediate values"));
-  }
-  return AlignedBlock(p);
-}
-
 namespace {
 
 // A step's description as a profiler part: "node: implementation", or one
@@ -64,6 +53,21 @@ absl::Status PartitionKernel::Run(absl::Span<const Tensor* const> inputs,
           " bytes for a value of ", b.mem.get_desc().get_size()));
     }
     b.mem.set_data_handle(t->buffer()->data());
+  }
+  // This run's intermediates; given back when the run has finished.
+  Workspace workspace;
+  if (workspaces_ != nullptr && !workspace_bindings_.empty()) {
+    absl::StatusOr<Workspace> borrowed = workspaces_->Borrow(device_, workspace_bytes_);
+    if (!borrowed.ok()) {
+      return absl::Status(borrowed.status().code(),
+                          absl::StrCat("the dnnl device could not allocate ", workspace_bytes_,
+                                       " bytes for a partition's intermediate values: ",
+                                       borrowed.status().message()));
+    }
+    workspace = std::move(*borrowed);
+    for (WorkspaceBinding& b : workspace_bindings_) {
+      b.mem.set_data_handle(static_cast<char*>(workspace.data()) + b.offset);
+    }
   }
   omp_set_num_threads(threads_);
   int current_threads = threads_;

@@ -7,7 +7,6 @@
 // Run() only points the edge memories at the tensors it is given and
 // executes.
 
-#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <string>
@@ -18,19 +17,11 @@
 #include "absl/types/span.h"
 #include "core/backend.h"
 #include "core/tensor.h"
+#include "core/workspace_pool.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace switchyard {
 namespace onednn {
-
-struct AlignedFree {
-  void operator()(void* p) const { std::free(p); }
-};
-using AlignedBlock = std::unique_ptr<void, AlignedFree>;
-
-// 64-byte aligned host memory (oneDNN's JIT kernels prefer cache-line,
-// AVX-512 alignment) for a partition's intermediates and scratchpad.
-absl::StatusOr<AlignedBlock> AllocateAligned(size_t bytes);
 
 class PartitionKernel : public Kernel {
  public:
@@ -41,7 +32,14 @@ class PartitionKernel : public Kernel {
     dnnl::memory mem;
   };
 
-  PartitionKernel(const BackendDevice& device, dnnl::engine engine,
+  // A memory whose data handle is `offset` bytes into the workspace the
+  // kernel borrows for a run.
+  struct WorkspaceBinding {
+    dnnl::memory mem;
+    size_t offset;
+  };
+
+  PartitionKernel(BackendDevice& device, dnnl::engine engine,
                   int threads, size_t num_inputs, size_t num_outputs)
       : device_(device),
         engine_(std::move(engine)),
@@ -50,7 +48,7 @@ class PartitionKernel : public Kernel {
         num_inputs_(num_inputs),
         num_outputs_(num_outputs) {}
 
-  // Not reentrant: the edge memories and intermediate buffers are the
+  // Not reentrant: the memories bound to edges and workspace are the
   // kernel's own. Runs of one plan are serialized (core/executable_plan.h).
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override;
@@ -91,10 +89,18 @@ class PartitionKernel : public Kernel {
     return static_cast<int>(owned_.size()) - 1;
   }
   const dnnl::memory& owned(int index) const { return *owned_[index]; }
-  void AddBlock(AlignedBlock block) { blocks_.push_back(std::move(block)); }
+  // Each run borrows `bytes` from `pool` (which outlives the kernel: the
+  // device's) for the intermediates and scratchpads.
+  void SetWorkspace(WorkspacePool* pool, size_t bytes) {
+    workspaces_ = pool;
+    workspace_bytes_ = bytes;
+  }
+  void AddWorkspaceBinding(WorkspaceBinding binding) {
+    workspace_bindings_.push_back(std::move(binding));
+  }
 
  private:
-  const BackendDevice& device_;
+  BackendDevice& device_;
   dnnl::engine engine_;
   dnnl::stream stream_;
   int threads_;
@@ -105,7 +111,9 @@ class PartitionKernel : public Kernel {
   std::vector<std::unordered_map<int, dnnl::memory>> args_;
   std::vector<Binding> bindings_;
   std::vector<std::shared_ptr<const dnnl::memory>> owned_;  // weights, ...
-  std::vector<AlignedBlock> blocks_;  // intermediate buffers, scratchpad
+  WorkspacePool* workspaces_ = nullptr;
+  size_t workspace_bytes_ = 0;
+  std::vector<WorkspaceBinding> workspace_bindings_;
   std::vector<std::string> steps_;    // what each primitive is, in order
 };
 

@@ -251,7 +251,7 @@ class Session:
 
     def run_stats(self):
         """What an ONNX model's runs compiled and reused (plans_compiled,
-        plan_cache_hits, host_steps, run_time_copies, ...)."""
+        compile_ms, plan_cache_hits, host_steps, run_time_copies, ...)."""
         return self._session.run_stats()
 
     def set_max_loop_iterations(self, n):
