@@ -451,4 +451,9 @@ async function main() {
   }
 }
 
-main().catch((e) => fail(e.stack || String(e)));
+if (require.main !== module) {
+  // Required by another script (benchmarks/onnxruntime_images.js): its helpers, no run.
+  module.exports = {loadOrt, readNpy, writeNpy};
+} else {
+  main().catch((e) => fail(e.stack || String(e)));
+}
