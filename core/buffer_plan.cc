@@ -33,23 +33,41 @@ std::vector<PlannedStep> PlannedSteps(const Graph& graph,
 }
 
 absl::StatusOr<BufferPlan> PlanBuffers(const Graph& graph,
-                                       const std::vector<PlannedStep>& steps) {
+                                       const std::vector<PlannedStep>& steps,
+                                       std::vector<ValueId> shared_source) {
   const int num_values = static_cast<int>(graph.values().size());
+  if (shared_source.empty()) shared_source.assign(num_values, -1);
+  if (static_cast<int>(shared_source.size()) != num_values) {
+    return absl::InternalError("shared_source must have one entry per value");
+  }
+  // A value and the values sharing its bytes are one buffer: its root.
+  std::vector<ValueId> root(num_values);
+  for (ValueId id = 0; id < num_values; ++id) {
+    ValueId r = id;
+    for (int hops = 0; shared_source[r] >= 0; ++hops) {
+      if (hops >= num_values) return absl::InternalError("values share bytes in a cycle");
+      r = shared_source[r];
+    }
+    root[id] = r;
+  }
+  // The buffer lives until the last reader of any of its values; one that
+  // reaches a graph output is an output (fresh per run, no slot).
   std::vector<bool> is_output(num_values, false);
-  for (ValueId id : graph.outputs()) is_output[id] = true;
+  for (ValueId id : graph.outputs()) is_output[root[id]] = true;
   std::vector<int> last_use(num_values, -1);
   for (int s = 0; s < static_cast<int>(steps.size()); ++s) {
-    for (ValueId id : steps[s].inputs) last_use[id] = s;
+    for (ValueId id : steps[s].inputs) last_use[root[id]] = s;
   }
 
   BufferPlan plan;
   plan.value_slot.assign(num_values, -1);
+  plan.shared_source = shared_source;
   std::vector<int> free_slots;
   for (int step = 0; step < static_cast<int>(steps.size()); ++step) {
     const PlannedStep& node = steps[step];
     for (ValueId id : node.outputs) {
       const Value& v = graph.value(id);
-      if (is_output[id]) continue;
+      if (is_output[id] || shared_source[id] >= 0) continue;
       if (!v.shape || !v.device) {
         return absl::InternalError(absl::StrCat(
             "value '", v.name, "' has no shape or device; run shape "
@@ -90,7 +108,8 @@ absl::StatusOr<BufferPlan> PlanBuffers(const Graph& graph,
     }
     // Inputs are released only after the outputs took their slots, so a
     // kernel never writes over its own operands.
-    for (ValueId id : node.inputs) {
+    for (ValueId input : node.inputs) {
+      const ValueId id = root[input];
       if (last_use[id] == step && plan.value_slot[id] >= 0 &&
           std::find(free_slots.begin(), free_slots.end(),
                     plan.value_slot[id]) == free_slots.end()) {

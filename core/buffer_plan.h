@@ -26,6 +26,10 @@ struct BufferPlan {
   };
   std::vector<Slot> slots;
   std::vector<int> value_slot;  // by ValueId
+  // By ValueId: the value whose bytes it shares (a copy between devices of
+  // host memory, core/shared_memory.h), or -1. A shared value gets no slot
+  // of its own, and the slot it shares lives until its last reader.
+  std::vector<ValueId> shared_source;
   size_t planned_bytes = 0;     // sum of slot sizes
   size_t unplanned_bytes = 0;   // what one buffer per value would take
 };
@@ -39,8 +43,10 @@ struct PlannedStep {
   std::vector<ValueId> inputs;
   std::vector<ValueId> outputs;
 };
+// `shared_source` (by ValueId, or empty): as BufferPlan::shared_source.
 absl::StatusOr<BufferPlan> PlanBuffers(const Graph& graph,
-                                       const std::vector<PlannedStep>& steps);
+                                       const std::vector<PlannedStep>& steps,
+                                       std::vector<ValueId> shared_source = {});
 // The steps of `graph` run with `partitions` (sorted, from ClaimPartitions).
 std::vector<PlannedStep> PlannedSteps(const Graph& graph,
                                       const std::vector<Partition>& partitions);

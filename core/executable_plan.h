@@ -83,7 +83,10 @@ class ExecutablePlan {
   struct Step {
     const Node* node;
     BackendDevice* device;
-    std::unique_ptr<Kernel> kernel;
+    std::unique_ptr<Kernel> kernel;  // null when `shares`
+    // A copy between devices of host memory: its output is its input's
+    // bytes under `device` (core/shared_memory.h), no kernel runs.
+    bool shares = false;
     std::vector<ValueId> inputs;
     std::vector<ValueId> outputs;
     std::unique_ptr<Node> group;

@@ -10,6 +10,7 @@
 #include "core/executable_plan.h"
 #include "core/profiler.h"
 #include "core/run_memory.h"
+#include "core/shared_memory.h"
 #include "core/status_macros.h"
 
 namespace switchyard {
@@ -92,6 +93,12 @@ absl::StatusOr<std::vector<Tensor>> ExecutablePlan::Run(
   std::vector<KernelPart> parts;  // of the current kernel, when profiling
   for (const Step& step : steps_) {
     const Node& node = *step.node;
+    if (step.shares) {
+      // The same bytes, now a tensor of the copy's device: nothing moves.
+      SY_ASSIGN_OR_RETURN(values_[step.outputs[0]],
+                          ShareWith(values_[step.inputs[0]], *step.device));
+      continue;
+    }
     for (ValueId id : step.outputs) {
       const Value& v = graph_.value(id);
       const int slot = buffer_plan_.value_slot[id];

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "core/copy_op.h"
 #include "core/executable_plan.h"
+#include "core/shared_memory.h"
 #include "core/status_macros.h"
 
 namespace switchyard {
@@ -54,6 +55,7 @@ std::string ExecutablePlan::PartitionsToString() const {
 std::string ExecutablePlan::KernelsToString() const {
   std::string out;
   for (const Step& step : steps_) {
+    if (step.kernel == nullptr) continue;  // a share
     const std::string what = step.kernel->Describe();
     if (what.empty()) continue;
     std::vector<std::string> names;
@@ -99,7 +101,10 @@ absl::Status ExecutablePlan::BindKernels() {
       step.inputs = node.inputs;
       step.outputs = node.outputs;
       if (node.op == kCopyOp) {
-        step.kernel = std::make_unique<CopyKernel>();
+        SY_ASSIGN_OR_RETURN(BackendDevice * from,
+                            registry_.GetDevice(*g.value(node.inputs[0]).device));
+        step.shares = SharesMemory(*from, *device);
+        if (!step.shares) step.kernel = std::make_unique<CopyKernel>();
       } else {
         absl::StatusOr<std::unique_ptr<Kernel>> created =
             device->CreateKernel(node, g);
@@ -142,6 +147,30 @@ absl::Status ExecutablePlan::LayOutSlots(std::shared_ptr<WorkspacePool> workspac
     for (size_t i = 0; i < offsets.size(); ++i) {
       slot_places_[slots_in[w][i]] = {static_cast<int>(w), offsets[i]};
     }
+    // Borrowed once now, untouched, and given back for the first run: a
+    // size the device cannot hold fails to compile, not to run.
+    const absl::Status borrowed =
+        workspaces_->Borrow(*workspace_layout_[w].device, workspace_layout_[w].bytes).status();
+    if (!borrowed.ok()) {
+      // Name the largest value, which is usually what the shapes made too big.
+      const Value* largest = nullptr;
+      size_t largest_bytes = 0;
+      for (const Value& v : graph_.values()) {
+        const int slot = buffer_plan_.value_slot[v.id];
+        if (slot < 0 || slot_places_[slot].workspace != static_cast<int>(w)) continue;
+        const size_t bytes = v.shape->num_elements() * DTypeSize(v.dtype);
+        if (largest == nullptr || bytes > largest_bytes) largest = &v, largest_bytes = bytes;
+      }
+      return absl::Status(
+          borrowed.code(),
+          absl::StrCat(borrowed.message(), " (the intermediate values of this plan: ",
+                       workspace_layout_[w].bytes, " bytes on ",
+                       workspace_layout_[w].device->device().ToString(),
+                       largest == nullptr ? ""
+                                          : absl::StrCat("; the largest, '", largest->name,
+                                                         "', ", largest_bytes, " bytes"),
+                       ")"));
+    }
   }
   return absl::OkStatus();
 }
@@ -168,8 +197,13 @@ absl::StatusOr<std::unique_ptr<ExecutablePlan>> ExecutablePlan::Lower(
   }
   SY_RETURN_IF_ERROR(plan->BindKernels());
 
+  std::vector<ValueId> shared_source(g.values().size(), -1);
+  for (const Step& step : plan->steps_) {
+    if (step.shares) shared_source[step.outputs[0]] = step.inputs[0];
+  }
   SY_ASSIGN_OR_RETURN(plan->buffer_plan_,
-                      PlanBuffers(g, PlannedSteps(g, plan->partitions_)));
+                      PlanBuffers(g, PlannedSteps(g, plan->partitions_),
+                                  std::move(shared_source)));
   SY_RETURN_IF_ERROR(plan->LayOutSlots(std::move(workspaces)));
   absl::MutexLock lock(&plan->run_mu_);
   plan->values_.resize(g.values().size());

@@ -17,6 +17,9 @@ struct PlacementReport {
     Device to;
     int64_t bytes;
     bool per_run;  // a copy node (every run); false: a parameter moved once
+    // Both devices' memory is the host's: the tensor changes device without
+    // a copy (core/shared_memory.h), and no bytes move.
+    bool shared = false;
   };
   struct Fallback {
     std::string node;
@@ -27,9 +30,12 @@ struct PlacementReport {
   std::vector<Move> moves;
   std::vector<Fallback> fallbacks;
 
+  // Copies that move bytes; shared moves are not counted.
   int64_t BytesPerRun() const;
   int CopiesPerRun() const;
-  // "auto placement: 1 copy per run (602112 bytes): input cpu:0 -> ref:0; ..."
+  // Device changes every run that share memory instead of copying.
+  int SharesPerRun() const;
+  // "auto placement: 1 copy per run, 602112 bytes per run\n  every run: input cpu:0 -> cuda:0 ..."
   std::string ToString() const;
 };
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/compile.h"
+#include "core/shared_memory.h"
 #include "core/status_macros.h"
 #include "models/safetensors.h"
 
@@ -247,14 +248,16 @@ absl::Status Module::To(const Device& device) {
   SY_ASSIGN_OR_RETURN(BackendDevice * target, registry_->GetDevice(device));
   std::vector<std::pair<std::string, StateTensor*>> all;
   CollectState("", Kinds::kAll, &all);
-  // Copy everything first; commit only when every copy succeeded.
+  // Copy everything first; commit only when every copy succeeded. Between
+  // devices of host memory (cpu:0 and dnnl:0) nothing is copied: the
+  // parameters are held once, under the new device (core/shared_memory.h).
   std::vector<Tensor> moved;
   for (const auto& [name, t] : all) {
     if (!t->tensor.defined()) {
       moved.emplace_back();
       continue;
     }
-    absl::StatusOr<Tensor> copy = t->tensor.To(*target);
+    absl::StatusOr<Tensor> copy = MoveOrShare(t->tensor, *target);
     if (!copy.ok()) {
       return absl::Status(
           copy.status().code(),

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/copy_op.h"
+#include "core/shared_memory.h"
 #include "core/status_macros.h"
 
 namespace switchyard {
@@ -60,10 +61,12 @@ absl::StatusOr<bool> AutoPlacementPass::Run(Graph& graph) {
         const Device from = *v.device;
         const std::string value_name = v.name;
         const int64_t bytes = ValueBytes(v);
-        SY_ASSIGN_OR_RETURN(Tensor moved, v.constant->To(device, registry_));
+        SY_ASSIGN_OR_RETURN(BackendDevice * to_device, registry_.GetDevice(device));
+        const bool shared = SharesMemory(v.constant->backend_device(), *to_device);
+        SY_ASSIGN_OR_RETURN(Tensor moved, MoveOrShare(*v.constant, *to_device));
         copied = graph.AddConstant(value_name, moved);
         copies[{id, device}] = copied;
-        report.moves.push_back({value_name, from, device, bytes, false});
+        report.moves.push_back({value_name, from, device, bytes, false, shared});
       } else {
         AttrMap to;
         to.Set("device", device.ToString());
@@ -83,7 +86,12 @@ absl::StatusOr<bool> AutoPlacementPass::Run(Graph& graph) {
         out.dtype = dtype;
         out.device = device;
         copies[{id, device}] = copied;
-        report.moves.push_back({value_name, from, device, bytes, true});
+        // Between devices of host memory the copy node runs as a share
+        // (core/lowering.cc): the bytes stay where they are.
+        SY_ASSIGN_OR_RETURN(BackendDevice * from_device, registry_.GetDevice(from));
+        SY_ASSIGN_OR_RETURN(BackendDevice * to_device, registry_.GetDevice(device));
+        report.moves.push_back({value_name, from, device, bytes, true,
+                                SharesMemory(*from_device, *to_device)});
         ++i;  // the consumer moved one place down
       }
       graph.mutable_node(i).inputs[k] = copied;
