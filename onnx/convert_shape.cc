@@ -495,6 +495,13 @@ absl::Status ConvertConstantOfShape(NodeContext& ctx) {
         "ConstantOfShape of ", shape.ToString(), " is larger than the ",
         kMaxElements, " elements the importer materializes"));
   }
+  // A large one is the graph's work (an expand of the one value), not a
+  // constant every plan would upload and hold (NodeContext::Emit's rule).
+  if (shape.num_elements() > kMaxExpandedConstantElements) {
+    const Val one = ctx.Constant(HostArray(Shape(), value.dtype, value.bytes));
+    SY_ASSIGN_OR_RETURN(Val filled, ctx.EmitOne("expand", {one}, Attrs({{"shape", dims}})));
+    return ctx.SetOutput(0, filled);
+  }
   const size_t size = DTypeSize(value.dtype);
   std::vector<char> bytes(static_cast<size_t>(shape.num_elements()) * size);
   for (size_t i = 0; i < bytes.size(); i += size) {

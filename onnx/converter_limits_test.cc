@@ -7,6 +7,7 @@
 // anything is allocated, never a crash or a graph the size of the value.
 
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <string>
 #include <utility>
@@ -52,10 +53,12 @@ void SetInts(onnx::NodeProto& n, const std::string& name, const std::vector<int6
 }
 
 // Converts `node` whose inputs are graph values of the given shapes
-// (float32) or host constants.
+// (float32) or host constants. `output_folded`, when given, says whether
+// the first output became a host constant (else a graph value).
 absl::Status Convert(const onnx::NodeProto& node, int opset,
                      const std::map<std::string, Shape>& graph_inputs,
-                     const std::map<std::string, HostArray>& constants = {}) {
+                     const std::map<std::string, HostArray>& constants = {},
+                     bool* output_folded = nullptr) {
   Graph graph;
   ConversionState state(graph, BackendRegistry::Global(), Device::Cpu(), "",
                         [](const std::string& p) -> absl::StatusOr<ValueId> {
@@ -76,7 +79,11 @@ absl::Status Convert(const onnx::NodeProto& node, int opset,
   }
   // Every output counts as read, so optional ones are computed too.
   for (const std::string& out : node.output()) state.consumed.insert(out);
-  return ConvertNode(node, opset, state);
+  absl::Status converted = ConvertNode(node, opset, state);
+  if (converted.ok() && output_folded != nullptr) {
+    *output_folded = state.entry(state.env.at(node.output(0))).host != nullptr;
+  }
+  return converted;
 }
 
 HostArray Zeros(const std::vector<int64_t>& dims) {
@@ -264,6 +271,35 @@ TEST(ConverterLimitsTest, ReverseSequenceNeedsALengthPerBatchEntry) {
               {{"lens", HostArray::Of<int64_t>(Shape({3}), {1, 2, 3})}});
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("must be 0 and 1 in either order"));
+}
+
+// Known at import but much larger than their operands: left to the graph,
+// or every compile would upload them and every plan hold them (a detector's
+// RoI indices and zero-filled features, 150 MB per image size).
+TEST(ConverterLimitsTest, LargeExpansionsOfHostValuesAreGraphWork) {
+  bool folded = true;
+  onnx::NodeProto expand = MakeNode("Expand", {"x", "shape"});
+  HostArray shape(Shape({2}), DType::kInt64, std::vector<char>(16));
+  const int64_t big[2] = {512, 512};
+  std::memcpy(shape.bytes.data(), big, 16);
+  ASSERT_TRUE(Convert(expand, 13, {}, {{"x", Zeros({1, 1})}, {"shape", shape}}, &folded).ok());
+  EXPECT_FALSE(folded);
+  const int64_t small[2] = {16, 16};
+  std::memcpy(shape.bytes.data(), small, 16);
+  ASSERT_TRUE(Convert(expand, 13, {}, {{"x", Zeros({1, 1})}, {"shape", shape}}, &folded).ok());
+  EXPECT_TRUE(folded);
+  // A transform as large as its operand (a weight's) is still folded.
+  onnx::NodeProto transpose = MakeNode("Transpose", {"w"});
+  ASSERT_TRUE(Convert(transpose, 13, {}, {{"w", Zeros({512, 512})}}, &folded).ok());
+  EXPECT_TRUE(folded);
+
+  onnx::NodeProto fill = MakeNode("ConstantOfShape", {"shape"});
+  std::memcpy(shape.bytes.data(), big, 16);
+  ASSERT_TRUE(Convert(fill, 13, {}, {{"shape", shape}}, &folded).ok());
+  EXPECT_FALSE(folded);
+  std::memcpy(shape.bytes.data(), small, 16);
+  ASSERT_TRUE(Convert(fill, 13, {}, {{"shape", shape}}, &folded).ok());
+  EXPECT_TRUE(folded);
 }
 
 }  // namespace

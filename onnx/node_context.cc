@@ -19,6 +19,7 @@ namespace {
 // (a constant weight transformed by the graph) are computed there too but
 // kept as graph constants only when read by graph nodes.
 constexpr int64_t kMaxFoldElements = int64_t{1} << 24;
+
 // Values computed at run time whose contents a converter may ask for
 // (shapes, sizes, a condition): small, since each distinct content is a
 // plan of its own.
@@ -307,11 +308,13 @@ absl::StatusOr<std::vector<Val>> NodeContext::Emit(
   SY_ASSIGN_OR_RETURN(const OpDef* def, OpRegistry::Global().Find(op));
   std::vector<TensorType> types;
   bool all_host = true;
+  int64_t in_elements = 0;
   const std::vector<DType>& allowed = def->schema().dtypes;
   for (Val v : operands) {
     if (v == kNoVal) continue;
     types.push_back(Type(v));
     all_host = all_host && Host(v) != nullptr;
+    in_elements += types.back().shape.num_elements();
   }
   // A dtype the op does not take is a gap in what Switchyard supports, not
   // a bad model: Unimplemented, like an unsupported op. (Ops whose operands
@@ -342,7 +345,9 @@ absl::StatusOr<std::vector<Val>> NodeContext::Emit(
     }
     out_elements += checked->num_elements();
   }
-  if (all_host && out_elements <= kMaxFoldElements) {
+  const bool expands =
+      out_elements > kMaxExpandedConstantElements && out_elements > 2 * in_elements;
+  if (all_host && out_elements <= kMaxFoldElements && !expands) {
     return Fold(op, operands, attrs, num_outputs);
   }
   std::vector<ValueId> ids;

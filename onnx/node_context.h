@@ -36,6 +36,14 @@
 namespace switchyard {
 namespace onnx_import {
 
+// A result much larger than its operands (an Expand of a small host value,
+// a large ConstantOfShape) is left to the graph beyond this many elements,
+// even when every operand is known at import: folded, it would be a
+// constant uploaded at every compile and held by every plan, once per input
+// size (a detector's RoI indices and zero-filled RoI features: 150 MB per
+// image size).
+inline constexpr int64_t kMaxExpandedConstantElements = int64_t{1} << 16;
+
 // A value during conversion: an index into the converter's table.
 using Val = int;
 inline constexpr Val kNoVal = -1;
