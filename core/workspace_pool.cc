@@ -56,7 +56,10 @@ WorkspacePool::WorkspacePool() : shared_(std::make_shared<Workspace::Shared>()) 
 absl::StatusOr<Workspace> WorkspacePool::Borrow(BackendDevice& device, size_t bytes) {
   if (bytes == 0) bytes = 1;
   std::shared_ptr<Buffer> replaced;  // freed outside the lock
-  size_t new_bytes = bytes;
+  // Room to grow (see the header): host memory is reserved, not touched.
+  const size_t room = device.host_memory() ? bytes : bytes / 8;
+  const size_t roomy = bytes <= std::numeric_limits<size_t>::max() - room ? bytes + room : bytes;
+  size_t new_bytes = device.host_memory() ? roomy : bytes;
   {
     absl::MutexLock lock(&shared_->mu);
     std::vector<std::shared_ptr<Buffer>>& idle = shared_->idle[&device];
@@ -72,11 +75,10 @@ absl::StatusOr<Workspace> WorkspacePool::Borrow(BackendDevice& device, size_t by
       return Workspace(shared_, std::move(block));
     }
     if (largest >= 0) {
-      // Growing: an eighth more than asked, so that the next slightly larger
-      // size fits without another fresh block.
+      // Growing: the next slightly larger size then fits this block too.
       replaced = std::move(idle[largest]);
       idle.erase(idle.begin() + largest);
-      if (bytes <= std::numeric_limits<size_t>::max() - bytes / 8) new_bytes = bytes + bytes / 8;
+      new_bytes = roomy;
     }
   }
   replaced.reset();

@@ -26,9 +26,12 @@ namespace switchyard {
 //
 // A workspace is one block per device; the borrower places its values at
 // offsets in it. A request larger than every idle block replaces the largest
-// idle one by a block an eighth larger than asked, so sizes that grow a
-// little at a time do not each allocate again. Blocks come from the device's
-// Allocate (its caching allocator) and go back to it when the pool dies.
+// idle one by a larger block, with room to grow: on a device of host memory
+// twice the request (pages never touched cost neither memory nor a fault,
+// and a photo a little larger than the last then fits), elsewhere an eighth
+// more than asked (a GPU's allocation is real memory). Blocks come from the
+// device's Allocate (its caching allocator) and go back to it when the pool
+// dies.
 //
 //   auto pool = std::make_shared<WorkspacePool>();
 //   SY_ASSIGN_OR_RETURN(Workspace ws, pool->Borrow(device, bytes));

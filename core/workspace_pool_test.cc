@@ -63,6 +63,20 @@ TEST_F(WorkspacePoolTest, ALargerSizeReplacesTheBlockWithRoomToGrow) {
   EXPECT_EQ(counters_->allocations.load(), 2);
 }
 
+TEST(WorkspacePoolHostMemoryTest, HostMemoryGetsTwiceTheRequest) {
+  BackendRegistry registry;
+  auto counters = std::make_shared<testing::HostBackendCounters>();
+  registry.Register("host", [counters] {
+    return testing::MakeHostBackend("host", 1, counters, /*host_memory=*/true);
+  });
+  BackendDevice* device = *registry.GetDevice(*Device::Parse("host:0"));
+  WorkspacePool pool;
+  { ASSERT_EQ(pool.Borrow(*device, 1000)->size_bytes(), 2000u); }
+  { ASSERT_EQ(pool.Borrow(*device, 1900)->size_bytes(), 2000u); }  // fits
+  EXPECT_EQ(pool.Borrow(*device, 3000)->size_bytes(), 6000u);
+  EXPECT_EQ(counters->allocations.load(), 2);
+}
+
 TEST_F(WorkspacePoolTest, RunsAtTheSameTimeGetTheirOwnBlocks) {
   WorkspacePool pool;
   absl::StatusOr<Workspace> a = pool.Borrow(*device_, 64);
