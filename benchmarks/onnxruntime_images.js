@@ -22,7 +22,7 @@
 const fs = require('fs');
 const path = require('path');
 // The peer exports its helpers when required (its CLI is unchanged).
-const {loadOrt, readNpy, writeNpy} = require('./onnxruntime_peer.js');
+const {loadOrt, parseFlags, readNpy, writeNpy} = require('./onnxruntime_peer.js');
 
 function fail(message) {
   process.stderr.write('onnxruntime_images.js: ' + message + '\n');
@@ -33,23 +33,7 @@ function parseArgs(argv) {
   const args = {model: '', inputs: '', threads: 2, spin: true, json: '', output: ''};
   const names = {'--model': 'model', '--inputs': 'inputs', '--threads': 'threads',
                  '--json': 'json', '--output': 'output'};
-  for (let i = 0; i < argv.length; i++) {
-    let [flag, value] = argv[i].split(/=(.*)/s, 2);
-    if (flag === '--help' || flag === '-h') {
-      const text = fs.readFileSync(__filename, 'utf8').split('\n');
-      process.stdout.write(text.slice(1, text.findIndex((l) => l.startsWith("'use"))).
-          map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
-      process.exit(0);
-    }
-    if (flag === '--no-spin') { args.spin = false; continue; }
-    const key = names[flag];
-    if (!key) fail('unknown flag ' + flag + ' (see --help)');
-    if (value === undefined) {
-      if (i + 1 >= argv.length) fail(flag + ' needs a value');
-      value = argv[++i];
-    }
-    args[key] = key === 'threads' ? Number(value) : value;
-  }
+  parseFlags(argv, names, args, __filename, fail);
   if (!args.model || !args.inputs) fail('--model M.onnx and --inputs DIR are required');
   if (!Number.isInteger(args.threads) || args.threads < 0) fail('--threads needs an integer >= 0');
   return args;

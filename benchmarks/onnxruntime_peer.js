@@ -169,6 +169,34 @@ function cpuName() {
 
 // ---------------------------------------------------------------------------
 
+// Flags of `names` ("--flag": key) into `args` ("--flag=v" or "--flag v"; a
+// key whose default is a number takes an integer), --no-spin into
+// args.spin, --help printing `script`'s opening comment. `fail` reports a
+// bad flag; `seen` (optional) is told each key given.
+function parseFlags(argv, names, args, script, fail, seen = () => {}) {
+  for (let i = 0; i < argv.length; i++) {
+    let [flag, value] = argv[i].split(/=(.*)/s, 2);
+    if (flag === '--help' || flag === '-h') {
+      const text = fs.readFileSync(script, 'utf8').split('\n');
+      process.stdout.write(text.slice(1, text.findIndex((l) => l.startsWith("'use"))).
+          map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
+      process.exit(0);
+    }
+    if (flag === '--no-spin') { args.spin = false; continue; }
+    const key = names[flag];
+    if (!key) fail('unknown flag ' + flag + ' (see --help)');
+    if (value === undefined) {
+      if (i + 1 >= argv.length) fail(flag + ' needs a value');
+      value = argv[++i];
+    }
+    args[key] = typeof args[key] === 'number' ? Number(value) : value;
+    seen(key);
+    if (typeof args[key] === 'number' && !Number.isInteger(args[key])) {
+      fail(flag + ' needs an integer, got ' + value);
+    }
+  }
+}
+
 function parseArgs(argv) {
   const args = {
     model: '', input: '', output: '', batch: '1,8', inputShape: '', warmup: 2,
@@ -182,27 +210,9 @@ function parseArgs(argv) {
     '--optimization': 'optimization', '--seed': 'seed', '--json': 'json',
     '--profile': 'profile',
   };
-  for (let i = 0; i < argv.length; i++) {
-    let [flag, value] = argv[i].split(/=(.*)/s, 2);
-    if (flag === '--help' || flag === '-h') {
-      const text = fs.readFileSync(__filename, 'utf8').split('\n');
-      process.stdout.write(text.slice(1, text.findIndex((l) => l.startsWith("'use"))).
-          map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
-      process.exit(0);
-    }
-    if (flag === '--no-spin') { args.spin = false; continue; }
-    const key = names[flag];
-    if (!key) fail('unknown flag ' + flag + ' (see --help)');
-    if (value === undefined) {
-      if (i + 1 >= argv.length) fail(flag + ' needs a value');
-      value = argv[++i];
-    }
-    args[key] = typeof args[key] === 'number' ? Number(value) : value;
+  parseFlags(argv, names, args, __filename, fail, (key) => {
     if (key === 'batch') args.batchGiven = true;
-    if (typeof args[key] === 'number' && !Number.isInteger(args[key])) {
-      fail(flag + ' needs an integer, got ' + value);
-    }
-  }
+  });
   if (!args.model) fail('--model M.onnx is required');
   if (args.iterations < 1 || args.warmup < 0 || args.threads < 0 || args.interThreads < 0) {
     fail('need --iterations >= 1, --warmup >= 0, --threads >= 0');
@@ -453,7 +463,7 @@ async function main() {
 
 if (require.main !== module) {
   // Required by another script (benchmarks/onnxruntime_images.js): its helpers, no run.
-  module.exports = {loadOrt, readNpy, writeNpy};
+  module.exports = {loadOrt, parseFlags, readNpy, writeNpy};
 } else {
   main().catch((e) => fail(e.stack || String(e)));
 }
