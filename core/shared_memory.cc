@@ -6,6 +6,13 @@
 
 namespace switchyard {
 
+std::shared_ptr<Buffer> ViewOf(std::shared_ptr<Buffer> source, BackendDevice& device,
+                               size_t offset, size_t bytes) {
+  void* data = static_cast<char*>(source->data()) + offset;
+  return std::make_shared<Buffer>(device, device.device(), data, bytes,
+                                  [source = std::move(source)](void*) {});
+}
+
 bool SharesMemory(const BackendDevice& from, const BackendDevice& to) {
   return &from != &to && from.host_memory() && to.host_memory();
 }
@@ -19,10 +26,8 @@ absl::StatusOr<Tensor> ShareWith(const Tensor& tensor, BackendDevice& device) {
         tensor.device().ToString(), " and ", device.device().ToString(),
         " do not share memory: copy the tensor (Tensor::To)"));
   }
-  std::shared_ptr<Buffer> source = tensor.buffer();
-  auto shared = std::make_shared<Buffer>(device, device.device(), source->data(),
-                                         source->size_bytes(), [source](void*) {});
-  return Tensor(tensor.shape(), tensor.dtype(), std::move(shared));
+  return Tensor(tensor.shape(), tensor.dtype(),
+                ViewOf(tensor.buffer(), device, 0, tensor.buffer()->size_bytes()));
 }
 
 absl::StatusOr<Tensor> MoveOrShare(const Tensor& tensor, BackendDevice& device) {

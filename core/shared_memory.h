@@ -1,6 +1,9 @@
 #ifndef SWITCHYARD_CORE_SHARED_MEMORY_H_
 #define SWITCHYARD_CORE_SHARED_MEMORY_H_
 
+#include <cstddef>
+#include <memory>
+
 #include "absl/status/statusor.h"
 #include "core/backend.h"
 #include "core/tensor.h"
@@ -21,6 +24,13 @@ namespace switchyard {
 //
 //   if (SharesMemory(x.backend_device(), dnnl)) y = *ShareWith(x, dnnl);
 bool SharesMemory(const BackendDevice& from, const BackendDevice& to);
+
+// `bytes` at `offset` of `source` as a buffer of `device` (source's own
+// device, or one that shares its memory), keeping `source` alive; the
+// caller checks that the range fits. A workspace's slots and shared
+// tensors are such views.
+std::shared_ptr<Buffer> ViewOf(std::shared_ptr<Buffer> source, BackendDevice& device,
+                               size_t offset, size_t bytes);
 
 // `tensor` as a tensor of `device` over the same bytes; FailedPrecondition
 // unless SharesMemory(tensor's device, device).

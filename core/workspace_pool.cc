@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/shared_memory.h"
 #include "core/status_macros.h"
 
 namespace switchyard {
@@ -45,10 +46,7 @@ absl::StatusOr<std::shared_ptr<Buffer>> Workspace::View(size_t offset, size_t by
                                             " does not fit a workspace of ", size_bytes(),
                                             " bytes"));
   }
-  std::shared_ptr<Buffer> block = block_;
-  return std::make_shared<Buffer>(block->owner(), block->device(),
-                                  static_cast<char*>(block->data()) + offset, bytes,
-                                  [block](void*) {});
+  return ViewOf(block_, block_->owner(), offset, bytes);
 }
 
 WorkspacePool::WorkspacePool() : shared_(std::make_shared<Workspace::Shared>()) {}
@@ -56,10 +54,9 @@ WorkspacePool::WorkspacePool() : shared_(std::make_shared<Workspace::Shared>()) 
 absl::StatusOr<Workspace> WorkspacePool::Borrow(BackendDevice& device, size_t bytes) {
   if (bytes == 0) bytes = 1;
   std::shared_ptr<Buffer> replaced;  // freed outside the lock
-  // Room to grow (see the header): host memory is reserved, not touched.
-  const size_t room = device.host_memory() ? bytes : bytes / 8;
-  const size_t roomy = bytes <= std::numeric_limits<size_t>::max() - room ? bytes + room : bytes;
-  size_t new_bytes = device.host_memory() ? roomy : bytes;
+  // Room to grow (see the header) when growing, and always on host memory,
+  // which is reserved, not touched.
+  bool with_room = device.host_memory();
   {
     absl::MutexLock lock(&shared_->mu);
     std::vector<std::shared_ptr<Buffer>>& idle = shared_->idle[&device];
@@ -78,10 +75,14 @@ absl::StatusOr<Workspace> WorkspacePool::Borrow(BackendDevice& device, size_t by
       // Growing: the next slightly larger size then fits this block too.
       replaced = std::move(idle[largest]);
       idle.erase(idle.begin() + largest);
-      new_bytes = roomy;
+      with_room = true;
     }
   }
   replaced.reset();
+  const size_t room = device.host_memory() ? bytes : bytes / 8;
+  const size_t new_bytes = with_room && bytes <= std::numeric_limits<size_t>::max() - room
+                               ? bytes + room
+                               : bytes;
   SY_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> block, device.Allocate(new_bytes));
   return Workspace(shared_, std::move(block));
 }
