@@ -205,8 +205,18 @@ absl::StatusOr<PartitionBuilder::Val*> PartitionBuilder::Get(ValueId id) {
 
 MemRef PartitionBuilder::NewBuffer(const memory::desc& md) {
   buffer_bytes_.push_back(md.get_size());
+  inside_.push_back({-1, 0});
   return MemRef{MemRef::Kind::kBuffer,
                 static_cast<int>(buffer_bytes_.size()) - 1, md};
+}
+
+void PartitionBuilder::PlaceInside(const MemRef& part, const MemRef& whole, size_t offset) {
+  inside_[part.index] = {whole.index, offset};
+}
+
+bool PartitionBuilder::CanPlaceInside(const MemRef& ref) const {
+  return ref.kind == MemRef::Kind::kBuffer && inside_[ref.index].first < 0 &&
+         buffer_bytes_[ref.index] == ref.md.get_size();
 }
 
 void PartitionBuilder::Define(ValueId id, const MemRef& ref) {
@@ -392,12 +402,25 @@ absl::Status PartitionBuilder::WriteOutput(ValueId id, int index) {
 // among free storage, else growing the largest free one).
 absl::Status PartitionBuilder::Finalize() {
   const int nb = static_cast<int>(buffer_bytes_.size());
+  // A part is stored in its outermost whole (a concat of concats nests),
+  // `at` bytes in; only those wholes (roots) get storage, live from the
+  // first use of any of their parts to the last.
+  std::vector<int> root(nb);
+  std::vector<size_t> at(nb, 0);
+  for (int b = 0; b < nb; ++b) {
+    root[b] = b;
+    while (inside_[root[b]].first >= 0) {
+      at[b] += inside_[root[b]].second;
+      root[b] = inside_[root[b]].first;
+    }
+  }
   std::vector<int> first(nb, -1), last(nb, -1);
   for (int s = 0; s < static_cast<int>(steps_.size()); ++s) {
     for (const auto& [arg, ref] : steps_[s].args) {
       if (ref.kind != MemRef::Kind::kBuffer) continue;
-      if (first[ref.index] < 0) first[ref.index] = s;
-      last[ref.index] = s;
+      const int r = root[ref.index];
+      if (first[r] < 0) first[r] = s;
+      last[r] = s;
     }
   }
   std::vector<size_t> sizes;  // physical
@@ -435,9 +458,9 @@ absl::Status PartitionBuilder::Finalize() {
   size_t workspace_bytes = 0;
   SY_ASSIGN_OR_RETURN(std::vector<size_t> offsets, LayOutWorkspace(sizes, &workspace_bytes));
   kernel_->SetWorkspace(&workspaces_, workspace_bytes);
-  auto in_workspace = [&](const memory::desc& md, size_t storage) {
+  auto in_workspace = [&](const memory::desc& md, size_t storage, size_t offset = 0) {
     memory m(md, engine_, DNNL_MEMORY_NONE);
-    kernel_->AddWorkspaceBinding({m, offsets[storage]});
+    kernel_->AddWorkspaceBinding({m, offsets[storage] + offset});
     return m;
   };
   for (Step& step : steps_) {
@@ -445,7 +468,7 @@ absl::Status PartitionBuilder::Finalize() {
     for (const auto& [arg, ref] : step.args) {
       switch (ref.kind) {
         case MemRef::Kind::kBuffer:
-          args.emplace(arg, in_workspace(ref.md, assign[ref.index]));
+          args.emplace(arg, in_workspace(ref.md, assign[root[ref.index]], at[ref.index]));
           break;
         case MemRef::Kind::kOwned: {
           const memory& owned = kernel_->owned(ref.index);

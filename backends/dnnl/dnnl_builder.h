@@ -126,6 +126,13 @@ class PartitionBuilder {
 
   // A new virtual buffer of layout `md`.
   MemRef NewBuffer(const dnnl::memory::desc& md);
+  // Buffer `part` is stored `offset` bytes into buffer `whole` (which lives
+  // as long as any of its parts): a concat's sources written in place of
+  // its output. Only where CanPlaceInside(part).
+  void PlaceInside(const MemRef& part, const MemRef& whole, size_t offset);
+  // Whether `ref` is a whole buffer of exactly ref.md's size that is not
+  // yet a part of another.
+  bool CanPlaceInside(const MemRef& ref) const;
   // Value `id` lives in `ref`.
   void Define(ValueId id, const MemRef& ref);
   // Value `out` is value `in`'s bytes under out's shape (no work).
@@ -237,6 +244,8 @@ class PartitionBuilder {
   std::map<ValueId, MemRef> plain_cache_;
   std::vector<std::pair<ValueId, MemRef>> converted_;
   std::vector<size_t> buffer_bytes_;
+  // For each buffer, the buffer it is stored inside (-1: none) and where.
+  std::vector<std::pair<int, size_t>> inside_;
   std::vector<Step> steps_;
   size_t scratch_bytes_ = 0;
 };

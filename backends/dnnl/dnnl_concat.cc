@@ -5,6 +5,9 @@
 // qualifies only when every source's channel count is a whole number of
 // blocks (else the blocks would carry padding into the middle of the
 // output). Otherwise every source is read plain and the output is plain.
+// Channel concats of sources in mixed layouts, and those whose sources can
+// be written in place inside the output (batch 1), are writes into slices
+// of the output instead (dnnl_concat_slices.h).
 //
 // A concat whose only reader is a batch_norm (and relu) is one host pass
 // with them when its sources share a layout (dnnl_concat_norm.h).
@@ -17,6 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/dnnl/dnnl_concat_norm.h"
+#include "backends/dnnl/dnnl_concat_slices.h"
 #include "backends/dnnl/dnnl_lowering.h"
 #include "backends/dnnl/dnnl_support.h"
 #include "core/status_macros.h"
@@ -184,6 +188,8 @@ absl::Status LowerConcat(PartitionBuilder& b, const FusionGroup& g,
     SY_ASSIGN_OR_RETURN(MemRef s, b.Natural(in));
     sources.push_back(s);
   }
+  SY_ASSIGN_OR_RETURN(const bool sliced, LowerConcatIntoSlices(b, node, axis, sources, out));
+  if (sliced) return absl::OkStatus();
   memory::desc dst_md = Plain(out_dims);
   std::optional<Tag> layout;
   if (out_dims.size() == 4) layout = CommonLayout(sources, axis);

@@ -364,6 +364,25 @@ TEST(DnnlBinaryTest, LeadingAxisBroadcastsRunJitKernels) {
   EXPECT_TRUE(AllOnDnnl(mixed)) << mixed.partitions;
 }
 
+// Swin's shifted-window mask, [B, nW, heads, T, T] + [1, nW, 1, T, T]:
+// oneDNN 2.6 has only its reference kernel for that broadcast (even with
+// the dims merged), ~25x slower than a host pass, so the add is one; sub,
+// mul and div take the same path.
+TEST(DnnlBinaryTest, BroadcastsWithoutAJitKernelRunOnTheHost) {
+  for (const char* op : {"add", "sub", "mul", "div"}) {
+    const Ran ran = ExpectLikeReference(op, [op](Builder& b) {
+      ValueId attn = b.Node("relu", {b.Input(Shape({2, 4, 3, 5, 5}))});
+      ValueId mask = b.Constant(Shape({1, 4, 1, 5, 5}), {}, 1.5f);
+      b.graph.AddOutput(b.Node(op, {attn, mask}));
+    });
+    EXPECT_TRUE(AllOnDnnl(ran)) << ran.partitions;
+    EXPECT_EQ(StepsContaining(ran, "host broadcast"), 1) << absl::StrJoin(ran.steps, "\n");
+    for (const std::string& step : ran.steps) {
+      EXPECT_FALSE(absl::StrContains(step, "ref:")) << step;
+    }
+  }
+}
+
 // 1 - x: oneDNN broadcasts its second operand only and sub does not
 // commute, so the node falls back to another device, still right.
 TEST(DnnlBinaryTest, BroadcastFirstOperandOfSubFallsBack) {

@@ -10,7 +10,9 @@
 // instead (dnnl_channel_scale.h): oneDNN 2.6 ran it on one thread at batch 1.
 // A product of two scalars (a dynamically quantized model's activation
 // scale times its weight scale, one per matmul) is one host multiplication:
-// a primitive's call cost 20-35 us there, for one float.
+// a primitive's call cost 20-35 us there, for one float. A broadcast that
+// only oneDNN's reference kernel takes, even with its dims merged, is a host
+// pass too (dnnl_broadcast_binary.h: Swin's window mask).
 
 #include <optional>
 #include <unordered_map>
@@ -18,6 +20,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "backends/dnnl/dnnl_broadcast_binary.h"
 #include "backends/dnnl/dnnl_channel_scale.h"
 #include "backends/dnnl/dnnl_lowering.h"
 #include "backends/dnnl/dnnl_support.h"
@@ -248,6 +251,42 @@ absl::StatusOr<bool> LowerScalarBinaryOnHost(PartitionBuilder& b, const FusionGr
   return true;
 }
 
+// x op y on the host (dnnl_broadcast_binary.h) for row-major operands
+// whose broadcast oneDNN runs only in its reference kernel, when the node
+// takes no post-op; false (nothing added) otherwise.
+absl::StatusOr<bool> LowerBroadcastBinaryOnHost(PartitionBuilder& b, const FusionGroup& g,
+                                                const Node& node, ValueId v0, ValueId v1,
+                                                const MemRef& a, const MemRef& other,
+                                                ValueId out) {
+  if (g.count != 1 || g.eltwise.has_value() || !IsPlain(a.md) || !IsPlain(other.md) ||
+      a.md.data_type() != kF32 || other.md.data_type() != kF32) {
+    return false;
+  }
+  const FlatOperands flat = FlattenBroadcast(a.md.dims(), other.md.dims(), false);
+  BroadcastBinaryPlan plan;
+  plan.dims = flat.src0;
+  plan.y_dims = flat.src1;
+  const dnnl::algorithm algorithm = BinaryAlgorithm(node.op);
+  plan.op = algorithm == dnnl::algorithm::binary_sub   ? BroadcastOp::kSub
+            : algorithm == dnnl::algorithm::binary_mul ? BroadcastOp::kMul
+            : algorithm == dnnl::algorithm::binary_div ? BroadcastOp::kDiv
+                                                       : BroadcastOp::kAdd;
+  // x op x reads its operand twice: never in place.
+  const MemRef d = v0 != v1 ? InPlaceOr(b, node, v0, a, a.md) : b.NewBuffer(a.md);
+  const int threads = b.threads();
+  b.AddHostStep(
+      [plan, threads](const std::unordered_map<int, dnnl::memory>& bound) {
+        BroadcastBinary(plan,
+                        static_cast<const float*>(bound.at(DNNL_ARG_SRC_0).get_data_handle()),
+                        static_cast<const float*>(bound.at(DNNL_ARG_SRC_1).get_data_handle()),
+                        static_cast<float*>(bound.at(DNNL_ARG_DST).get_data_handle()), threads);
+      },
+      {{DNNL_ARG_SRC_0, a}, {DNNL_ARG_SRC_1, other}, {DNNL_ARG_DST, d}},
+      absl::StrCat(node.name, ": host broadcast ", node.op));
+  b.Define(out, d);
+  return true;
+}
+
 }  // namespace
 
 absl::StatusOr<MemRef> RowMajorFactors(PartitionBuilder& b, ValueId s) {
@@ -347,6 +386,11 @@ absl::Status LowerBinary(PartitionBuilder& b, const FusionGroup& g,
         break;
       }
     }
+  }
+  if (!pd || IsReference(*pd)) {
+    SY_ASSIGN_OR_RETURN(const bool host, LowerBroadcastBinaryOnHost(b, g, node, v0, v1, a,
+                                                                    other, out));
+    if (host) return absl::OkStatus();
   }
   if (!pd) {
     return absl::InternalError(absl::StrCat(

@@ -439,6 +439,69 @@ TEST(DnnlConcatTest, KeepsTheSharedBlockedLayoutOfConvolutions) {
   }
 }
 
+// Channel concats as writes into slices of the output (dnnl_concat_slices.h).
+// At batch 1, sources in the output's layout that nothing reads later are
+// stored inside it (no step at all); the others, a source read again
+// after the concat, a source given twice, are reordered into their slice;
+// sources of mixed layouts are never taken through plain. At batch 2,
+// sources sharing a layout keep oneDNN's concat primitive.
+int StepsStartingWith(const Result& r, const std::string& prefix) {
+  int n = 0;
+  for (const std::string& step : r.steps) n += absl::StartsWith(step, prefix);
+  return n;
+}
+
+TEST(DnnlConcatTest, SourcesAreWrittenIntoSlicesOfTheOutput) {
+  ConcatAttrs a;
+  a.axis = 1;
+  for (int64_t batch : {1, 2}) {
+    Result r = ExpectMatchesReference(
+        [&](Builder& b) {
+          // relu keeps its input's plain layout: every source is nchw.
+          ValueId x = b.Node("relu", {b.Input(Shape({batch, 3, 5, 4}))});
+          ValueId y = b.Node("relu", {b.Input(Shape({batch, 5, 5, 4}))});
+          ValueId joined = b.Node("concat", {x, y}, a.ToAttrMap());
+          ValueId z = b.Node("relu", {b.Input(Shape({batch, 2, 5, 4}))});
+          ValueId outer = b.Node("concat", {joined, z}, a.ToAttrMap());
+          b.graph().AddOutput(b.Node("relu", {outer}));
+        },
+        absl::StrCat("plain branches, batch ", batch));
+    EXPECT_EQ(StepsStartingWith(r, "concat"), batch == 1 ? 0 : 2)
+        << absl::StrJoin(r.steps, "\n");
+    EXPECT_EQ(StepsStartingWith(r, "into "), 0) << absl::StrJoin(r.steps, "\n");
+  }
+  Result reread = ExpectMatchesReference(
+      [&](Builder& b) {
+        ValueId x = b.Node("relu", {b.Input(Shape({1, 3, 5, 4}))});
+        ValueId y = b.Node("relu", {b.Input(Shape({1, 5, 5, 4}))});
+        ValueId joined = b.Node("concat", {x, y}, a.ToAttrMap());
+        b.graph().AddOutput(b.Node("relu", {joined}));
+        b.graph().AddOutput(b.Node("sigmoid", {y}));
+      },
+      "a source read after the concat");
+  EXPECT_EQ(StepsStartingWith(reread, "concat"), 0) << absl::StrJoin(reread.steps, "\n");
+  EXPECT_EQ(StepsStartingWith(reread, "into "), 1) << absl::StrJoin(reread.steps, "\n");
+  Result twice = ExpectMatchesReference(
+      [&](Builder& b) {
+        ValueId x = b.Node("relu", {b.Input(Shape({1, 3, 5, 4}))});
+        b.graph().AddOutput(b.Node("relu", {b.Node("concat", {x, x}, a.ToAttrMap())}));
+      },
+      "one source twice");
+  EXPECT_EQ(StepsStartingWith(twice, "into "), 1) << absl::StrJoin(twice.steps, "\n");
+  for (int64_t batch : {1, 2}) {
+    Result mixed = ExpectMatchesReference(
+        [&](Builder& b) {
+          // A convolution's layout (oneDNN's choice) beside a plain one.
+          ValueId in = b.Input(Shape({batch, 16, 6, 6}));
+          ValueId c = b.Conv(in, 16, 16);
+          ValueId p = b.Node("relu", {in});
+          b.graph().AddOutput(b.Conv(b.Node("concat", {c, p}, a.ToAttrMap()), 32, 16));
+        },
+        absl::StrCat("mixed layouts, batch ", batch));
+    EXPECT_EQ(StepsStartingWith(mixed, "to plain:"), 0) << absl::StrJoin(mixed.steps, "\n");
+  }
+}
+
 TEST(DnnlConcatTest, ChannelsThatAreNotWholeBlocksGoPlain) {
   ConcatAttrs a;
   a.axis = 1;
