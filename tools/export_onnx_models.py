@@ -4,7 +4,7 @@
 Usage:
     /usr/bin/python3 tools/export_onnx_models.py [--size=test|full] [--models=a,b,...]
         [--out=DIR] [--opset=13] [--dynamic-batch] [--batch=N] [--seed=0]
-        [--ort] [--readme]
+        [--resolution=N] [--ort] [--readme]
 
 For every model it writes DIR/<name>/:
     model.onnx           torch.onnx.export (opset 13 by default, 11-17 allowed), checked
@@ -19,7 +19,12 @@ structure (the family's own constructor or a small subclass of its class)
 with narrow widths, 10 classes and a small input resolution, so the files are
 small enough to commit (tests/onnx_models, the default --out). --size=full
 builds the real architectures (torchvision's own constructors, 1000 classes)
-at 224x224 into benchmarks/onnx_models (git-ignored: vgg11 alone is 500 MB).
+at 224x224 into benchmarks/onnx_models (git-ignored: vgg11 alone is 500 MB);
+with --size=full, --models also takes any other classifier of torchvision.models
+(inception_v3 at 299x299), video model of torchvision.models.video (clips of
+16 frames at 112x112) or segmenter of torchvision.models.segmentation (its
+"out" map, at 1024x1024 unless --resolution says otherwise), for trying the
+default path on models nobody tuned for.
 
 Weights are random but seeded: torch.manual_seed(seed) before each model is
 built (so a model does not depend on which others are exported), then every
@@ -246,11 +251,57 @@ def small_model(name):
 
 
 def full_model(name):
-    """torchvision's own architecture, 1000 classes, 224x224."""
+    """torchvision's own architecture, 1000 (video: 400) classes, and the
+    input's spatial size: the 13 families above, or any other classifier of
+    torchvision.models or video model of torchvision.models.video."""
     kwargs = {"weights": None}
     if name == "googlenet":
         kwargs.update(aux_logits=False, transform_input=False, init_weights=True)
+    if name == "inception_v3":
+        kwargs.update(aux_logits=False, transform_input=False, init_weights=True)
+        return torchvision.models.inception_v3(**kwargs), 299
+    if hasattr(torchvision.models.video, name):
+        return getattr(torchvision.models.video, name)(**kwargs), 112
+    if is_segmenter(name):
+        # No pretrained backbone either (nothing is downloaded); the
+        # benchmark size of a segmenter is a large photo's.
+        kwargs.update(weights_backbone=None)
+        return SegmentationOutput(getattr(torchvision.models.segmentation, name)(**kwargs)), 1024
     return getattr(torchvision.models, name)(**kwargs), 224
+
+
+class SegmentationOutput(nn.Module):
+    """A torchvision segmenter's "out" map ([N, classes, H, W]), without
+    the dict it returns."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"]
+
+
+def is_segmenter(name):
+    return callable(getattr(torchvision.models.segmentation, name, None)) and \
+        name[:1].islower()
+
+
+def is_video(name):
+    return name not in FAMILIES + EXTRA and hasattr(torchvision.models.video, name)
+
+
+def is_torchvision_model(name):
+    """A builder of torchvision.models (classifiers) or .video, not a module
+    such as resnet or a helper such as get_weight."""
+    for module in (torchvision.models, torchvision.models.video,
+                   torchvision.models.segmentation):
+        builder = getattr(module, name, None)
+        if callable(builder) and not isinstance(builder, type) and name[:1].islower() \
+                and name not in ("get_model", "get_weight", "get_model_weights",
+                                 "list_models", "get_model_builder"):
+            return True
+    return False
 
 
 # ---------------------------------------------------------------------------
@@ -312,9 +363,12 @@ def torchscript_exporter():
 
 def export_one(name, args, out_dir):
     model, res = build(name, args.size, args.seed)
+    res = args.resolution or res
     batch = args.batch
     rng = np.random.default_rng(args.seed)
-    x = rng.standard_normal((batch, 3, res, res)).astype(np.float32)
+    # Video models take clips of 16 frames: [N, 3, T, H, W].
+    clip = (16,) if args.size == "full" and is_video(name) else ()
+    x = rng.standard_normal((batch, 3) + clip + (res, res)).astype(np.float32)
     with torch.no_grad():
         y = model(torch.from_numpy(x)).numpy().astype(np.float32)
     check_output(name, y)
@@ -468,6 +522,8 @@ def main(argv=None):
     parser.add_argument("--batch", type=int, default=0,
                         help="batch of input.npy (default: 2 for test, 1 for full)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--resolution", type=int, default=0,
+                        help="input height and width (default: the model's own, e.g. 224)")
     parser.add_argument("--ort", action="store_true",
                         help="also write output_onnxruntime.npy with ONNX Runtime")
     parser.add_argument("--ort-threads", type=int, default=2)
@@ -477,10 +533,12 @@ def main(argv=None):
     if not 11 <= args.opset <= 17:
         parser.error("--opset must be 11 to 17")
     names = [n.strip() for n in args.models.split(",") if n.strip()]
-    unknown = [n for n in names if n not in FAMILIES + EXTRA]
+    unknown = [n for n in names if n not in FAMILIES + EXTRA and
+               not (args.size == "full" and is_torchvision_model(n))]
     if unknown:
-        parser.error("unknown model(s) %s; known: %s" % (
-            ", ".join(unknown), ", ".join(FAMILIES + EXTRA)))
+        parser.error("unknown model(s) %s; known: %s (with --size=full: any classifier "
+                     "of torchvision.models or torchvision.models.video)" % (
+                         ", ".join(unknown), ", ".join(FAMILIES + EXTRA)))
     if args.batch <= 0:
         args.batch = 2 if args.size == "test" else 1
     out = args.out or os.path.join(
