@@ -109,10 +109,7 @@ dnnl::primitive_attr PrimitiveAttr(const FusionGroup& group) {
   if (group.sum || group.eltwise.has_value()) {
     dnnl::post_ops po;
     if (group.sum) po.append_sum(1.0f);
-    if (group.eltwise.has_value()) {
-      po.append_eltwise(1.0f, group.eltwise->algorithm, group.eltwise->alpha,
-                        group.eltwise->beta);
-    }
+    if (group.eltwise.has_value()) AppendEltwise(po, *group.eltwise);
     attr.set_post_ops(po);
   }
   return attr;

@@ -398,8 +398,9 @@ TEST(DnnlBinaryTest, BroadcastFirstOperandOfSubFallsBack) {
 // --- unary -------------------------------------------------------------------
 
 // Inputs that probe each formula's edges: NaN, infinities, zeros, the
-// bends of hard_swish and clip, saturation. relu and clip on oneDNN turn
-// NaN into 0 and the lower bound (its max and min): they get no NaN.
+// bends of hard_swish and clip, saturation. relu, clip and hard_sigmoid on
+// oneDNN turn NaN into 0 and the lower bound (its max and min): they get no
+// NaN.
 std::vector<float> Probes(bool nan = true) {
   std::vector<float> v = {nan ? kNaN : 0.5f, kInf, -kInf, 0.0f, -0.0f, 1.0f, -1.0f, 3.0f,
                           -3.0f, 2.5f, -2.5f, 20.0f, -20.0f, 100.0f, -100.0f, 0.25f};
@@ -416,12 +417,14 @@ TEST_P(DnnlUnaryTest, MatchesTheReference) {
   const std::string op = GetParam();
   AttrMap attrs;
   if (op == "leaky_relu") attrs.Set("alpha", 0.1);
+  if (op == "hard_sigmoid") attrs.Set("alpha", 1.0 / 6);  // torchvision's
   if (op == "clip") {
     attrs.Set("min", -0.5);
     attrs.Set("max", 2.0);
   }
   const Ran alone = ExpectLikeReference(op, [&](Builder& b) {
-    ValueId x = b.Input(Shape({4, 16}), Probes(op != "relu" && op != "clip"));
+    ValueId x = b.Input(Shape({4, 16}),
+                        Probes(op != "relu" && op != "clip" && op != "hard_sigmoid"));
     // On the input itself, and on x - 0: an intermediate buffer the op
     // overwrites in place.
     ValueId y = b.Node(op, {x}, attrs);
@@ -440,7 +443,7 @@ TEST_P(DnnlUnaryTest, MatchesTheReference) {
 INSTANTIATE_TEST_SUITE_P(Ops, DnnlUnaryTest,
                          ::testing::Values("relu", "clip", "sigmoid", "tanh",
                                            "sqrt", "abs", "leaky_relu",
-                                           "hard_swish", "gelu"));
+                                           "hard_swish", "gelu", "hard_sigmoid"));
 
 // gelu after a binary head.
 TEST(DnnlUnaryTest, GeluAfterAnAdd) {

@@ -38,8 +38,19 @@ absl::StatusOr<EltwiseAlgorithm> EltwiseAlgorithmOf(const Node& node) {
     return EltwiseAlgorithm{algorithm::eltwise_clip_v2, static_cast<float>(clip.min),
                             static_cast<float>(clip.max)};
   }
+  if (op == HardSigmoidAttrs::kOp) {
+    // clamp(alpha * x + beta, 0, 1)
+    SY_ASSIGN_OR_RETURN(HardSigmoidAttrs a, HardSigmoidAttrs::FromAttrMap(node.attrs));
+    return EltwiseAlgorithm{algorithm::eltwise_linear, static_cast<float>(a.alpha),
+                            static_cast<float>(a.beta), /*then_clip_to_unit=*/true};
+  }
   // exp is left out on purpose: oneDNN 2.6's exp turns NaN into inf.
   return Refuse(node, absl::StrCat("op ", op, " is no oneDNN eltwise algorithm"));
+}
+
+void AppendEltwise(dnnl::post_ops& post_ops, const EltwiseAlgorithm& e) {
+  post_ops.append_eltwise(1.0f, e.algorithm, e.alpha, e.beta);
+  if (e.then_clip_to_unit) post_ops.append_eltwise(1.0f, algorithm::eltwise_clip_v2, 0.0f, 1.0f);
 }
 
 }  // namespace onednn

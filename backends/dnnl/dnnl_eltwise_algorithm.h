@@ -2,11 +2,13 @@
 #define SWITCHYARD_BACKENDS_DNNL_DNNL_ELTWISE_ALGORITHM_H_
 
 // Switchyard's unary elementwise ops as oneDNN eltwise algorithms (relu,
-// clip, sigmoid, tanh, sqrt, abs, leaky_relu, hard_swish, gelu), each the
-// op's formula (ops/unary_functors.h), infinities and NaN included, except
-// that relu and clip (oneDNN's max and min) turn NaN into 0 and the lower
-// bound. Not here: exp (oneDNN 2.6 makes NaN inf), hard_sigmoid (no
-// algorithm in oneDNN 2.6), erf (only inside gelu_erf). One mapping
+// clip, sigmoid, tanh, sqrt, abs, leaky_relu, hard_swish, gelu,
+// hard_sigmoid), each the op's formula (ops/unary_functors.h), infinities
+// and NaN included, except that relu, clip and hard_sigmoid (oneDNN's max
+// and min) turn NaN into 0 and the lower bound. hard_sigmoid has no
+// algorithm in oneDNN 2.6: it is two, alpha * x + beta, then a clip to
+// [0, 1]. Not here: exp (oneDNN 2.6 makes NaN inf), erf (only inside
+// gelu_erf). One mapping
 // for both uses: a unary node lowered on its own (eltwise_forward,
 // dnnl_unary.cc) and a unary node folded into the primitive before it (an
 // eltwise post-op, dnnl_fusion.h).
@@ -25,7 +27,12 @@ struct EltwiseAlgorithm {
   dnnl::algorithm algorithm = dnnl::algorithm::eltwise_relu;
   float alpha = 0;
   float beta = 0;
+  // Then clipped to [0, 1] (hard_sigmoid: a second oneDNN formula).
+  bool then_clip_to_unit = false;
 };
+
+// `e` appended to `post_ops`: one eltwise post-op, or two.
+void AppendEltwise(dnnl::post_ops& post_ops, const EltwiseAlgorithm& e);
 
 // The algorithm computing unary node `node`; Unimplemented (naming the node
 // and why) when oneDNN has none for its op or attributes.

@@ -84,7 +84,7 @@ dnnl::primitive_attr DequantizingAttr(const FusionGroup& g, int64_t n, int64_t s
     po.append_binary(dnnl::algorithm::binary_add, Plain({1, n}));
   }
   if (g.eltwise.has_value()) {
-    po.append_eltwise(1.0f, g.eltwise->algorithm, g.eltwise->alpha, g.eltwise->beta);
+    AppendEltwise(po, *g.eltwise);
   }
   attr.set_post_ops(po);
   return attr;

@@ -34,6 +34,7 @@ const std::vector<DnnlOp>& Table() {
        false, /*any_dtype=*/true, /*outputs=*/3},
       {"flatten", nullptr, &LowerView},
       {"gelu", &CheckUnary, &LowerUnary},
+      {"hard_sigmoid", &CheckUnary, &LowerUnary},
       {"hard_swish", &CheckUnary, &LowerUnary},
       {"layer_norm", &CheckLayerNorm, &LowerLayerNorm},
       {"leaky_relu", &CheckUnary, &LowerUnary},

@@ -1,5 +1,6 @@
 // The unary elementwise ops on oneDNN (relu, clip, sigmoid, tanh, sqrt,
-// abs, leaky_relu, hard_swish, gelu): one eltwise_forward each, the
+// abs, leaky_relu, hard_swish, gelu; hard_sigmoid is two): one
+// eltwise_forward each, the
 // algorithm from dnnl_eltwise_algorithm.h, in place over its operand when
 // nothing reads that afterwards. After a conv2d, linear or binary op they
 // are that primitive's post-op instead (dnnl_fusion.h). A sigmoid with the
@@ -36,8 +37,15 @@ absl::Status LowerUnary(PartitionBuilder& b, const FusionGroup& g,
   dnnl::eltwise_forward::primitive_desc pd(desc, PrimitiveAttr(), b.engine());
   // In place when the group's last node reads the operand for the last time.
   const Node& last = b.GroupNode(g, g.count - 1);
-  b.AddSourceStep<dnnl::eltwise_forward>(
-      pd, node, s, InPlaceOr(b, last, node.inputs[0], s, s.md), out);
+  const MemRef d = InPlaceOr(b, last, node.inputs[0], s, s.md);
+  b.AddSourceStep<dnnl::eltwise_forward>(pd, node, s, d, out);
+  if (e.then_clip_to_unit) {
+    // The second formula over the first's result, in place.
+    dnnl::eltwise_forward::desc clip(dnnl::prop_kind::forward_inference,
+                                     dnnl::algorithm::eltwise_clip_v2, d.md, 0.0f, 1.0f);
+    dnnl::eltwise_forward::primitive_desc clip_pd(clip, PrimitiveAttr(), b.engine());
+    b.AddSourceStep<dnnl::eltwise_forward>(clip_pd, node, d, d, out);
+  }
   return absl::OkStatus();
 }
 
