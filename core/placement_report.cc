@@ -1,9 +1,66 @@
 #include "core/placement_report.h"
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 
 namespace switchyard {
+namespace {
+
+// The fallbacks, one line per cause (the reason without the node's own
+// name) naming a few of its nodes; the op list a device adds to its reasons
+// ("; it runs: ...") once per device. A detector's 36 gathers are one line.
+std::string FallbacksToString(const std::vector<PlacementReport::Fallback>& fallbacks) {
+  constexpr int kNodesNamed = 3;
+  const std::string kRunsMarker = "; it runs: ";
+  struct Cause {
+    std::string from, to, reason;
+    std::vector<std::string> nodes;
+  };
+  std::vector<Cause> causes;
+  std::vector<std::pair<std::string, std::string>> runs;  // device, its op list
+  for (const PlacementReport::Fallback& f : fallbacks) {
+    std::string reason = f.reason;
+    const size_t marker = reason.find(kRunsMarker);
+    const std::string from = f.from.ToString();
+    if (marker != std::string::npos) {
+      const std::string ops = reason.substr(marker + kRunsMarker.size());
+      if (std::none_of(runs.begin(), runs.end(), [&](const auto& r) { return r.first == from; })) {
+        runs.push_back({from, ops});
+      }
+      reason.resize(marker);
+    }
+    reason = absl::StrReplaceAll(reason, {{absl::StrCat(" (node '", f.node, "')"), ""}});
+    auto same = [&](const Cause& c) {
+      return c.from == from && c.to == f.to.ToString() && c.reason == reason;
+    };
+    auto it = std::find_if(causes.begin(), causes.end(), same);
+    if (it == causes.end()) {
+      causes.push_back({from, f.to.ToString(), reason, {}});
+      it = causes.end() - 1;
+    }
+    it->nodes.push_back(f.node);
+  }
+  std::string out;
+  for (const Cause& c : causes) {
+    const int n = static_cast<int>(c.nodes.size());
+    std::vector<std::string> named(c.nodes.begin(), c.nodes.begin() + std::min(n, kNodesNamed));
+    absl::StrAppend(&out, "\n  fell back: ", absl::StrJoin(named, ", "),
+                    n > kNodesNamed ? absl::StrCat(" and ", n - kNodesNamed, " more like them") : "",
+                    n == 1 ? " runs" : " run", " on ", c.to, " because ", c.from,
+                    " cannot: ", c.reason);
+  }
+  for (const auto& [device, ops] : runs) {
+    absl::StrAppend(&out, "\n  ", device, " runs: ", ops);
+  }
+  return out;
+}
+
+}  // namespace
 
 int64_t PlacementReport::BytesPerRun() const {
   int64_t bytes = 0;
@@ -55,10 +112,7 @@ std::string PlacementReport::ToString() const {
     absl::StrAppend(&out, "\n  ", shared_once, " parameter", shared_once == 1 ? "" : "s",
                     " shared between devices of host memory (no copy)");
   }
-  for (const Fallback& f : fallbacks) {
-    absl::StrAppend(&out, "\n  fell back: ", f.node, " runs on ", f.to.ToString(),
-                    " because ", f.from.ToString(), " cannot: ", f.reason);
-  }
+  absl::StrAppend(&out, FallbacksToString(fallbacks));
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "backends/cpu/cpu_backend.h"
 #include "backends/reference/reference_backend.h"
 #include "core/backend_registry.h"
@@ -220,6 +221,29 @@ TEST_F(PlacementTest, AutoPolicyFallsBackToCpuAndMovesParametersOnce) {
                     HasSubstr("2 parameters moved once at compile time (60 bytes)"),
                     HasSubstr("0/linear:0 cpu:0 -> fake:0 (24 bytes)")));
   EXPECT_EQ(report.CopiesPerRun(), 1);
+}
+
+// Many nodes falling back for one cause (a window-attention network's 36
+// gathers) are one line naming a few; the device's op list comes once.
+TEST_F(PlacementTest, FallbacksOfOneCauseAreOneLine) {
+  PlacementReport report;
+  const Device dnnl = Fake(0), cpu = Device::Cpu();
+  for (int i = 0; i < 5; ++i) {
+    const std::string node = absl::StrCat("attn", i, "/gather");
+    report.fallbacks.push_back({node, dnnl, cpu,
+                                absl::StrCat("no primitive for op 'gather' (node '", node,
+                                             "'); it runs: add, conv2d, relu")});
+  }
+  report.fallbacks.push_back({"sub/sub", dnnl, cpu,
+                              "neither operand broadcasts; it runs: add, conv2d, relu"});
+  const std::string text = report.ToString();
+  EXPECT_THAT(text, HasSubstr("fell back: attn0/gather, attn1/gather, attn2/gather and 2 more "
+                              "like them run on cpu:0 because fake:0 cannot: no primitive for "
+                              "op 'gather'\n"));
+  EXPECT_THAT(text, HasSubstr("fell back: sub/sub runs on cpu:0 because fake:0 cannot: neither "
+                              "operand broadcasts\n"));
+  EXPECT_THAT(text, HasSubstr("\n  fake:0 runs: add, conv2d, relu"));
+  EXPECT_EQ(text.find("it runs:"), std::string::npos) << text;
 }
 
 TEST_F(PlacementTest, EagerCallsGoThroughStrictPlacement) {
