@@ -15,7 +15,7 @@
 #include "core/thread_limit.h"
 #include "data/image_files.h"
 #include "python/profile.h"
-#include "tools/cli/pipeline.h"
+#include "runtime/pipeline.h"
 
 namespace switchyard {
 namespace python {
@@ -108,15 +108,15 @@ absl::StatusOr<Diagnosis> RunDiagnosis(Module& model, const std::string& model_n
   ExecutablePlan& plan = **compiled;
   SY_ASSIGN_OR_RETURN(Tensor input, Tensor::Empty(shape, DType::kFloat32, *backend_device));
 
-  // The same stream as `switchyard run --batches/--images` (tools/cli/pipeline.h).
-  cli::PipelineOptions stream;
+  // The same stream as `switchyard run --batches/--images` (runtime/pipeline.h).
+  runtime::PipelineOptions stream;
   stream.batches = options.batches;
   stream.loader_threads = options.loader_threads;
   stream.prefetch = options.prefetch;
   stream.loader_cost_ms = options.loader_cost_ms;
   stream.loader_work = options.loader_work == "busy"
-                           ? cli::PipelineOptions::LoaderWork::kBusy
-                           : cli::PipelineOptions::LoaderWork::kSleep;
+                           ? runtime::PipelineOptions::LoaderWork::kBusy
+                           : runtime::PipelineOptions::LoaderWork::kSleep;
   stream.seed = options.seed;
   Diagnosis d;
   std::unique_ptr<data::ImageBatchLoader> images;
@@ -162,8 +162,8 @@ absl::StatusOr<Diagnosis> RunDiagnosis(Module& model, const std::string& model_n
     };
   }
   for (int i = 0; i < options.warmup; ++i) SY_RETURN_IF_ERROR(plan.Run({input}).status());
-  SY_ASSIGN_OR_RETURN(cli::PipelineResult result,
-                      cli::RunPipeline(plan, input, stream, registry));
+  SY_ASSIGN_OR_RETURN(runtime::PipelineResult result,
+                      runtime::RunPipeline(plan, input, stream, registry));
   d.timeline = std::move(result.timeline);
   d.events = std::move(result.events);
   SY_ASSIGN_OR_RETURN(d.report, AnalyzeTimeline(d.timeline));

@@ -1,5 +1,5 @@
 // `switchyard bench`: a model on every device, copies and forward timed on
-// the device's clock; a table, and JSON / Markdown on request (tools/cli/bench.h).
+// the device's clock; a table, and JSON / Markdown on request (runtime/bench.h).
 
 #include <algorithm>
 #include <cstdio>
@@ -13,23 +13,23 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/str_format.h"
 #include "core/compile.h"
+#include "core/device_policy.h"
 #include "core/file_transaction.h"
 #include "core/status_macros.h"
 #include "models/model_zoo.h"
 #include "onnx/onnx_model.h"
+#include "runtime/bench.h"
+#include "runtime/model_inputs.h"
+#include "runtime/replicas.h"
+#include "runtime/seeded_input.h"
 #include "tools/cli/build_info.h"
-#include "tools/cli/bench.h"
 #include "tools/cli/commands.h"
-#include "core/device_policy.h"
 #include "tools/cli/device_choice.h"
 #include "tools/cli/flags.h"
-#include "tools/cli/model_inputs.h"
-#include "tools/cli/replicas.h"
-#include "tools/cli/seeded_input.h"
 
 ABSL_DECLARE_FLAG(std::string, replicas);   // run_command.cc
 ABSL_DECLARE_FLAG(std::string, placement);  // flags.cc
@@ -46,6 +46,27 @@ ABSL_FLAG(std::string, markdown, "",
 
 namespace switchyard {
 namespace cli {
+
+using runtime::BenchModel;
+using runtime::BenchOptions;
+using runtime::BenchReport;
+using runtime::BenchReportJson;
+using runtime::BenchReportMarkdown;
+using runtime::BenchReportTable;
+using runtime::BenchRow;
+using runtime::BenchStats;
+using runtime::ComputeBenchStats;
+using runtime::InputRequest;
+using runtime::InputShapes;
+using runtime::ParseReplicaDevices;
+using runtime::ReplicaRun;
+using runtime::ReplicaSet;
+using runtime::ReplicaSummary;
+using runtime::RunBench;
+using runtime::SeededArray;
+using runtime::WithDeviceHint;
+using runtime::ZooModel;
+
 namespace {
 
 // bench's defaults for flags it shares with run (whose defaults are 1 and 5).
@@ -103,7 +124,7 @@ absl::StatusOr<BenchModel> FileModel(const std::string& path,
 }
 
 // bench --replicas: for each batch size, the batch split over one replica per
-// device (tools/cli/replicas.h), warm-up and timed runs of the whole batch;
+// device (runtime/replicas.h), warm-up and timed runs of the whole batch;
 // a per-device table per batch size, and JSON on request.
 absl::Status BenchReplicas(const BenchModel& model, const BenchOptions& options,
                            const std::string& model_name, const std::string& json_path,

@@ -5,12 +5,12 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/match.h"
 #include "absl/strings/strip.h"
 #include "core/version.h"
-#include "tools/cli/mpi_world.h"
+#include "runtime/mpi_world.h"
 
 // The commit, from Bazel's workspace status (tools/cli:build_stamp).
 #include "tools/cli/build_stamp.h"
@@ -20,6 +20,10 @@
 
 namespace switchyard {
 namespace cli {
+
+using runtime::MpiBuilt;
+using runtime::MpiMissingReason;
+
 namespace {
 
 std::string TargetCpu() {

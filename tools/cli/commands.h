@@ -17,7 +17,7 @@ absl::Status RunCommand(BackendRegistry& registry);
 absl::Status GraphCommand(BackendRegistry& registry);
 
 // `switchyard bench`: a model on every device and batch size; forward, copies
-// and end to end, median and p95 (tools/cli/bench.h).
+// and end to end, median and p95 (runtime/bench.h).
 absl::Status BenchCommand(BackendRegistry& registry);
 
 }  // namespace cli

@@ -5,7 +5,8 @@
 // when given, else the one --device-policy picks (core/device_policy.h),
 // whose nodes it lacks run on cpu:0 (auto placement unless --placement
 // says otherwise). The policy's thread count (low-power: 1) applies unless
-// --threads is given.
+// --threads is given. The choice itself is the runtime's
+// (runtime/device_choice.h); this reads the flags into its request.
 //
 //   SY_ASSIGN_OR_RETURN(FlagDevice d, DeviceFromFlags(registry));
 //   std::printf("device: %s\n", d.reason.c_str());
@@ -18,33 +19,20 @@
 #include "core/backend_registry.h"
 #include "core/compile.h"
 #include "core/device.h"
+#include "runtime/device_choice.h"
 
 ABSL_DECLARE_FLAG(std::string, device_policy);
 
 namespace switchyard {
 namespace cli {
 
-struct FlagDevice {
-  Device device = Device::Cpu();
-  // "dnnl:0, oneDNN ... (device policy fastest); cuda has no device: ..."
-  // or "--device".
-  std::string reason;
-  bool chosen_by_policy = false;
-  PlacementPolicy placement = PlacementPolicy::kStrict;
-};
+// reason: "dnnl:0, oneDNN ... (device policy fastest); cuda has no
+// device: ..." or "named by --device".
+using FlagDevice = runtime::ResolvedDevice;
 
 // Checks that the device exists in `registry` (Unavailable with the
 // backend's reason otherwise).
 absl::StatusOr<FlagDevice> DeviceFromFlags(BackendRegistry& registry);
-
-// `status` (from looking up `device_text`) with "did you mean
-// --device=cuda:0?" (`flag` names the flag)
-// when the type is a near miss of a registered one: a type and its index
-// without the colon ("cuda0"), PyTorch's and oneDNN's other names ("gpu",
-// "mkldnn"), or a typo ("dnn"); `status` itself otherwise.
-absl::Status WithDeviceHint(const absl::Status& status, absl::string_view device_text,
-                            const BackendRegistry& registry,
-                            absl::string_view flag = "--device");
 
 // --placement when given, else auto for a device the policy chose and
 // `default_placement` otherwise.

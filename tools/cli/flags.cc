@@ -10,14 +10,14 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
 #include "absl/strings/match.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/thread_limit.h"
-#include "tools/cli/mpi_world.h"
+#include "runtime/mpi_world.h"
 
 ABSL_FLAG(std::string, model, "vgg11",
           "model name (vgg11, vgg13, vgg16, vgg19) or a path to an .onnx file");
@@ -134,6 +134,9 @@ ABSL_FLAG(std::vector<std::string>, backend_option, {},
 
 namespace switchyard {
 namespace cli {
+
+using runtime::MpiBuilt;
+using runtime::MpiMissingReason;
 
 absl::StatusOr<std::vector<int64_t>> BatchListFlag() {
   const std::string text = absl::GetFlag(FLAGS_batch);

@@ -55,7 +55,7 @@ std::string ModelFlag();
 absl::StatusOr<std::optional<Shape>> InputShapeFlag();
 // Every --input_shape and every --input value, in command-line order
 // (repeated flags append; Abseil itself keeps only the last value), for
-// model files (tools/cli/model_inputs.h).
+// model files (runtime/model_inputs.h).
 const std::vector<std::string>& InputShapeFlagValues();
 const std::vector<std::string>& InputFlagValues();
 absl::StatusOr<std::vector<int64_t>> BatchListFlag();

@@ -13,14 +13,19 @@
 #include "core/status_macros.h"
 #include "models/model_zoo.h"
 #include "onnx/onnx_model.h"
+#include "runtime/model_inputs.h"
+#include "runtime/seeded_input.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/device_choice.h"
 #include "tools/cli/flags.h"
-#include "tools/cli/model_inputs.h"
-#include "tools/cli/seeded_input.h"
 
 namespace switchyard {
 namespace cli {
+
+using runtime::InputRequest;
+using runtime::InputShapes;
+using runtime::SeededArray;
+
 namespace {
 
 // `graph` on a model whose shapes are decided while it runs: one run on

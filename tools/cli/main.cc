@@ -39,11 +39,11 @@
 #include "core/near_miss.h"
 #include "core/plugin_discovery.h"
 #include "core/plugin_loader.h"
+#include "runtime/mpi_world.h"
 #include "tools/cli/build_info.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/error_fixes.h"
 #include "tools/cli/flags.h"
-#include "tools/cli/mpi_world.h"
 #include "tools/cli/rank_command.h"
 
 namespace {
@@ -216,8 +216,8 @@ int main(int argc, char** argv) {
   };
   // One rank of an MPI job (mpirun -np N switchyard ...): its share of the
   // work, merged by rank 0 (tools/cli/rank_command.h).
-  absl::StatusOr<std::unique_ptr<switchyard::cli::MpiWorld>> world =
-      switchyard::cli::MpiWorld::JoinIfLaunched();
+  absl::StatusOr<std::unique_ptr<switchyard::runtime::MpiWorld>> world =
+      switchyard::runtime::MpiWorld::JoinIfLaunched();
   if (!world.ok()) {
     std::fprintf(stderr, "switchyard %s: %s: %s\n", command.c_str(),
                  absl::StatusCodeToString(world.status().code()).c_str(),

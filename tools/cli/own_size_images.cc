@@ -16,13 +16,29 @@
 #include "data/image_files.h"
 #include "models/host_array.h"
 #include "models/npy.h"
-#include "tools/cli/detections.h"
-#include "tools/cli/output_summary.h"
-#include "tools/cli/per_file_outputs.h"
+#include "runtime/detections.h"
+#include "runtime/output_summary.h"
+#include "runtime/own_size_images.h"
+#include "runtime/per_file_outputs.h"
 #include "tools/cli/profile_run.h"
 
 namespace switchyard {
 namespace cli {
+
+using runtime::DetectionOutputs;
+using runtime::DetectionsJson;
+using runtime::FindDetections;
+using runtime::FormatDetections;
+using runtime::LoadImageAtItsOwnSize;
+using runtime::LooksLikeClassScores;
+using runtime::OutputFileNames;
+using runtime::OwnSizeImage;
+using runtime::OwnSizeImageTimes;
+using runtime::OwnSizeSummary;
+using runtime::PerFileOutputs;
+using runtime::SummarizeOwnSizeImages;
+using runtime::SummaryLine;
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -31,67 +47,7 @@ double Ms(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-// RGB8, row-major HWC, as float32 CHW in [0, 1] (torchvision's ToTensor).
-HostArray ToChwUnit(const data::Image& image) {
-  const int64_t h = image.height, w = image.width, plane = h * w;
-  std::vector<float> values(static_cast<size_t>(3 * plane));
-  for (int64_t y = 0; y < h; ++y) {
-    for (int64_t x = 0; x < w; ++x) {
-      const uint8_t* p = image.at(static_cast<int>(y), static_cast<int>(x));
-      for (int c = 0; c < 3; ++c) values[c * plane + y * w + x] = p[c] / 255.0f;
-    }
-  }
-  return HostArray(Shape({3, h, w}), std::move(values));
-}
-
-// Where one image's time went. A run at a size not seen before compiles
-// the model's segments for it: `compile` is that part of its run (the
-// runner's clock), `model` the rest.
-struct ImageTimes {
-  double read_decode = 0, to_tensor = 0, model = 0, compile = 0;
-  // What the model waited for this image: its reading and decoding run
-  // ahead, on a thread of their own, while the image before it runs.
-  double waited = 0;
-  int64_t plans_compiled = 0;
-};
-
-// One file read, decoded and converted to [3, H, W] in [0, 1], with the
-// time each part took.
-struct LoadedImage {
-  absl::StatusOr<data::Image> image;
-  HostArray host;
-  double read_decode = 0, to_chw = 0;
-};
-
-LoadedImage LoadImage(const std::string& path) {
-  LoadedImage loaded;
-  const auto begin = Clock::now();
-  loaded.image = [&]() -> absl::StatusOr<data::Image> {
-    SY_ASSIGN_OR_RETURN(std::string bytes, data::ReadFileBytes(path));
-    return data::DecodeImage(bytes, path);
-  }();
-  const auto decoded = Clock::now();
-  if (loaded.image.ok()) loaded.host = ToChwUnit(*loaded.image);
-  loaded.read_decode = Ms(begin, decoded);
-  loaded.to_chw = Ms(decoded, Clock::now());
-  return loaded;
-}
-
 }  // namespace
-
-bool TakesOneImageAtItsOwnSize(const std::vector<OnnxValueInfo>& inputs) {
-  if (inputs.size() != 1 || inputs[0].dtype != DType::kFloat32) return false;
-  const OnnxValueInfo& in = inputs[0];
-  return in.has_shape && in.dims.size() == 3 &&
-         (!in.dims[0].has_value() || *in.dims[0] == 3);
-}
 
 absl::Status RunOnImagesAtTheirOwnSize(OnnxModel& model, const Device& device,
                                        BackendRegistry& registry,
@@ -122,20 +78,22 @@ absl::Status RunOnImagesAtTheirOwnSize(OnnxModel& model, const Device& device,
   // (an MPI rank) has a share of them.
   const int64_t all_files = options.total_files > 0 ? options.total_files
                                                     : static_cast<int64_t>(paths.size());
-  std::vector<ImageTimes> times;
+  std::vector<OwnSizeImageTimes> times;
   nlohmann::json images_json = nlohmann::json::array();
   nlohmann::json bad_json = nlohmann::json::array();
   int profiled = 0;
   // The next file is read and decoded while this one runs, so the device
   // waits only for what takes longer than the model.
-  std::future<LoadedImage> next;
-  if (!paths.empty()) next = std::async(std::launch::async, LoadImage, paths[0]);
+  std::future<OwnSizeImage> next;
+  if (!paths.empty()) next = std::async(std::launch::async, LoadImageAtItsOwnSize, paths[0]);
   for (size_t i = 0; i < paths.size(); ++i) {
     const std::string& path = paths[i];
-    ImageTimes t;
+    OwnSizeImageTimes t;
     const auto begin = Clock::now();
-    LoadedImage loaded = next.get();
-    if (i + 1 < paths.size()) next = std::async(std::launch::async, LoadImage, paths[i + 1]);
+    OwnSizeImage loaded = next.get();
+    if (i + 1 < paths.size()) {
+      next = std::async(std::launch::async, LoadImageAtItsOwnSize, paths[i + 1]);
+    }
     const absl::StatusOr<data::Image>& image = loaded.image;
     if (!image.ok()) {
       if (!options.skip_bad_images) {
@@ -212,8 +170,10 @@ absl::Status RunOnImagesAtTheirOwnSize(OnnxModel& model, const Device& device,
                                                host_outputs[o]).c_str());
       }
     }
-    SY_RETURN_IF_ERROR(outputs_per_file.Add(number, path, options.output_names[i],
-                                            host_outputs, !detections.has_value()));
+    if (!detections.has_value()) {
+      std::printf("%s", outputs_per_file.Top5Lines(number, path, host_outputs).c_str());
+    }
+    SY_RETURN_IF_ERROR(outputs_per_file.Stage(options.output_names[i], host_outputs));
     images_json.push_back(std::move(entry));
   }
   if (times.empty()) {
@@ -223,50 +183,20 @@ absl::Status RunOnImagesAtTheirOwnSize(OnnxModel& model, const Device& device,
   }
 
   // Where the time went: medians per image, and the verdict from the
-  // totals. Reading and decoding run ahead of the model, so the device
-  // waits only for what they take beyond it (input_total); compiling
-  // happens once per new image size.
-  std::vector<double> decode, convert, run_ms;
-  double input_total = 0, compile_total = 0, model_total = 0;
-  int64_t new_sizes = 0;
-  for (const ImageTimes& t : times) {
-    decode.push_back(t.read_decode);
-    convert.push_back(t.to_tensor);
-    run_ms.push_back(t.model);
-    input_total += t.waited;
-    compile_total += t.compile;
-    model_total += t.model;
-    if (t.plans_compiled > 0) ++new_sizes;
-  }
-  const double d = Median(decode), c = Median(convert), m = Median(run_ms);
-  const double total = input_total + compile_total + model_total;
-  auto percent = [&](double part) { return std::lround(total > 0 ? 100 * part / total : 0); };
-  // One image per run: the model's rate is 1 / its median, as run's
-  // samples/s is batch / median for a model that takes batches.
-  const double images_per_s = m > 0 ? 1000.0 / m : 0;
+  // totals (runtime/own_size_images.h).
+  const OwnSizeSummary summary = SummarizeOwnSizeImages(times, device);
+  const double d = summary.median_read_decode, c = summary.median_to_tensor,
+               m = summary.median_model;
   std::printf("\nimages: %zu run (%lld new sizes), %zu skipped; median per image: "
               "read+decode %.1f ms, to tensor %.1f ms (ahead of the model: it waited "
               "%.0f ms for input in all), model %.1f ms (%.1f images/s, one per run); "
               "compiling for new sizes %.0f ms in all\n",
-              times.size(), static_cast<long long>(new_sizes), bad_json.size(), d, c,
-              input_total, m, images_per_s, compile_total);
-  std::string verdict;
-  if (input_total >= compile_total && input_total >= 0.3 * total) {
-    verdict = absl::StrCat("input-bound: ", percent(input_total), "% of the time ",
-                           device.ToString(), " waits for images to be read, decoded and "
-                           "converted, though that runs ahead of the model: smaller or "
-                           "faster-to-decode files, or a faster disk, help");
-  } else if (compile_total >= 0.3 * total) {
-    verdict = absl::StrCat("compile-bound: ", percent(compile_total), "% of the time is "
-                           "compiling plans for image sizes not seen before (", new_sizes,
-                           " of ", times.size(), " images); images of a few sizes reuse "
-                           "their plans (up to ", OnnxModel::kMaxCachedSegments,
-                           " segments are kept)");
-  } else {
-    verdict = absl::StrCat("the model takes ", percent(model_total), "% of the time on ",
-                           device.ToString(),
-                           (profiling != nullptr ? "; the profile below names its slowest ops"
-                                                 : "; --profile-summary names its slowest ops"));
+              times.size(), static_cast<long long>(summary.new_sizes), bad_json.size(), d, c,
+              summary.input_total, m, summary.images_per_s, summary.compile_total);
+  std::string verdict = summary.verdict;
+  if (summary.bound == OwnSizeSummary::Bound::kModel) {
+    verdict += profiling != nullptr ? "; the profile below names its slowest ops"
+                                    : "; --profile-summary names its slowest ops";
   }
   std::printf("verdict: %s\n", verdict.c_str());
   if (profiling != nullptr) {
@@ -280,10 +210,10 @@ absl::Status RunOnImagesAtTheirOwnSize(OnnxModel& model, const Device& device,
                              {"images", images_json},
                              {"bad_files", bad_json},
                              {"median_ms", {{"read_decode", d}, {"to_tensor", c}, {"model", m}}},
-                             {"input_wait_ms", input_total},
+                             {"input_wait_ms", summary.input_total},
                              {"batch", 1},
-                             {"images_per_s", images_per_s},
-                             {"compile_ms", compile_total},
+                             {"images_per_s", summary.images_per_s},
+                             {"compile_ms", summary.compile_total},
                              {"verdict", verdict}};
     for (const auto& [key, value] : facts.items()) report[key] = value;
     SY_RETURN_IF_ERROR(files.Stage(options.report_path, report.dump(2) + "\n"));

@@ -9,7 +9,9 @@
 // a detector's detections (else each output's summary) are printed per
 // image, with where the time went: reading and decoding on the host,
 // converting, compiling plans for a size not seen before, the model; and a
-// verdict naming the largest.
+// verdict naming the largest. Loading, the times' summary and the verdict
+// are the runtime's (runtime/own_size_images.h); the loop, what it prints
+// and --profile are the command line's.
 //
 // A model that takes a batch [N, 3, H, W] of one size goes through the
 // image pipeline instead (tools/cli/utilization.h: loader threads, resize,
@@ -30,9 +32,6 @@
 namespace switchyard {
 namespace cli {
 
-// Whether `inputs` is one float32 [3, H, W] image (H and W symbolic or not).
-bool TakesOneImageAtItsOwnSize(const std::vector<OnnxValueInfo>& inputs);
-
 struct OwnSizeImagesOptions {
   std::string images;              // --images, resolved
   std::vector<std::string> files;  // what it names (this MPI rank's share)
@@ -42,7 +41,7 @@ struct OwnSizeImagesOptions {
   // files[i]'s name in output_dir (ImageInput::output_names).
   std::vector<std::string> output_names;
   // --output=DIR/ from PrepareImageOutputFolder (empty: none): each image's
-  // outputs as DIR/<name>.<output>.npy (tools/cli/per_file_outputs.h).
+  // outputs as DIR/<name>.<output>.npy (runtime/per_file_outputs.h).
   std::string output_dir;
   std::string report_path;     // --report
   std::vector<std::string> labels;

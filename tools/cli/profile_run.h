@@ -16,15 +16,10 @@
 #include "core/profiler.h"
 #include "core/tensor.h"
 #include "models/host_array.h"
+#include "runtime/profile_run.h"
 
 namespace switchyard {
 namespace cli {
-
-// The key in a trace's "otherData" that holds its time 0 as microseconds
-// of the host's steady clock (Profiler::Clock).
-inline constexpr char kTraceOriginKey[] = "steady_clock_origin_us";
-// The metadata entry {kTraceOriginKey, origin in microseconds}.
-std::pair<std::string, std::string> TraceOriginEntry(Profiler::Clock::time_point origin);
 
 // `switchyard run --profile=trace.json --profile-summary`: what was asked.
 struct ProfileFlags {
@@ -46,10 +41,8 @@ absl::Status WriteProfileOutputs(
     const std::vector<std::pair<std::string, std::string>>& metadata,
     FileTransaction& files);
 
-// Profiled iterations of `switchyard run`: each uploads the host input into
-// the device input (a copy event), runs the model with a Profiler (an event
-// per node on the device's clock: one static plan, or a staged run's
-// segments with their run-time copies), downloads the outputs (copy events).
+// Profiled iterations of `switchyard run` (runtime/profile_run.h) under
+// --profile and --profile-summary: the trace written, the summary printed.
 //
 //   std::unique_ptr<RunProfiling> profiling = RunProfiling::FromFlags();
 //   if (profiling) outputs = *profiling->Iteration(run, inputs, hosts, i, registry);
@@ -60,14 +53,15 @@ class RunProfiling {
   static std::unique_ptr<RunProfiling> FromFlags();
 
   // One forward pass: a plan's Run, or OnnxModel::Run.
-  using RunFn = std::function<absl::StatusOr<std::vector<Tensor>>(
-      absl::Span<const Tensor>, const RunOptions&)>;
+  using RunFn = runtime::ProfiledIterations::RunFn;
 
   // The outputs of `run`. `host_inputs[i]` is uploaded into `inputs[i]`.
   absl::StatusOr<std::vector<Tensor>> Iteration(const RunFn& run,
                                                 absl::Span<const Tensor> inputs,
                                                 absl::Span<const HostArray> host_inputs,
-                                                int iteration, BackendRegistry& registry);
+                                                int iteration, BackendRegistry& registry) {
+    return iterations_.Iteration(run, inputs, host_inputs, iteration, registry);
+  }
   // Writes the trace, prints the summary.
   absl::Status Finish(const std::vector<std::pair<std::string, std::string>>& metadata,
                       FileTransaction& files);
@@ -75,8 +69,7 @@ class RunProfiling {
  private:
   explicit RunProfiling(ProfileFlags flags) : flags_(std::move(flags)) {}
   ProfileFlags flags_;
-  Profiler profiler_;
-  std::vector<std::vector<char>> host_outputs_;
+  runtime::ProfiledIterations iterations_;
 };
 
 }  // namespace cli

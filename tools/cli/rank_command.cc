@@ -26,16 +26,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/device_policy.h"
 #include "core/file_transaction.h"
 #include "core/status_macros.h"
 #include "nlohmann/json.hpp"
-#include "core/device_policy.h"
+#include "runtime/per_file_outputs.h"
+#include "runtime/rank_merge.h"
 #include "tools/cli/device_choice.h"
 #include "tools/cli/flags.h"
 #include "tools/cli/image_input.h"
-#include "tools/cli/per_file_outputs.h"
 #include "tools/cli/profile_run.h"
-#include "tools/cli/rank_merge.h"
 
 ABSL_FLAG(double, rank_timeout, 600,
           "under mpirun: seconds a rank waits for the others at the start and after "
@@ -52,6 +52,17 @@ ABSL_DECLARE_FLAG(int32_t, threads);
 
 namespace switchyard {
 namespace cli {
+
+using runtime::kTraceOriginKey;
+using runtime::MergeBenchRanks;
+using runtime::MergedBench;
+using runtime::MergedRun;
+using runtime::MergeRunReports;
+using runtime::MergeTraces;
+using runtime::MpiWorld;
+using runtime::PrepareImageOutputFolder;
+using runtime::RankIdentity;
+
 namespace {
 
 using json = nlohmann::json;

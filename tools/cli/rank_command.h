@@ -29,7 +29,7 @@
 
 #include "absl/status/status.h"
 #include "core/backend_registry.h"
-#include "tools/cli/mpi_world.h"
+#include "runtime/mpi_world.h"
 
 namespace switchyard {
 namespace cli {
@@ -39,7 +39,7 @@ using CommandFn = std::function<absl::Status(BackendRegistry&)>;
 // Runs `command` ("run", "bench", ...) as this process's rank of `world`.
 // Returns the process's exit code, the same on every rank: 0 when every rank
 // succeeded and rank 0 published the results, else 1.
-int RunCommandAsRank(MpiWorld& world, const std::string& command_name,
+int RunCommandAsRank(runtime::MpiWorld& world, const std::string& command_name,
                      const CommandFn& command, BackendRegistry& registry);
 
 }  // namespace cli

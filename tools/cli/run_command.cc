@@ -33,19 +33,20 @@
 #include "nlohmann/json.hpp"
 #include "onnx/onnx_model.h"
 #include "onnx/staged_runner.h"
+#include "runtime/detections.h"
+#include "runtime/model_inputs.h"
+#include "runtime/output_summary.h"
+#include "runtime/own_size_images.h"
+#include "runtime/per_file_outputs.h"
+#include "runtime/replicas.h"
+#include "runtime/samples_per_run.h"
 #include "tools/cli/build_info.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/device_choice.h"
 #include "tools/cli/flags.h"
 #include "tools/cli/image_input.h"
-#include "tools/cli/model_inputs.h"
-#include "tools/cli/output_summary.h"
-#include "tools/cli/detections.h"
-#include "tools/cli/device_choice.h"
 #include "tools/cli/own_size_images.h"
-#include "tools/cli/per_file_outputs.h"
-#include "tools/cli/samples_per_run.h"
 #include "tools/cli/profile_run.h"
-#include "tools/cli/replicas.h"
 #include "tools/cli/utilization.h"
 
 ABSL_FLAG(int64_t, max_loop_iterations, switchyard::onnx_import::kDefaultMaxLoopIterations,
@@ -67,6 +68,37 @@ ABSL_FLAG(std::string, labels, "",
 
 namespace switchyard {
 namespace cli {
+
+using runtime::CountSamplesPerRun;
+using runtime::DescribeInputs;
+using runtime::DetectionOutputs;
+using runtime::DetectionsJson;
+using runtime::FilesOfBatch;
+using runtime::FindDetections;
+using runtime::FormatDetections;
+using runtime::FormatTop5;
+using runtime::ImageBatchShape;
+using runtime::ImageInput;
+using runtime::InputArrays;
+using runtime::InputFilePaths;
+using runtime::InputRequest;
+using runtime::LooksLikeClassScores;
+using runtime::MakeInputArrays;
+using runtime::OutputFileNames;
+using runtime::ParseReplicaDevices;
+using runtime::PerFileOutputs;
+using runtime::PerFileOutputsWriter;
+using runtime::PrepareImageOutputFolder;
+using runtime::ReplicaRun;
+using runtime::ReplicaSet;
+using runtime::ReplicaSummary;
+using runtime::SampleOf;
+using runtime::SamplesPerRun;
+using runtime::SummaryJson;
+using runtime::SummaryLine;
+using runtime::TakesOneImageAtItsOwnSize;
+using runtime::Top5;
+
 namespace {
 
 constexpr int kMaxIterations = 1000000;
@@ -197,7 +229,7 @@ absl::StatusOr<HostInputs> ZooInput(const std::string& model_name) {
   return HostInputs{{std::move(input)}, {"seeded"}};
 }
 
-// What the flags ask a model file to be fed (tools/cli/model_inputs.h).
+// What the flags ask a model file to be fed (runtime/model_inputs.h).
 absl::StatusOr<InputRequest> ModelFileRequest() {
   InputRequest request;
   request.files = InputFlagValues();
@@ -425,7 +457,10 @@ absl::Status AddBatchOutputs(int index, int64_t batch, absl::Span<const Tensor> 
     if (files[s] < 0) continue;
     std::vector<HostArray> sample;
     for (const HostArray& y : host) sample.push_back(SampleOf(y, s));
-    per_file.PrintTop5(images.first_index + files[s] + 1, images.files[files[s]], sample);
+    std::printf("%s", per_file
+                          .Top5Lines(images.first_index + files[s] + 1,
+                                     images.files[files[s]], sample)
+                          .c_str());
     SY_RETURN_IF_ERROR(writer.Add(images.output_names[files[s]], std::move(sample)));
   }
   return absl::OkStatus();
@@ -446,7 +481,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
   SY_RETURN_IF_ERROR(CheckPipelineFlags());
   SY_RETURN_IF_ERROR(CheckProfileFlags());
   // --replicas: one model per device, the batch split across them
-  // (tools/cli/replicas.h); the first device stands for `device` below.
+  // (runtime/replicas.h); the first device stands for `device` below.
   std::vector<Device> replica_devices;
   if (FlagGiven("replicas")) {
     SY_RETURN_IF_ERROR(CheckReplicaFlags());
@@ -495,7 +530,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
       (absl::EndsWith(output_targets[0], "/") ||
        [&] { struct stat i; return stat(output_targets[0].c_str(), &i) == 0 && S_ISDIR(i.st_mode); }());
   // --images: each file's outputs in one folder, created now
-  // (tools/cli/per_file_outputs.h). Synthetic --batches keep none.
+  // (runtime/per_file_outputs.h). Synthetic --batches keep none.
   std::string image_output_dir;
   if (!output_flag.empty() && ImagesRequested()) {
     if (output_targets.size() != 1) {
@@ -746,7 +781,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
   }
 
   // Samples per forward: dimension 0 of the first input, unless it is one
-  // image [3, H, W] (tools/cli/samples_per_run.h).
+  // image [3, H, W] (runtime/samples_per_run.h).
   const Shape first_input = inputs.empty() ? Shape() : inputs[0].shape();
   const SamplesPerRun samples = CountSamplesPerRun(
       file_model != nullptr && !file_model->inputs().empty() ? &file_model->inputs()[0]

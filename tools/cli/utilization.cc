@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <set>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
@@ -14,9 +13,10 @@
 #include "data/image_batch_loader.h"
 #include "data/loader_profile.h"
 #include "nlohmann/json.hpp"
+#include "runtime/pipeline.h"
+#include "runtime/utilization.h"
 #include "tools/cli/flags.h"
 #include "tools/cli/image_input.h"
-#include "tools/cli/pipeline.h"
 #include "tools/cli/profile_run.h"
 
 ABSL_FLAG(int32_t, batches, 0,
@@ -34,49 +34,11 @@ ABSL_FLAG(std::string, loader_work, "busy",
 
 namespace switchyard {
 namespace cli {
-namespace {
 
-nlohmann::json ReportJson(const UtilizationReport& r, const PipelineOptions& o,
-                          const Timeline& t) {
-  nlohmann::json phases = nlohmann::json::object();
-  for (const PhaseStats& p : r.phases) {
-    phases[p.phase] = {{"count", p.count},       {"total_ms", p.total_ms},
-                       {"mean_ms", p.mean_ms},   {"median_ms", p.median_ms},
-                       {"p95_ms", p.p95_ms},     {"max_ms", p.max_ms}};
-  }
-  nlohmann::json devices = nlohmann::json::array();
-  for (const DeviceBusy& d : r.devices) {
-    devices.push_back(
-        {{"device", d.device}, {"busy_ms", d.busy_ms}, {"busy_share", d.busy_share}});
-  }
-  return {{"device", r.device},
-          {"batch", t.batch_size},
-          {"batches", r.batches},
-          {"loader_threads", o.loader_threads},
-          {"prefetch", o.prefetch},
-          {"loader_cost_ms", o.loader_cost_ms},
-          {"loader_work",
-           o.loader_work == PipelineOptions::LoaderWork::kBusy ? "busy" : "sleep"},
-          {"run_ms", r.run_ms},
-          {"images_per_s", r.images_per_s},
-          {"phases", phases},
-          {"devices", devices},
-          {"busy_share", r.busy_share},
-          {"input_wait_ms", r.input_wait_ms},
-          {"input_wait_share", r.input_wait_share},
-          {"startup_wait_ms", r.startup_wait_ms},
-          {"steady_wait_share", r.steady_wait_share},
-          {"other_idle_share", r.other_idle_share},
-          {"loader_busy_share", r.loader_busy_share},
-          {"loader_core_wait_share", r.loader_core_wait_share},
-          {"copy_share", r.copy_share},
-          {"top_node", r.top_node},
-          {"top_node_share", r.top_node_share},
-          {"verdict", VerdictName(r.verdict)},
-          {"diagnosis", r.diagnosis}};
-}
-
-}  // namespace
+using runtime::PipelineOptions;
+using runtime::PipelineResult;
+using runtime::RunPipeline;
+using runtime::TraceOriginEntry;
 
 bool PipelineRequested() { return absl::GetFlag(FLAGS_batches) > 0 || ImagesRequested(); }
 
@@ -164,7 +126,7 @@ absl::Status RunPipelineCommand(ExecutablePlan& plan, const Tensor& input,
 
   // --images: the image pipeline fills the batches (data/).
   std::unique_ptr<data::ImageBatchLoader> images;
-  ImageInput image_input;
+  runtime::ImageInput image_input;
   if (ImagesRequested()) {
     SY_ASSIGN_OR_RETURN(image_input, PrepareImageInput());
     const int64_t batch = input.shape().dim(0);
@@ -174,31 +136,12 @@ absl::Status RunPipelineCommand(ExecutablePlan& plan, const Tensor& input,
     if (images->batch_elements() != input.num_elements()) {
       return absl::InternalError(absl::StrCat(
           "--images: the model input is ", input.shape().ToString(), " but a batch is ",
-          ImageBatchShape(image_input, batch).ToString()));
+          runtime::ImageBatchShape(image_input, batch).ToString()));
     }
     if (absl::GetFlag(FLAGS_batches) == 0) {
       options.batches = static_cast<int>(images->batches_per_epoch());
     }
-    data::ImageBatchLoader* loader = images.get();
-    if (hooks.image_outputs) {
-      options.on_outputs = [&hooks, loader](int index, absl::Span<const Tensor> outputs) {
-        std::set<std::string> bad;
-        for (const auto& b : loader->bad_images()) bad.insert(b.path);
-        return hooks.image_outputs(index, outputs, [&bad](const std::string& path) {
-          return bad.count(path) > 0;
-        });
-      };
-    }
-    options.load_batch = [loader](int index, int, absl::Span<float> values,
-                                  std::vector<data::StageSpan>* spans) -> absl::Status {
-      absl::Status status = loader->LoadBatch(index, values, spans);
-      if (status.ok()) return status;
-      return absl::Status(status.code(),
-                          absl::StrCat("--images: ", status.message(),
-                                       status.code() == absl::StatusCode::kFailedPrecondition
-                                           ? ""
-                                           : " (--bad-images=skip skips such files)"));
-    };
+    runtime::FeedFromImages(*images, hooks.image_outputs, options);
     std::printf("streaming %d batches of %s from %zu files in %s (%s), %d loader "
                 "thread%s, prefetch %d, after %d warm-up forward%s\n",
                 options.batches, input.shape().ToString().c_str(), image_input.files.size(),
@@ -231,21 +174,7 @@ absl::Status RunPipelineCommand(ExecutablePlan& plan, const Tensor& input,
     if (GetProfileFlags().summary) {
       std::printf("\n%s", data::FormatLoaderSummary(loader).c_str());
     }
-    nlohmann::json stages = nlohmann::json::object();
-    for (const data::LoaderStageRow& row : loader.stages) {
-      stages[row.stage] = {{"ms_per_sample", row.ms_per_sample}, {"share", row.share}};
-    }
-    nlohmann::json bad_json = nlohmann::json::array();
-    for (const auto& b : bad) bad_json.push_back({{"path", b.path}, {"error", b.error}});
-    images_json = {{"source", image_input.source},
-                   {"files", image_input.files.size()},
-                   {"samples", samples},
-                   {"transform", image_input.description},
-                   {"bad_files", bad_json},
-                   {"skipped_slots", images->skipped()},
-                   {"loader_ms_per_sample", loader.ms_per_sample},
-                   {"copy_ms_per_sample", loader.copy.ms_per_sample},
-                   {"stages", stages}};
+    images_json = runtime::ImageStreamJson(image_input, *images, loader, samples);
   }
 
   const ProfileFlags profile = GetProfileFlags();
@@ -257,7 +186,7 @@ absl::Status RunPipelineCommand(ExecutablePlan& plan, const Tensor& input,
       files));
   const std::string report_path = ResolveUserPath(absl::GetFlag(FLAGS_report));
   if (!report_path.empty()) {
-    nlohmann::json json = ReportJson(report, options, result.timeline);
+    nlohmann::json json = runtime::UtilizationReportJson(report, options, result.timeline);
     if (!images_json.is_null()) json["images"] = images_json;
     for (const auto& [key, value] : extra.items()) json[key] = value;
     SY_RETURN_IF_ERROR(files.Stage(report_path, json.dump(2) + "\n"));

@@ -18,7 +18,7 @@ namespace cli {
 
 // `switchyard run --batches=N [--loader-threads=T] [--prefetch=K]
 // [--loader-cost-ms=C] [--loader-work=busy|sleep]`: streams N batches
-// through an input pipeline (tools/cli/pipeline.h) and prints the
+// through an input pipeline (runtime/pipeline.h) and prints the
 // utilization report (core/timeline_analysis.h): per-phase times, the
 // device's busy share, time waiting for input, a one-line diagnosis.
 // --profile / --profile-summary cover the stream; --report writes the
@@ -29,7 +29,7 @@ bool PipelineRequested();
 
 // What `run` adds to a stream.
 struct StreamHooks {
-  // Samples one batch holds (tools/cli/samples_per_run.h); 0: dimension 0
+  // Samples one batch holds (runtime/samples_per_run.h); 0: dimension 0
   // of the input.
   int64_t samples_per_batch = 0;
   // --images: each batch's outputs, with a test for the files found bad so

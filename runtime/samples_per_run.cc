@@ -1,0 +1,20 @@
+#include "runtime/samples_per_run.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace switchyard {
+namespace runtime {
+
+SamplesPerRun CountSamplesPerRun(const OnnxValueInfo* declared, const Shape& fed) {
+  if (fed.rank() == 0) return {1, ""};
+  // A single image: its channels are dimension 0. A declared 1 reads the
+  // same either way (one image, or a batch of one).
+  if (declared != nullptr && declared->has_shape && declared->dims.size() == 3 &&
+      declared->dims[0].has_value() && (*declared->dims[0] == 3 || *declared->dims[0] == 4)) {
+    return {1, absl::StrCat("one [", *declared->dims[0], ", H, W] image per run")};
+  }
+  return {fed.dim(0), ""};
+}
+
+}  // namespace runtime
+}  // namespace switchyard
