@@ -15,6 +15,7 @@
 #include "core/thread_limit.h"
 #include "data/image_files.h"
 #include "python/profile.h"
+#include "runtime/own_size_images.h"
 #include "runtime/pipeline.h"
 
 namespace switchyard {
@@ -273,6 +274,65 @@ py::dict DiagnosisToDict(Diagnosis d, const std::string& model_name) {
                       {"diagnosis", r.diagnosis}};
   out["profile"] = py::cast(std::move(profile));
   return out;
+}
+
+absl::StatusOr<nlohmann::json> RunOwnSizeDiagnosis(OnnxModel& model,
+                                                   const std::string& model_name,
+                                                   const Device& device,
+                                                   const DiagnoseOptions& options) {
+  if (options.images.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        model_name, " takes one image [3, H, W] at its own size (as a detector exported "
+        "from torchvision): give images='DIR' (a folder, a pattern or a file), and each "
+        "image runs at its own size, as `switchyard run --images=DIR` does"));
+  }
+  absl::StatusOr<std::vector<std::string>> listed = data::ListImageFiles(options.images);
+  if (!listed.ok()) {
+    return absl::Status(listed.status().code(), absl::StrCat("images='", options.images,
+                                                             "': ", listed.status().message()));
+  }
+  const std::vector<std::string>& paths = *listed;
+  SY_ASSIGN_OR_RETURN(BackendDevice * backend, BackendRegistry::Global().GetDevice(device));
+  const std::vector<std::string> names = model.OutputNames();
+  nlohmann::json images = nlohmann::json::array();
+  nlohmann::json bad_files = nlohmann::json::array();
+  const auto on_bad_file = [&](size_t i, const absl::Status& error) -> absl::Status {
+    if (!options.skip_bad) {
+      return absl::Status(error.code(), absl::StrCat("images: ", error.message(),
+                                                     " (skip_bad=True skips such files)"));
+    }
+    if (options.report_bad) {
+      std::fprintf(stderr, "skipped %s: %s\n", paths[i].c_str(),
+                   std::string(error.message()).c_str());
+    }
+    bad_files.push_back({{"path", paths[i]}, {"error", error.message()}});
+    return absl::OkStatus();
+  };
+  const auto on_image = [&](size_t i, const runtime::OwnSizeImageRun& run) {
+    images.push_back(runtime::OwnSizeImageJson(paths[i], run, names, {}));
+    return absl::OkStatus();
+  };
+  SY_ASSIGN_OR_RETURN(
+      const std::vector<runtime::OwnSizeImageTimes> times,
+      runtime::RunImagesAtTheirOwnSize(model, *backend, paths, nullptr, on_image, on_bad_file));
+  if (times.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("images='", options.images, "': none of the ",
+                                                   paths.size(),
+                                                   " files could be read as an image"));
+  }
+  const runtime::OwnSizeSummary summary = runtime::SummarizeOwnSizeImages(times, device);
+  std::string diagnosis = summary.verdict;
+  if (summary.bound == runtime::OwnSizeSummary::Bound::kModel) {
+    diagnosis += "; session.run(image, profile=True) names its slowest ops";
+  }
+  nlohmann::json report = {{"model", model_name}, {"device", device.ToString()},
+                           {"mode", "own_size"}};
+  const size_t skipped = bad_files.size();
+  report.update(runtime::OwnSizeReportJson(std::move(images), std::move(bad_files), summary,
+                                           diagnosis));
+  report["text"] = absl::StrCat(runtime::OwnSizeSummaryLine(summary, times.size(), skipped),
+                                "\nverdict: ", diagnosis);
+  return report;
 }
 
 }  // namespace python

@@ -21,6 +21,8 @@
 #include "data/image_batch_loader.h"
 #include "data/loader_profile.h"
 #include "models/module.h"
+#include "nlohmann/json.hpp"
+#include "onnx/onnx_model.h"
 #include "pybind11/pybind11.h"
 
 namespace switchyard {
@@ -71,6 +73,20 @@ absl::StatusOr<Diagnosis> RunDiagnosis(Module& model, const std::string& model_n
 // The diagnosis as a dict (the keys of the CLI's --report JSON, plus
 // "text" and "profile"). Call with the GIL.
 pybind11::dict DiagnosisToDict(Diagnosis diagnosis, const std::string& model_name);
+
+// diagnose() on a model that takes one image [3, H, W] at its own size (a
+// detector exported from torchvision), as `switchyard run --images=DIR`
+// runs it: each image at its own size, one per run, read and decoded ahead
+// of the model (runtime/own_size_images.h). The report has that command's
+// --report fields ("verdict": input_bound, compile_bound or model_bound;
+// "diagnosis": the sentence with its advice; "images": per image, with its
+// detections), plus "mode": "own_size" and "text", the summary it prints.
+// Batch, size, resize, augment, loader and warmup options do not apply.
+// InvalidArgument without images. Call without the GIL.
+absl::StatusOr<nlohmann::json> RunOwnSizeDiagnosis(OnnxModel& model,
+                                                   const std::string& model_name,
+                                                   const Device& device,
+                                                   const DiagnoseOptions& options);
 
 }  // namespace python
 }  // namespace switchyard

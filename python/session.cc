@@ -42,6 +42,7 @@
 #include "python/profile.h"
 #include "python/registration.h"
 #include "python/status.h"
+#include "runtime/own_size_images.h"
 
 namespace switchyard {
 namespace python {
@@ -273,16 +274,23 @@ class Session {
           "diagnose feeds image batches to a model with one float32 input "
           "[batch, 3, height, width]; ", name_, " takes ", InputNames())));
     }
+    if (onnx_ != nullptr && runtime::TakesOneImageAtItsOwnSize(onnx_->inputs())) {
+      // A detector exported from torchvision takes one image [3, H, W] at
+      // its own size: each image runs at its own size, as `run --images`.
+      absl::StatusOr<nlohmann::json> report;
+      {
+        py::gil_scoped_release nogil;
+        std::shared_lock<std::shared_mutex> lock(mu_);
+        report = RunOwnSizeDiagnosis(*onnx_, name_, device_, options);
+      }
+      return py::dict(
+          py::module_::import("json").attr("loads")(ValueOrThrow(std::move(report)).dump()));
+    }
     if (onnx_ != nullptr && onnx_->inputs()[0].has_shape &&
         onnx_->inputs()[0].dims.size() != 4) {
-      // A detector exported from torchvision takes one image [3, H, W] at
-      // its own size; batches of one size do not fit it.
       throw StatusError(absl::InvalidArgumentError(absl::StrCat(
-          "diagnose streams batches [batch, 3, height, width] of one size; ", name_,
-          " takes ", onnx_->inputs()[0].ToString(),
-          " (one image at its own size, as a detector exported from torchvision): run each "
-          "image with session.run(image), or `switchyard run --model=", name_,
-          " --images=DIR`, which streams such a model an image at a time with a verdict")));
+          "diagnose streams batches [batch, 3, height, width] of one size, or one image "
+          "[3, H, W] at a time; ", name_, " takes ", onnx_->inputs()[0].ToString())));
     }
     absl::StatusOr<Diagnosis> diagnosis;
     {

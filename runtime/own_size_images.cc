@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <future>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "core/status_macros.h"
 #include "data/image_files.h"
+#include "runtime/detections.h"
 
 namespace switchyard {
 namespace runtime {
@@ -101,6 +105,120 @@ OwnSizeSummary SummarizeOwnSizeImages(const std::vector<OwnSizeImageTimes>& time
                              device.ToString());
   }
   return s;
+}
+
+absl::StatusOr<std::vector<OwnSizeImageTimes>> RunImagesAtTheirOwnSize(
+    OnnxModel& model, BackendDevice& device, const std::vector<std::string>& paths,
+    const OwnSizeRunFn& run,
+    const std::function<absl::Status(size_t index, const OwnSizeImageRun& run)>& on_image,
+    const std::function<absl::Status(size_t index, const absl::Status& error)>& on_bad_file) {
+  std::vector<OwnSizeImageTimes> times;
+  // The next file is read and decoded while this one runs, so the device
+  // waits only for what takes longer than the model. A file read ahead is
+  // joined before an error returns (the future's destructor waits).
+  std::future<OwnSizeImage> next;
+  if (!paths.empty()) next = std::async(std::launch::async, LoadImageAtItsOwnSize, paths[0]);
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const auto begin = Clock::now();
+    OwnSizeImage loaded = next.get();
+    if (i + 1 < paths.size()) {
+      next = std::async(std::launch::async, LoadImageAtItsOwnSize, paths[i + 1]);
+    }
+    if (!loaded.image.ok()) {
+      SY_RETURN_IF_ERROR(on_bad_file(i, loaded.image.status()));
+      continue;
+    }
+    const HostArray& host = loaded.host;
+    const auto uploading = Clock::now();
+    SY_ASSIGN_OR_RETURN(Tensor x, Tensor::FromBytes(host.shape, host.dtype, host.bytes.data(),
+                                                    host.bytes.size(), device));
+    const auto converted = Clock::now();
+    const std::vector<Tensor> inputs = {x};
+    const onnx_import::StagedRunStats before = model.run_stats();
+    const auto model_begin = Clock::now();
+    std::vector<Tensor> outputs;
+    if (run) {
+      SY_ASSIGN_OR_RETURN(outputs, run(inputs, host));
+    } else {
+      SY_ASSIGN_OR_RETURN(outputs, model.Run(inputs));
+    }
+    OwnSizeImageRun image_run;
+    OwnSizeImageTimes& t = image_run.times;
+    t.read_decode = loaded.read_decode;
+    t.to_tensor = loaded.to_chw + Ms(uploading, converted);
+    t.waited = Ms(begin, converted);
+    t.model = Ms(model_begin, Clock::now());
+    // The compile time is the runner's own count, not a second run's
+    // difference: timing a new size twice cost a whole forward pass.
+    const onnx_import::StagedRunStats after = model.run_stats();
+    t.plans_compiled = after.plans_compiled - before.plans_compiled;
+    t.compile = std::min(t.model, after.compile_ms - before.compile_ms);
+    t.model -= t.compile;
+    times.push_back(t);
+    image_run.width = loaded.image->width;
+    image_run.height = loaded.image->height;
+    for (const Tensor& y : outputs) {
+      SY_ASSIGN_OR_RETURN(std::vector<char> bytes, y.ToBytes());
+      image_run.outputs.emplace_back(y.shape(), y.dtype(), std::move(bytes));
+    }
+    SY_RETURN_IF_ERROR(on_image(i, image_run));
+  }
+  return times;
+}
+
+nlohmann::json OwnSizeImageJson(const std::string& path, const OwnSizeImageRun& run,
+                                const std::vector<std::string>& output_names,
+                                const std::vector<std::string>& labels) {
+  const OwnSizeImageTimes& t = run.times;
+  nlohmann::json entry = {{"path", path},
+                          {"width", run.width},
+                          {"height", run.height},
+                          {"plans_compiled", t.plans_compiled},
+                          {"ms", {{"read_decode", t.read_decode},
+                                  {"to_tensor", t.to_tensor},
+                                  {"input_wait", t.waited},
+                                  {"model", t.model},
+                                  {"compile", t.compile}}}};
+  const std::optional<DetectionOutputs> detections = FindDetections(run.outputs, output_names);
+  if (detections.has_value()) {
+    entry["detections"] = DetectionsJson(run.outputs, *detections, labels);
+  }
+  return entry;
+}
+
+const char* OwnSizeBoundName(OwnSizeSummary::Bound bound) {
+  switch (bound) {
+    case OwnSizeSummary::Bound::kInput: return "input_bound";
+    case OwnSizeSummary::Bound::kCompile: return "compile_bound";
+    case OwnSizeSummary::Bound::kModel: break;
+  }
+  return "model_bound";
+}
+
+std::string OwnSizeSummaryLine(const OwnSizeSummary& s, size_t images_run, size_t skipped) {
+  return absl::StrFormat(
+      "images: %zu run (%lld new sizes), %zu skipped; median per image: read+decode %.1f ms, "
+      "to tensor %.1f ms (ahead of the model: it waited %.0f ms for input in all), model "
+      "%.1f ms (%.1f images/s, one per run); compiling for new sizes %.0f ms in all",
+      images_run, static_cast<long long>(s.new_sizes), skipped, s.median_read_decode,
+      s.median_to_tensor, s.input_total, s.median_model, s.images_per_s, s.compile_total);
+}
+
+nlohmann::json OwnSizeReportJson(nlohmann::json images, nlohmann::json bad_files,
+                                 const OwnSizeSummary& summary, const std::string& diagnosis) {
+  return {{"images", std::move(images)},
+          {"bad_files", std::move(bad_files)},
+          {"median_ms",
+           {{"read_decode", summary.median_read_decode},
+            {"to_tensor", summary.median_to_tensor},
+            {"model", summary.median_model}}},
+          {"new_sizes", summary.new_sizes},
+          {"input_wait_ms", summary.input_total},
+          {"batch", 1},
+          {"images_per_s", summary.images_per_s},
+          {"compile_ms", summary.compile_total},
+          {"verdict", OwnSizeBoundName(summary.bound)},
+          {"diagnosis", diagnosis}};
 }
 
 }  // namespace runtime

@@ -8,21 +8,28 @@
 // torchvision's ToTensor does, and where the time went over all the images
 // (reading and decoding on the host, converting, compiling plans for a size
 // not seen before, the model) with a verdict naming the largest. The loop
-// that runs the model and prints per image is the front end's
-// (tools/cli/own_size_images.h).
+// and the report's fields are shared by `switchyard run --images`
+// (tools/cli/own_size_images.h, which prints per image) and Python's
+// switchyard.diagnose (python/session.cc).
 //
-//   OwnSizeImage next = LoadImageAtItsOwnSize(path);   // on a thread of its own
-//   ... run the model on next.host, filling an OwnSizeImageTimes ...
-//   OwnSizeSummary summary = SummarizeOwnSizeImages(times, device);
+//   SY_ASSIGN_OR_RETURN(std::vector<OwnSizeImageTimes> times,
+//                       RunImagesAtTheirOwnSize(model, device, paths, nullptr,
+//                                               on_image, on_bad_file));
+//   OwnSizeSummary summary = SummarizeOwnSizeImages(times, device.device());
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/backend.h"
 #include "core/device.h"
+#include "core/tensor.h"
 #include "data/decode.h"
 #include "models/host_array.h"
+#include "nlohmann/json.hpp"
 #include "onnx/onnx_model.h"
 
 namespace switchyard {
@@ -70,6 +77,53 @@ struct OwnSizeSummary {
 };
 OwnSizeSummary SummarizeOwnSizeImages(const std::vector<OwnSizeImageTimes>& times,
                                       const Device& device);
+
+// One image's run: its size, where its time went, its outputs on the host.
+struct OwnSizeImageRun {
+  int width = 0, height = 0;
+  OwnSizeImageTimes times;
+  std::vector<HostArray> outputs;
+};
+
+// Runs the model on one image (`input` on the device, `host` the same on the
+// host); the command line's --profile records through it.
+using OwnSizeRunFn = std::function<absl::StatusOr<std::vector<Tensor>>(
+    absl::Span<const Tensor> input, const HostArray& host)>;
+
+// Runs `model` on `device` over each of `paths` at its own size, one image
+// per run; each file is read and decoded on a thread of its own while the
+// image before it runs. `on_image(i, run)` gets paths[i]'s run;
+// `on_bad_file(i, error)` each file that cannot be read or decoded: OK skips
+// it, an error stops the loop with that error. `run` empty: model.Run.
+// Returns the times of the images run (empty when none could be read).
+absl::StatusOr<std::vector<OwnSizeImageTimes>> RunImagesAtTheirOwnSize(
+    OnnxModel& model, BackendDevice& device, const std::vector<std::string>& paths,
+    const OwnSizeRunFn& run,
+    const std::function<absl::Status(size_t index, const OwnSizeImageRun& run)>& on_image,
+    const std::function<absl::Status(size_t index, const absl::Status& error)>& on_bad_file);
+
+// One image's entry of the report: path, size, plans compiled, times in ms,
+// and its detections when the outputs are a detector's (runtime/detections.h,
+// class names from `labels`).
+nlohmann::json OwnSizeImageJson(const std::string& path, const OwnSizeImageRun& run,
+                                const std::vector<std::string>& output_names,
+                                const std::vector<std::string>& labels);
+
+// "input_bound", "compile_bound" or "model_bound".
+const char* OwnSizeBoundName(OwnSizeSummary::Bound bound);
+
+// "images: 8 run (8 new sizes), 0 skipped; median per image: read+decode
+// ..., model 812.0 ms (1.2 images/s, one per run); compiling ...".
+std::string OwnSizeSummaryLine(const OwnSizeSummary& summary, size_t images_run,
+                               size_t skipped);
+
+// The report over all the images (`images`: OwnSizeImageJson entries;
+// `bad_files`: {path, error} entries): medians, input wait, images/s, compile
+// time, the verdict (OwnSizeBoundName) and `diagnosis`, the verdict's
+// sentence with its advice. The fields of `run --images --report` and of
+// Python's diagnose on such a model.
+nlohmann::json OwnSizeReportJson(nlohmann::json images, nlohmann::json bad_files,
+                                 const OwnSizeSummary& summary, const std::string& diagnosis);
 
 }  // namespace runtime
 }  // namespace switchyard

@@ -287,6 +287,16 @@ def diagnose(session, images=None, batch=8, image_size=224, batches=0,
     thread ("busy": CPU time; "sleep": waiting), to see what a slower loader
     would do. ``warmup`` untimed forwards run first.
 
+    A model that takes one image ``[3, H, W]`` at its own size (a detector
+    exported from torchvision) runs each image of ``images`` at its own
+    size, one per run, as ``switchyard run --images=DIR`` does; the
+    Diagnosis then has that command's ``--report`` fields: ``mode`` is
+    "own_size", ``verdict`` "input_bound", "compile_bound" or "model_bound",
+    ``diagnosis`` the sentence with its advice, ``images`` each image's
+    size, times and ``detections``, ``bad_files``, ``median_ms``,
+    ``compile_ms``. ``batch``, ``image_size``, ``resize``, ``augment``,
+    ``batches``, the loader options and ``warmup`` do not apply to it.
+
     Raises NotFoundError when ``images`` matches no file.
     """
     s = session._session if isinstance(session, Session) else session

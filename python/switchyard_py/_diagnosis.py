@@ -90,7 +90,11 @@ class Diagnosis(_Record):
     ``.forward``, ``.d2h``), the device's busy share, the input waits, the
     slowest op (``top_node``), the loader stages (``images.stages.decode``,
     ...), the bad files skipped, the report's text (``str(d)``) and the
-    stream's ``profile`` (a Profile: ``profile.save_chrome_trace(path)``)."""
+    stream's ``profile`` (a Profile: ``profile.save_chrome_trace(path)``).
+    For a model that takes one image at its own size (``mode`` "own_size"),
+    the fields of ``switchyard run --images --report`` instead: ``verdict``
+    "input_bound", "compile_bound" or "model_bound", per-image ``images``
+    with their detections, ``median_ms``, ``compile_ms``."""
 
     __slots__ = ()
 

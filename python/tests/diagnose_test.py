@@ -132,12 +132,35 @@ def test_bad_arguments(session):
         switchyard.diagnose(session, images=IMAGES, image_size=32, augment="test")
 
 
-def test_a_per_image_detector_is_refused_before_anything_runs():
-    import os
+def test_a_per_image_detector_runs_each_image_at_its_own_size():
+    # As `switchyard run --images=DIR` runs it: the same report fields.
+    from conftest import MODELS
+    detector = switchyard.Session(os.path.join(MODELS, "fasterrcnn_narrow", "model.onnx"),
+                                  device="cpu")
+    d = switchyard.diagnose(detector, images=IMAGES)
+    assert isinstance(d, switchyard.Diagnosis)
+    assert d.mode == "own_size" and d.batch == 1
+    assert d.verdict in {"input_bound", "compile_bound", "model_bound"}, d.verdict
+    assert d.diagnosis and str(d).startswith("images: ")
+    bad = sorted(os.path.basename(b.path) for b in d.bad_files)
+    assert bad == _bad_files()
+    files = [f for f in os.listdir(IMAGES) if os.path.isfile(os.path.join(IMAGES, f))]
+    assert len(d.images) + len(bad) == len(files)
+    sizes = {(i.width, i.height) for i in d.images}
+    assert d.new_sizes == len(sizes) and d.compile_ms > 0
+    for image in d.images:
+        assert image.ms.model > 0 and isinstance(image.detections, list), image
+    assert d.images_per_s > 0 and d.median_ms.model > 0
+
+
+def test_a_per_image_detector_needs_images_and_reports_bad_files_on_request():
     from conftest import MODELS
     detector = switchyard.Session(os.path.join(MODELS, "fasterrcnn_narrow", "model.onnx"),
                                   device="cpu")
     with pytest.raises(switchyard.InvalidArgumentError) as e:
         switchyard.diagnose(detector, batches=8, batch=1, image_size=64)
-    assert "[3, height, width]" in e.value.message
-    assert "switchyard run" in e.value.message and "--images=DIR" in e.value.message
+    assert "images='DIR'" in e.value.message and "[3, H, W]" in e.value.message
+    bad = os.path.join(IMAGES, _bad_files()[0])
+    with pytest.raises(switchyard.Error) as e:
+        switchyard.diagnose(detector, images=bad, skip_bad=False)
+    assert "skip_bad=True" in e.value.message
