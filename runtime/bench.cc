@@ -305,6 +305,24 @@ nlohmann::json BenchReportJson(const BenchReport& r) {
           {"results", results}};
 }
 
+std::string TailWarning(const BenchRow& row, double load, unsigned cores) {
+  // OpenMP's barriers wait for every thread: one preempted thread holds up
+  // the whole iteration. The median still stands; the tail says the
+  // machine was not quiet.
+  constexpr double kFarTail = 1.5;
+  const BenchStats& e2e = row.end_to_end;
+  if (!row.error.empty() || e2e.samples_ms.size() < 5 || e2e.median_ms <= 0 ||
+      e2e.p95_ms < kFarTail * e2e.median_ms) {
+    return "";
+  }
+  return absl::StrFormat(
+      "%s batch %d: p95 %.3g ms is %.1fx the median %.3g ms: other work on the machine "
+      "(load average %.2f on %u cores) took the cores the run waits for; more "
+      "--iterations, fewer --threads or a quiet machine steady it",
+      row.device, row.batch, e2e.p95_ms, e2e.p95_ms / e2e.median_ms, e2e.median_ms, load,
+      cores);
+}
+
 std::string BenchReportTable(const BenchReport& r) {
   std::string out = absl::StrCat("switchyard bench: ", Header(r), "\n");
   for (const auto& [k, v] : r.context) {

@@ -122,6 +122,12 @@ absl::StatusOr<BenchReport> RunBench(
 nlohmann::json BenchReportJson(const BenchReport& report);
 // The table printed on the terminal.
 std::string BenchReportTable(const BenchReport& report);
+
+// A warning when `row`'s end-to-end p95 is far above its median (at least
+// 1.5x, over 5 or more samples): some iterations waited for cores that other
+// work held (`load` is the load average, `cores` the machine's); "" when
+// the tail is close or the row has no numbers.
+std::string TailWarning(const BenchRow& row, double load, unsigned cores);
 // A Markdown section with the same figures.
 std::string BenchReportMarkdown(const BenchReport& report);
 

@@ -20,6 +20,7 @@ namespace switchyard {
 namespace runtime {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 BenchModel TinyModel() {
@@ -145,6 +146,25 @@ TEST_F(BenchTest, ChosenDevicesIncludingMissingOnes) {
   EXPECT_EQ(report->devices[1].device, "cpu:0");
   ASSERT_EQ(report->rows.size(), 1u);
   EXPECT_EQ(report->rows[0].device, "cpu:0");
+}
+
+// A p95 far above the median warns, naming the row and the load; a close
+// tail, too few samples or a failed row do not.
+TEST_F(BenchTest, TailWarningOnlyForAFarTail) {
+  BenchRow row;
+  row.device = "dnnl:0";
+  row.batch = 8;
+  row.end_to_end = ComputeBenchStats({10, 10, 10, 11, 10, 10, 10, 10, 10, 30});
+  EXPECT_THAT(TailWarning(row, 1.7, 2),
+              AllOf(HasSubstr("dnnl:0 batch 8: p95 "), HasSubstr("x the median 10 ms"),
+                    HasSubstr("load average 1.70 on 2 cores")));
+  row.end_to_end = ComputeBenchStats({10, 10, 10, 11, 10, 10, 10, 10, 10, 12});
+  EXPECT_EQ(TailWarning(row, 0, 2), "");
+  row.end_to_end = ComputeBenchStats({10, 30, 30});
+  EXPECT_EQ(TailWarning(row, 0, 2), "");
+  row.end_to_end = ComputeBenchStats({10, 10, 10, 10, 10, 10, 10, 10, 10, 40});
+  row.error = "failed";
+  EXPECT_EQ(TailWarning(row, 0, 2), "");
 }
 
 TEST_F(BenchTest, BadOptions) {

@@ -347,6 +347,29 @@ PYEOF4
 then
   fail "det_images: --images and --input disagree on the same pixels"
 fi
+# --precompile: the image's size compiled before the loop (fewer plans for it
+# on its first run; the detector's later segments depend on its data), and
+# for a model of several inputs, one set of shapes per occurrence.
+run_cli det_precompile run --model="$DET" --images="$TMP/det_images/a.png" \
+    --precompile=3x120x160,3x150x100 --report="$TMP/det_precompile.json"
+expect_exit det_precompile 0
+expect_in det_precompile out "precompiled 2 image sizes in "
+expect_in det_precompile out ": [3, 120, 160], [3, 150, 100]"
+run_cli two_precompile run --model="$M/two_inputs.onnx" --input_shape=ids:2x5,mask:2x5 \
+    --precompile=ids:1x5,mask:1x5 --precompile=ids:4x5,mask:4x5 --iterations=1 --warmup=0 \
+    --report="$TMP/two_precompile.json"
+expect_exit two_precompile 0
+expect_in two_precompile out "precompiled 2 input shapes in "
+expect_in two_precompile out ": [1, 5] + [1, 5], [4, 5] + [4, 5]"
+"$PY" -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['setup_ms']['precompile'] >= 0, r" \
+    "$TMP/two_precompile.json" || fail "two_precompile: no setup_ms.precompile in the report"
+run_cli bad_precompile run --model="$M/two_inputs.onnx" --input_shape=ids:2x5,mask:2x5 \
+    --precompile=ids:1x5x3,mask:1x5 --iterations=1
+expect_exit bad_precompile 1
+expect_in bad_precompile err "--precompile=ids:1x5x3"
+run_cli zoo_precompile run --model=vgg11 --precompile=1x3x224x224 --iterations=1
+expect_exit zoo_precompile 1
+expect_in zoo_precompile err "takes the input shapes of a model file"
 run_cli det_images_file run --model="$DET" --images="$TMP/det_images" --output="$TMP/one.npy"
 expect_exit det_images_file 1
 expect_in det_images_file err "with --images each image has its own outputs (<name>.<output>.npy); give a folder"

@@ -352,6 +352,10 @@ absl::Status BenchCommand(BackendRegistry& registry) {
                  "average %.2f on %u cores); the times may be inflated\n",
                  busiest, cores);
   }
+  for (const BenchRow& row : report.rows) {
+    const std::string tail = runtime::TailWarning(row, busiest, cores);
+    if (!tail.empty()) std::fprintf(stderr, "bench: warning: %s\n", tail.c_str());
+  }
   if (!json_path.empty()) {
     nlohmann::json json = BenchReportJson(report);
     json["build"] = build;

@@ -92,6 +92,10 @@ std::vector<std::string>& InputShapeValues() {
   static auto* values = new std::vector<std::string>();
   return *values;
 }
+std::vector<std::string>& PrecompileValues() {
+  static auto* values = new std::vector<std::string>;
+  return *values;
+}
 }  // namespace
 
 // Repeatable like --plugin: every occurrence appends.
@@ -104,6 +108,17 @@ ABSL_FLAG(std::string, input_shape, "",
       // Also called once at registration, with the empty default.
       std::string value = absl::GetFlag(FLAGS_input_shape);
       if (!value.empty()) InputShapeValues().push_back(std::move(value));
+    });
+// Repeatable like --input_shape: every occurrence appends.
+ABSL_FLAG(std::string, precompile, "",
+          "input shapes to compile for before the run, so that the first run of "
+          "each is as fast as the rest: DIMS for a model with one input, several "
+          "comma-separated (1x3x224x224,8x3x224x224); for several inputs one "
+          "occurrence per set of shapes, NAME:DIMS comma-separated "
+          "(--precompile=ids:1x128,mask:1x128 --precompile=ids:8x128,mask:8x128)")
+    .OnUpdate([] {
+      std::string value = absl::GetFlag(FLAGS_precompile);
+      if (!value.empty()) PrecompileValues().push_back(std::move(value));
     });
 ABSL_FLAG(std::string, input, "",
           ".npy file per model input, in the model's input order or as "
@@ -195,6 +210,19 @@ absl::StatusOr<std::optional<Shape>> InputShapeFlag() {
 }
 
 const std::vector<std::string>& InputShapeFlagValues() { return InputShapeValues(); }
+
+std::vector<std::vector<std::string>> PrecompileFlagSets() {
+  std::vector<std::vector<std::string>> sets;
+  for (const std::string& value : PrecompileValues()) {
+    std::vector<std::string> parts = absl::StrSplit(value, ',', absl::SkipEmpty());
+    if (absl::StrContains(value, ':')) {
+      sets.push_back(std::move(parts));  // NAME:DIMS of one set
+    } else {
+      for (std::string& dims : parts) sets.push_back({std::move(dims)});
+    }
+  }
+  return sets;
+}
 
 const std::vector<std::string>& InputFlagValues() { return InputValues(); }
 
@@ -342,6 +370,7 @@ const std::vector<FlagUse>& FlagUses() {
       {"input", kGroups[0], {"run"}},
       {"batch", kGroups[0], {"run", "graph", "bench"}},
       {"input_shape", kGroups[0], {"run", "graph", "bench"}},
+      {"precompile", kGroups[0], {"run"}},
       {"seed", kGroups[0], {"run", "bench"}},
       {"max_loop_iterations", kGroups[0], {"run"}},
       {"device", kGroups[1], {"run", "graph"}},

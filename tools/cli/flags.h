@@ -57,6 +57,9 @@ absl::StatusOr<std::optional<Shape>> InputShapeFlag();
 // (repeated flags append; Abseil itself keeps only the last value), for
 // model files (runtime/model_inputs.h).
 const std::vector<std::string>& InputShapeFlagValues();
+// --precompile: the sets of input shapes to compile for before the run, each
+// in --input_shape's form ("1x3x224x224", or "ids:1x128" per input).
+std::vector<std::vector<std::string>> PrecompileFlagSets();
 const std::vector<std::string>& InputFlagValues();
 absl::StatusOr<std::vector<int64_t>> BatchListFlag();
 

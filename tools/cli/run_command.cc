@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/types/span.h"
 #include "core/file_transaction.h"
@@ -82,6 +83,7 @@ using runtime::ImageInput;
 using runtime::InputArrays;
 using runtime::InputFilePaths;
 using runtime::InputRequest;
+using runtime::InputShapes;
 using runtime::LooksLikeClassScores;
 using runtime::MakeInputArrays;
 using runtime::OutputFileNames;
@@ -468,6 +470,58 @@ absl::Status AddBatchOutputs(int index, int64_t batch, absl::Span<const Tensor> 
 
 }  // namespace
 
+// --precompile: each set of input shapes compiled for before the run (the
+// static plan for it, or, for a model whose shapes are decided while it
+// runs, one run on zeros, which compiles its segments), so that the first
+// run of each is as fast as the rest. Returns each set as text.
+absl::StatusOr<std::vector<std::string>> Precompile(Module& model, OnnxModel* staged,
+                                                    const OnnxModel* file_model,
+                                                    const Device& input_device,
+                                                    BackendDevice& in_device) {
+  std::vector<std::string> done;
+  for (const std::vector<std::string>& set : PrecompileFlagSets()) {
+    const std::string flag = absl::StrCat("--precompile=", absl::StrJoin(set, ","));
+    if (file_model == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          flag, ": a built-in model compiles for its one input at set-up; --precompile "
+          "takes the input shapes of a model file (--model=model.onnx)"));
+    }
+    InputRequest request;
+    request.shapes = set;
+    absl::StatusOr<std::vector<Shape>> shapes = InputShapes(file_model->inputs(), request);
+    if (!shapes.ok()) {
+      // The shapes are read as --input_shape's: the message names that flag.
+      const std::string message = absl::StrReplaceAll(
+          shapes.status().message(), {{"--input_shape", "--precompile"}, {", --batch", ""}});
+      return absl::Status(shapes.status().code(),
+                          absl::StartsWith(message, "--precompile")
+                              ? message
+                              : absl::StrCat(flag, ": ", message));
+    }
+    std::vector<Tensor> zeros;
+    std::vector<InputSpec> specs;
+    std::vector<std::string> text;
+    for (size_t i = 0; i < shapes->size(); ++i) {
+      const Shape& shape = (*shapes)[i];
+      const DType dtype = file_model->inputs()[i].dtype;
+      const std::vector<char> bytes(
+          static_cast<size_t>(shape.num_elements()) * DTypeSize(dtype), 0);
+      SY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromBytes(shape, dtype, bytes.data(), bytes.size(),
+                                                      in_device));
+      specs.push_back({shape, dtype, input_device});
+      zeros.push_back(std::move(t));
+      text.push_back(shape.ToString());
+    }
+    const absl::Status compiled =
+        staged != nullptr ? staged->Run(zeros).status() : model.Compiled(specs).status();
+    if (!compiled.ok()) {
+      return absl::Status(compiled.code(), absl::StrCat(flag, ": ", compiled.message()));
+    }
+    done.push_back(absl::StrJoin(text, " + "));
+  }
+  return done;
+}
+
 absl::Status RunCommand(BackendRegistry& registry) {
   const auto start = std::chrono::steady_clock::now();
   // Everything the user gave is checked here, before the model is built and
@@ -598,6 +652,17 @@ absl::Status RunCommand(BackendRegistry& registry) {
     SY_ASSIGN_OR_RETURN(ImageInput image_input, PrepareImageInput());
     SY_RETURN_IF_ERROR(model->To(device));
     model->set_placement(placement);
+    OnnxModel& per_image_model = *dynamic_cast<OnnxModel*>(model.get());
+    SY_ASSIGN_OR_RETURN(BackendDevice * image_device, registry.GetDevice(device));
+    const auto precompile_begin = std::chrono::steady_clock::now();
+    SY_ASSIGN_OR_RETURN(const std::vector<std::string> precompiled,
+                        Precompile(*model, &per_image_model, file_model, device, *image_device));
+    if (!precompiled.empty()) {
+      std::printf("precompiled %zu image size%s in %.0f ms: %s\n", precompiled.size(),
+                  precompiled.size() == 1 ? "" : "s",
+                  Ms(precompile_begin, std::chrono::steady_clock::now()),
+                  absl::StrJoin(precompiled, ", ").c_str());
+    }
     OwnSizeImagesOptions options;
     options.images = image_input.source;
     options.files = image_input.files;
@@ -610,8 +675,8 @@ absl::Status RunCommand(BackendRegistry& registry) {
     options.report_path = report_path;
     options.labels = labels;
     options.detections_shown = absl::GetFlag(FLAGS_detections_shown);
-    SY_RETURN_IF_ERROR(RunOnImagesAtTheirOwnSize(*dynamic_cast<OnnxModel*>(model.get()),
-                                                 device, registry, options, facts, files));
+    SY_RETURN_IF_ERROR(RunOnImagesAtTheirOwnSize(per_image_model, device, registry, options,
+                                                 facts, files));
     SY_RETURN_IF_ERROR(files.Commit());
     if (!report_path.empty()) std::printf("wrote %s\n", report_path.c_str());
     if (!profile_flags.trace_path.empty()) {
@@ -744,6 +809,15 @@ absl::Status RunCommand(BackendRegistry& registry) {
           "run it without them (static plan: ", compiled.status().message(), ")"));
     }
     std::printf("runs in segments: shapes decided while the model runs\n");
+  }
+  const auto precompile_begin = std::chrono::steady_clock::now();
+  SY_ASSIGN_OR_RETURN(const std::vector<std::string> precompiled,
+                      Precompile(*model, staged, file_model, input_device, *in_device));
+  const double precompile_ms = Ms(precompile_begin, std::chrono::steady_clock::now());
+  if (!precompiled.empty()) {
+    std::printf("precompiled %zu input shape%s in %.0f ms: %s\n", precompiled.size(),
+                precompiled.size() == 1 ? "" : "s", precompile_ms,
+                absl::StrJoin(precompiled, ", ").c_str());
   }
   ExecutablePlan* plan = compiled.ok() ? *compiled : nullptr;
   if (plan != nullptr && absl::GetFlag(FLAGS_explain_placement)) {
@@ -1036,6 +1110,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
         {"setup_ms", {{"total", setup_ms},
                       {"weights", Ms(start, weights_done)},
                       {"compile", Ms(weights_done, compile_done)},
+                      {"precompile", precompile_ms},
                       {"first_forward", first_ms}}},
         {"first_forward_timed", first_is_timed},
         {"non_finite_outputs", non_finite},
