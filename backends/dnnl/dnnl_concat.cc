@@ -35,18 +35,10 @@ using dnnl::memory;
 
 namespace {
 
-// The 4-D layouts a source may share, with their channel block (1: none).
-struct SharedLayout {
-  Tag tag;
-  int64_t channel_block;
-};
-constexpr SharedLayout kSharedLayouts[] = {
-    {Tag::nchw, 1}, {Tag::nhwc, 1}, {Tag::nChw8c, 8}, {Tag::nChw16c, 16}};
-
 // The layout every one of `sources` (4-D) has, when they share one the
 // concat can keep; nullopt otherwise.
 std::optional<Tag> CommonLayout(const std::vector<MemRef>& sources, int axis) {
-  for (const SharedLayout& layout : kSharedLayouts) {
+  for (const ConcatLayout& layout : kConcatLayouts) {
     bool all = true;
     for (const MemRef& s : sources) {
       const Dims d = s.md.dims();

@@ -14,21 +14,13 @@ using dnnl::memory;
 
 namespace {
 
-// The 4-D layouts the output may take, with their channel block (1: none).
-struct SliceLayout {
-  Tag tag;
-  int64_t channel_block;
-};
-constexpr SliceLayout kSliceLayouts[] = {
-    {Tag::nchw, 1}, {Tag::nhwc, 1}, {Tag::nChw8c, 8}, {Tag::nChw16c, 16}};
-
-// The layout of kSliceLayouts most of `sources`' bytes have, among those
+// The layout of kConcatLayouts most of `sources`' bytes have, among those
 // whose channel blocks every source fills whole; nullopt when no source
 // has any of them.
-std::optional<SliceLayout> MostCommonLayout(const std::vector<MemRef>& sources) {
-  std::optional<SliceLayout> best;
+std::optional<ConcatLayout> MostCommonLayout(const std::vector<MemRef>& sources) {
+  std::optional<ConcatLayout> best;
   size_t best_bytes = 0;
-  for (const SliceLayout& layout : kSliceLayouts) {
+  for (const ConcatLayout& layout : kConcatLayouts) {
     size_t bytes = 0;
     bool whole_blocks = true;
     for (const MemRef& s : sources) {
@@ -52,7 +44,7 @@ absl::StatusOr<bool> LowerConcatIntoSlices(PartitionBuilder& b, const Node& node
   for (const MemRef& s : sources) {
     if (s.md.dims().size() != 4 || s.md.data_type() != kF32) return false;
   }
-  const std::optional<SliceLayout> layout = MostCommonLayout(sources);
+  const std::optional<ConcatLayout> layout = MostCommonLayout(sources);
   if (!layout) return false;
   Dims out_dims = sources[0].md.dims();
   out_dims[1] = 0;

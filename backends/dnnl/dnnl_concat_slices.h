@@ -14,6 +14,7 @@
 // the result again for the next convolution; 24% of GoogLeNet at batch 1
 // (2 threads, AMD EPYC).
 
+#include <cstdint>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -22,6 +23,15 @@
 
 namespace switchyard {
 namespace onednn {
+
+// The 4-D layouts a concat's output may take, with their channel block (1:
+// none); a blocked one only where every source's channels fill whole blocks.
+struct ConcatLayout {
+  Tag tag;
+  int64_t channel_block;
+};
+inline constexpr ConcatLayout kConcatLayouts[] = {
+    {Tag::nchw, 1}, {Tag::nhwc, 1}, {Tag::nChw8c, 8}, {Tag::nChw16c, 16}};
 
 // Lowers concat `node` (sources `sources`, each in its own layout, along
 // `axis`) into slices of a new buffer holding value `out`; false (nothing
