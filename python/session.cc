@@ -43,6 +43,7 @@
 #include "python/registration.h"
 #include "python/status.h"
 #include "runtime/own_size_images.h"
+#include "runtime/replicas.h"
 
 namespace switchyard {
 namespace python {
@@ -220,6 +221,7 @@ class Session {
   // (all, in order) or a list. Returns (outputs, Profile or None).
   py::tuple Run(const py::object& feeds, const py::object& output_names, bool profile) {
     const std::vector<int> selected = SelectOutputs(output_names);
+    if (replicas_ != nullptr) return RunReplicas(feeds, selected, profile);
     BackendRegistry& registry = BackendRegistry::Global();
     Device device = Device::Cpu();
     {
@@ -327,7 +329,125 @@ class Session {
     ThrowIfError(onnx_->set_max_loop_iterations(n));
   }
 
+  // session.replicate(devices): one copy of the model per device, each run's
+  // batch split along dimension 0 over them (runtime/replicas.h, as `run
+  // --replicas`). The session's own model serves the first device (moved
+  // there); the others load the same file (or, for a built-in model, take
+  // its weights). None: back to one device.
+  void Replicate(const py::object& devices) {
+    std::unique_lock<std::shared_mutex> lock(mu_);
+    replicas_.reset();
+    replica_summary_.reset();
+    if (devices.is_none()) return;
+    std::vector<std::string> names;
+    for (const py::handle& d : devices.cast<py::sequence>()) {
+      names.push_back(py::str(d).cast<std::string>());
+    }
+    BackendRegistry& registry = BackendRegistry::Global();
+    std::vector<Device> parsed =
+        ValueOrThrow(runtime::ParseReplicaDevices(absl::StrJoin(names, ","), registry));
+    if (onnx_ != nullptr && absl::StartsWith(name_, "the model bytes")) {
+      throw StatusError(absl::FailedPreconditionError(absl::StrCat(
+          "replicas load the model once per device, from its file; ", name_,
+          " has none: save them (open(path, 'wb').write(data)) and open the path")));
+    }
+    const PlacementPolicy policy = module_->placement();
+    auto state = std::make_shared<std::optional<std::map<std::string, HostArray>>>();
+    // Which replicas are model files (OnnxModel::Run), by module.
+    auto files = std::make_shared<std::map<const Module*, OnnxModel*>>();
+    const runtime::ReplicaSet::MakeFn make =
+        [&](const Device& d, int index) -> absl::StatusOr<std::shared_ptr<Module>> {
+      if (index == 0) {
+        SY_RETURN_IF_ERROR(module_->To(d));
+        if (onnx_ != nullptr) (*files)[module_.get()] = onnx_;
+        return std::shared_ptr<Module>(module_.get(), [](Module*) {});
+      }
+      std::unique_ptr<Module> m;
+      if (onnx_ != nullptr) {
+        SY_ASSIGN_OR_RETURN(std::unique_ptr<OnnxModel> file, OnnxModel::Load(name_, registry));
+        (*files)[file.get()] = file.get();
+        m = std::move(file);
+      } else {
+        SY_ASSIGN_OR_RETURN(m, CreateModel(name_, registry));
+      }
+      SY_RETURN_IF_ERROR(m->To(d));
+      if (onnx_ == nullptr) {
+        if (!state->has_value()) {
+          SY_ASSIGN_OR_RETURN(*state, module_->StateDict());
+        }
+        SY_RETURN_IF_ERROR(m->LoadStateDict(**state));
+      }
+      m->set_placement(policy);
+      return std::shared_ptr<Module>(std::move(m));
+    };
+    const runtime::ReplicaSet::RunFn run =
+        [files](Module& m, absl::Span<const Tensor> in) -> absl::StatusOr<std::vector<Tensor>> {
+      auto file = files->find(&m);
+      if (file != files->end()) return file->second->Run(in);
+      return m.Forward(in);
+    };
+    absl::StatusOr<std::unique_ptr<runtime::ReplicaSet>> made;
+    {
+      py::gil_scoped_release nogil;
+      made = runtime::ReplicaSet::Create(parsed, make, run, registry);
+    }
+    replicas_ = ValueOrThrow(std::move(made));
+    replica_summary_.emplace(parsed);
+    device_ = parsed[0];
+  }
+
+  // What the replicas did over the runs since replicate(): per device,
+  // samples and busy time per run, busy share, images/s; "table": as `run
+  // --replicas` prints it. None without replicas.
+  py::object ReplicaSummary() const {
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    if (!replica_summary_.has_value()) return py::none();
+    py::dict d = py::module_::import("json").attr("loads")(replica_summary_->Json().dump());
+    d["table"] = replica_summary_->Table();
+    return std::move(d);
+  }
+
+  std::vector<std::string> ReplicaDevices() const {
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    std::vector<std::string> names;
+    if (replicas_ != nullptr) {
+      for (const Device& d : replicas_->devices()) names.push_back(d.ToString());
+    }
+    return names;
+  }
+
  private:
+  py::tuple RunReplicas(const py::object& feeds, const std::vector<int>& selected,
+                        bool profile) {
+    if (profile) {
+      throw StatusError(absl::InvalidArgumentError(
+          "profile=True times one device's run; with replicas, session.replica_summary() "
+          "says what each device did (or session.replicate(None), then profile)"));
+    }
+    BackendDevice* host = ValueOrThrow(BackendRegistry::Global().GetDevice(Device::Cpu()));
+    std::vector<HostArray> host_inputs;
+    for (const Tensor& t : Inputs(feeds, *host)) {
+      std::vector<char> bytes = ValueOrThrow(t.ToBytes());
+      host_inputs.emplace_back(t.shape(), t.dtype(), std::move(bytes));
+    }
+    absl::StatusOr<runtime::ReplicaRun> run;
+    {
+      py::gil_scoped_release nogil;
+      std::unique_lock<std::shared_mutex> lock(mu_);  // one split batch at a time
+      run = replicas_->Run(host_inputs);
+      if (run.ok()) replica_summary_->Add(*run);
+    }
+    ThrowIfError(run.status());
+    py::list arrays;
+    for (int i : selected) {
+      const HostArray& y = run->outputs.at(i);
+      Tensor t = ValueOrThrow(
+          Tensor::FromBytes(y.shape, y.dtype, y.bytes.data(), y.bytes.size(), *host));
+      arrays.append(TensorToArray(t));
+    }
+    return py::make_tuple(arrays, py::none());
+  }
+
   // The run itself, under the shared lock and without the GIL.
   absl::StatusOr<std::vector<Tensor>> RunLocked(const Device& device,
                                                 const std::vector<Tensor>& inputs,
@@ -460,7 +580,11 @@ class Session {
   OnnxModel* onnx_ = nullptr;  // module_, when it is a model file
   std::vector<ValueInfo> inputs_, outputs_;
   Device device_ = Device::Cpu();
-  // Shared by runs, exclusive for to() and set_placement().
+  // session.replicate(): the replicas and what they did (runtime/replicas.h).
+  std::unique_ptr<runtime::ReplicaSet> replicas_;
+  std::optional<runtime::ReplicaSummary> replica_summary_;
+  // Shared by runs, exclusive for to(), set_placement(), replicate() and a
+  // replicated run.
   mutable std::shared_mutex mu_;
 };
 
@@ -488,6 +612,9 @@ void RegisterSession(py::module_& m) {
       .def("run", &Session::Run, py::arg("feeds"), py::arg("output_names") = py::none(),
            py::arg("profile") = false)
       .def("run_stats", &Session::RunStats)
+      .def("replicate", &Session::Replicate, py::arg("devices"))
+      .def("replica_summary", &Session::ReplicaSummary)
+      .def_property_readonly("replica_devices", &Session::ReplicaDevices)
       .def(
           "diagnose",
           [](Session& self, const std::string& images, int batch, int image_size,

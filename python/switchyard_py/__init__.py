@@ -249,6 +249,30 @@ class Session:
                                            info.dtype == "bfloat16" else info.dtype)
                       for info in inputs})
 
+    def replicate(self, devices):
+        """Data-parallel replicas, as ``switchyard run --replicas``: one copy
+        of the model per device of ``devices`` (``["cpu:0", "dnnl:0"]``,
+        each named once), and every ``run`` splits its batch along
+        dimension 0 over them, runs the slices at the same time and joins
+        the outputs in input order. This session's model serves the first
+        device (the session moves there); the others load the same file (a
+        built-in model's copies take its weights). ``None`` goes back to
+        one device. Returns the session."""
+        self._session.replicate(None if devices is None else list(devices))
+        return self
+
+    @property
+    def replica_devices(self):
+        """The replicas' devices ([] without replicas)."""
+        return self._session.replica_devices
+
+    def replica_summary(self):
+        """What the replicas did over the runs since ``replicate``: per
+        device its samples and busy time per run, busy share and images/s,
+        and ``table`` as ``switchyard run --replicas`` prints it; None
+        without replicas."""
+        return self._session.replica_summary()
+
     def run_stats(self):
         """What an ONNX model's runs compiled and reused (plans_compiled,
         compile_ms, plan_cache_hits, host_steps, run_time_copies, ...)."""

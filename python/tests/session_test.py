@@ -170,3 +170,41 @@ def test_precompile_makes_the_first_run_of_each_shape_compile_nothing(resnet18):
     for bad in ([], "1x3x64x64", [(1, 3, -1, 64)], {"image": (1, 3, 64, 64)}, [3.5]):
         with pytest.raises(switchyard.InvalidArgumentError):
             s.precompile(bad)
+
+
+def test_replicas_split_the_batch_over_devices(resnet18):
+    # As `switchyard run --replicas=cpu:0,dnnl:0`: 3 samples split 2 + 1,
+    # the outputs joined in input order, each as a run of its own.
+    path, x, want = resnet18
+    batch = np.concatenate([x, x[:1]])
+    s = switchyard.Session(path, device="cpu")
+    alone, = s.run(batch)
+    assert s.replicate(["cpu:0", "dnnl:0"]) is s
+    assert s.replica_devices == ["cpu:0", "dnnl:0"] and s.device == "cpu:0"
+    joined, = s.run(batch)
+    assert joined.shape == alone.shape
+    np.testing.assert_array_equal(joined[:2], alone[:2])  # cpu:0's slice
+    assert relative_diff(joined[2:], alone[2:]) <= 1e-4  # dnnl:0's
+    summary = s.replica_summary()
+    assert summary["runs"] == 1, summary
+    assert [r["samples_per_run"] for r in summary["devices"]] == [2, 1], summary
+    assert "cpu:0" in summary["table"] and "dnnl:0" in summary["table"]
+    with pytest.raises(switchyard.InvalidArgumentError):
+        s.run(batch, profile=True)
+    s.replicate(None)
+    assert s.replica_devices == [] and s.replica_summary() is None
+    np.testing.assert_array_equal(s.run(batch)[0], alone)
+
+
+def test_replicas_are_refused_for_model_bytes_and_a_device_named_twice(resnet18):
+    path = resnet18[0]
+    with open(path, "rb") as f:
+        from_bytes = switchyard.Session(f.read(), device="cpu")
+    with pytest.raises(switchyard.FailedPreconditionError, match="from its file"):
+        from_bytes.replicate(["cpu:0", "dnnl:0"])
+    s = switchyard.Session(path, device="cpu")
+    with pytest.raises(switchyard.InvalidArgumentError):
+        s.replicate(["cpu:0", "cpu:0"])
+    with pytest.raises(switchyard.Error):
+        s.replicate(["cpu:0", "cuda:7"])
+    assert s.replica_devices == []
