@@ -8,9 +8,11 @@
 #include <type_traits>
 
 #include "backends/cpu/cpu_device.h"
+#include "backends/cpu/kernels/axis_view.h"
 #include "backends/cpu/kernels/elementwise.h"
 #include "core/kernel_registry.h"
 #include "core/tensor.h"
+#include "ops/kernel_lists.h"
 #include "ops/reduce_attrs.h"
 
 namespace switchyard {
@@ -34,29 +36,22 @@ class ArgReduceKernel : public Kernel {
 
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
-    const Shape& shape = inputs[0]->shape();
-    const int axis =
-        static_cast<int>(attrs_.axis < 0 ? attrs_.axis + shape.rank() : attrs_.axis);
-    int64_t outer = 1, inner = 1;
-    for (int d = 0; d < axis; ++d) outer *= shape.dim(d);
-    for (int d = axis + 1; d < shape.rank(); ++d) inner *= shape.dim(d);
-    const int64_t n = shape.dim(axis);
+    const AxisView view = AroundAxis(inputs[0]->shape(), attrs_.axis);
+    const int64_t n = view.n, inner = view.inner;
     const T* x = inputs[0]->data<T>();
     int64_t* out = outputs[0]->data<int64_t>();
     const bool last = attrs_.select_last_index;
-    ForEachRange(*context_, outer * inner, [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        const T* p = x + (r / inner) * n * inner + r % inner;
-        int64_t best = 0;
-        for (int64_t k = 1; k < n; ++k) {
-          const T v = p[k * inner], b = p[best * inner];
-          // A NaN beats numbers; two NaNs tie.
-          const bool tie = v == b || (IsNaN(v) && IsNaN(b));
-          const bool beats = !IsNaN(b) && (IsNaN(v) || (kMax ? v > b : v < b));
-          if (beats || (last && tie)) best = k;
-        }
-        out[r] = best;
+    ForEachLine(*context_, view, [&](int64_t r, int64_t first) {
+      const T* p = x + first;
+      int64_t best = 0;
+      for (int64_t k = 1; k < n; ++k) {
+        const T v = p[k * inner], b = p[best * inner];
+        // A NaN beats numbers; two NaNs tie.
+        const bool tie = v == b || (IsNaN(v) && IsNaN(b));
+        const bool beats = !IsNaN(b) && (IsNaN(v) || (kMax ? v > b : v < b));
+        if (beats || (last && tie)) best = k;
       }
+      out[r] = best;
     });
     return absl::OkStatus();
   }
@@ -68,7 +63,7 @@ class ArgReduceKernel : public Kernel {
 
 template <bool kMax>
 bool RegisterTypes(const char* op) {
-  return RegisterForTypes<float, double, int64_t, int32_t>(
+  return RegisterForTypes<SY_ARG_REDUCE_TYPES>(
       CpuKernels(), op, [](auto tag) {
         using K = ArgReduceKernel<typename decltype(tag)::type, kMax>;
         return &MakeKernelWithAttrs<K, ArgReduceAttrs, CpuDevice>;

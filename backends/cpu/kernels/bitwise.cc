@@ -1,6 +1,6 @@
 // bitwise_not, bitwise_and, bitwise_or, bitwise_xor on integer tensors: one
-// loop over the output, the binary ones along the runs of ops/broadcast.h's
-// BroadcastLayout. Large outputs are split across the context's threads.
+// loop over the output, the binary ones through broadcast_binary.h's kernel.
+// Large outputs are split across the context's threads.
 // The operators work on the unsigned bits, so no signed value is ever
 // shifted or overflowed.
 
@@ -9,11 +9,11 @@
 #include <type_traits>
 
 #include "backends/cpu/cpu_device.h"
+#include "backends/cpu/kernels/broadcast_binary.h"
 #include "backends/cpu/kernels/elementwise.h"
 #include "core/kernel_registry.h"
-#include "core/status_macros.h"
 #include "core/tensor.h"
-#include "ops/broadcast.h"
+#include "ops/kernel_lists.h"
 
 namespace switchyard {
 namespace cpu {
@@ -57,47 +57,6 @@ class NotKernel : public Kernel {
   std::shared_ptr<const CpuContext> context_;
 };
 
-template <typename T, typename F>
-class BinaryKernel : public Kernel {
- public:
-  BinaryKernel(std::shared_ptr<const CpuContext> context, BroadcastLayout layout)
-      : context_(std::move(context)), layout_(std::move(layout)) {}
-
-  absl::Status Run(absl::Span<const Tensor* const> inputs,
-                   absl::Span<Tensor* const> outputs) override {
-    const auto* a = reinterpret_cast<const Bits<T>*>(inputs[0]->data<T>());
-    const auto* b = reinterpret_cast<const Bits<T>*>(inputs[1]->data<T>());
-    auto* out = reinterpret_cast<Bits<T>*>(outputs[0]->data<T>());
-    const F f;
-    ForEachRange(*context_, outputs[0]->num_elements(),
-                 [&](int64_t begin, int64_t end) {
-                   ForEachBroadcastRun(
-                       layout_, begin, end,
-                       [&](int64_t o, const int64_t* offsets,
-                           const int64_t* strides, int64_t count) {
-                         const Bits<T>* x = a + offsets[0];
-                         const Bits<T>* y = b + offsets[1];
-                         for (int64_t i = 0; i < count; ++i) {
-                           out[o + i] = f(x[i * strides[0]], y[i * strides[1]]);
-                         }
-                       });
-                 });
-    return absl::OkStatus();
-  }
-
- private:
-  std::shared_ptr<const CpuContext> context_;
-  BroadcastLayout layout_;
-};
-
-template <typename T, typename F>
-absl::StatusOr<std::unique_ptr<Kernel>> MakeBinary(const Node& node,
-                                                   const Graph& graph,
-                                                   CpuDevice& device) {
-  SY_ASSIGN_OR_RETURN(BroadcastLayout layout, BinaryBroadcastLayout(node, graph));
-  return std::make_unique<BinaryKernel<T, F>>(device.context(), std::move(layout));
-}
-
 template <typename T>
 absl::StatusOr<std::unique_ptr<Kernel>> MakeNot(const Node& node, const Graph& graph,
                                                 CpuDevice& device) {
@@ -106,25 +65,23 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeNot(const Node& node, const Graph& g
 template <typename T>
 absl::StatusOr<std::unique_ptr<Kernel>> MakeAnd(const Node& node, const Graph& graph,
                                                 CpuDevice& device) {
-  return MakeBinary<T, And>(node, graph, device);
+  return MakeBroadcastBinary<Bits<T>, Bits<T>, And>(node, graph, device);
 }
 template <typename T>
 absl::StatusOr<std::unique_ptr<Kernel>> MakeOr(const Node& node, const Graph& graph,
                                                CpuDevice& device) {
-  return MakeBinary<T, Or>(node, graph, device);
+  return MakeBroadcastBinary<Bits<T>, Bits<T>, Or>(node, graph, device);
 }
 template <typename T>
 absl::StatusOr<std::unique_ptr<Kernel>> MakeXor(const Node& node, const Graph& graph,
                                                 CpuDevice& device) {
-  return MakeBinary<T, Xor>(node, graph, device);
+  return MakeBroadcastBinary<Bits<T>, Bits<T>, Xor>(node, graph, device);
 }
 
-#define SY_BITWISE_TYPES int64_t, int32_t, int8_t, uint8_t
 SY_REGISTER_KERNEL_FOR_TYPES(CpuKernels(), "bitwise_not", MakeNot, SY_BITWISE_TYPES);
 SY_REGISTER_KERNEL_FOR_TYPES(CpuKernels(), "bitwise_and", MakeAnd, SY_BITWISE_TYPES);
 SY_REGISTER_KERNEL_FOR_TYPES(CpuKernels(), "bitwise_or", MakeOr, SY_BITWISE_TYPES);
 SY_REGISTER_KERNEL_FOR_TYPES(CpuKernels(), "bitwise_xor", MakeXor, SY_BITWISE_TYPES);
-#undef SY_BITWISE_TYPES
 
 }  // namespace
 }  // namespace cpu

@@ -8,10 +8,12 @@
 #include <type_traits>
 
 #include "backends/cpu/cpu_device.h"
+#include "backends/cpu/kernels/axis_view.h"
 #include "backends/cpu/kernels/elementwise.h"
 #include "core/kernel_registry.h"
 #include "core/tensor.h"
 #include "ops/cumsum_attrs.h"
+#include "ops/kernel_lists.h"
 #include "ops/wrapping_arithmetic.h"
 
 namespace switchyard {
@@ -26,26 +28,18 @@ class CumSumKernel : public Kernel {
 
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
-    const Shape& shape = inputs[0]->shape();
-    const int axis =
-        static_cast<int>(attrs_.axis < 0 ? attrs_.axis + shape.rank() : attrs_.axis);
-    int64_t outer = 1, inner = 1;
-    for (int d = 0; d < axis; ++d) outer *= shape.dim(d);
-    for (int d = axis + 1; d < shape.rank(); ++d) inner *= shape.dim(d);
-    const int64_t n = shape.dim(axis);
+    const AxisView view = AroundAxis(inputs[0]->shape(), attrs_.axis);
+    const int64_t n = view.n, inner = view.inner;
     const T* x = inputs[0]->data<T>();
     T* y = outputs[0]->data<T>();
-    ForEachRange(*context_, outer * inner, [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        const int64_t base = (r / inner) * n * inner + r % inner;
-        T sum = T(0);
-        for (int64_t step = 0; step < n; ++step) {
-          const int64_t k = attrs_.reverse ? n - 1 - step : step;
-          const T v = x[base + k * inner];
-          if (!attrs_.exclusive) sum = Add(sum, v);
-          y[base + k * inner] = sum;
-          if (attrs_.exclusive) sum = Add(sum, v);
-        }
+    ForEachLine(*context_, view, [&](int64_t, int64_t base) {
+      T sum = T(0);
+      for (int64_t step = 0; step < n; ++step) {
+        const int64_t k = attrs_.reverse ? n - 1 - step : step;
+        const T v = x[base + k * inner];
+        if (!attrs_.exclusive) sum = Add(sum, v);
+        y[base + k * inner] = sum;
+        if (attrs_.exclusive) sum = Add(sum, v);
       }
     });
     return absl::OkStatus();
@@ -71,8 +65,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeCumSum(const Node& node, const Graph
                                                                       device);
 }
 
-SY_REGISTER_KERNEL_FOR_TYPES(CpuKernels(), "cumsum", MakeCumSum, float, double,
-                             int64_t, int32_t);
+SY_REGISTER_KERNEL_FOR_TYPES(CpuKernels(), "cumsum", MakeCumSum, SY_CUMSUM_TYPES);
 
 }  // namespace
 }  // namespace cpu

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/cpu/cpu_device.h"
+#include "backends/cpu/kernels/axis_view.h"
 #include "core/kernel_registry.h"
 #include "core/status_macros.h"
 #include "core/tensor.h"
@@ -49,19 +50,15 @@ class GatherKernel : public Kernel {
     const Tensor& data = *inputs[0];
     const Tensor& indices = *inputs[1];
     Tensor& out = *outputs[0];
-    const Shape& shape = data.shape();
-    const int axis =
-        static_cast<int>(axis_ < 0 ? axis_ + shape.rank() : axis_);
-    const int64_t n = shape.dim(axis);
+    const AxisView view = AroundAxis(data.shape(), axis_);
+    const int64_t outer = view.outer, n = view.n, inner = view.inner;
+    const int axis = view.axis;
     absl::StatusOr<std::vector<int64_t>> rows =
         indices.dtype() == DType::kInt64
             ? Normalize<int64_t>(indices, n, axis)
             : Normalize<int32_t>(indices, n, axis);
     SY_RETURN_IF_ERROR(rows.status());
     if (out.num_elements() == 0) return absl::OkStatus();
-    int64_t outer = 1, inner = 1;
-    for (int d = 0; d < axis; ++d) outer *= shape.dim(d);
-    for (int d = axis + 1; d < shape.rank(); ++d) inner *= shape.dim(d);
     const int64_t count = static_cast<int64_t>(rows->size());
     const size_t run = inner * DTypeSize(data.dtype());
     const char* src = data.data<char>();

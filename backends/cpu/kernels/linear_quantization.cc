@@ -13,6 +13,7 @@
 #include "backends/cpu/cpu_device.h"
 #include "core/kernel_registry.h"
 #include "core/tensor.h"
+#include "ops/kernel_lists.h"
 #include "ops/linear_quantization.h"
 
 namespace switchyard {
@@ -194,13 +195,12 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeDequantize(const Node&, const Graph&
   return std::make_unique<DequantizeKernel>(device.context());
 }
 
-SY_REGISTER_KERNEL(CpuKernels(), "quantize_linear", DType::kFloat32, &MakeQuantize);
-SY_REGISTER_KERNEL(CpuKernels(), "dequantize_linear", DType::kUInt8, &MakeDequantize);
-SY_REGISTER_KERNEL(CpuKernels(), "dequantize_linear", DType::kInt8, &MakeDequantize);
-SY_REGISTER_KERNEL(CpuKernels(), "qlinear_add", DType::kUInt8, &MakeQLinearAdd);
-SY_REGISTER_KERNEL(CpuKernels(), "dynamic_quantize_linear", DType::kFloat32,
-                   &MakeDynamicQuantize);
-SY_REGISTER_KERNEL(CpuKernels(), "qlinear_add", DType::kInt8, &MakeQLinearAdd);
+// The (op, dtype) list is ops/kernel_lists.h's, shared with the reference
+// backend.
+#define SY_REGISTER_QUANTIZATION(op, dtype, make) \
+  SY_REGISTER_KERNEL(CpuKernels(), op, DType::dtype, &make);
+SY_LINEAR_QUANTIZATION_KERNELS(SY_REGISTER_QUANTIZATION)
+#undef SY_REGISTER_QUANTIZATION
 
 }  // namespace
 }  // namespace cpu

@@ -8,8 +8,10 @@
 #include <memory>
 
 #include "backends/cpu/cpu_device.h"
+#include "backends/cpu/kernels/axis_view.h"
 #include "core/kernel_registry.h"
 #include "core/tensor.h"
+#include "ops/kernel_lists.h"
 #include "ops/one_hot_attrs.h"
 #include "ops/one_hot_geometry.h"
 
@@ -27,10 +29,7 @@ class OneHotKernel : public Kernel {
     const Tensor& indices = *inputs[0];
     const Tensor& values = *inputs[1];
     Tensor& out = *outputs[0];
-    const int rank = out.shape().rank();
-    const int axis = static_cast<int>(attrs_.axis < 0 ? attrs_.axis + rank : attrs_.axis);
-    int64_t inner = 1;
-    for (int d = axis + 1; d < rank; ++d) inner *= out.shape().dim(d);
+    const int64_t inner = AroundAxis(out.shape(), attrs_.axis).inner;
     const int64_t depth = attrs_.depth;
     const size_t size = DTypeSize(values.dtype());
     const char* off = values.data<char>();
@@ -58,8 +57,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeOneHot(const Node& node, const Graph
                                                                           device);
 }
 
-SY_REGISTER_KERNEL_FOR_TYPES(CpuKernels(), "one_hot", MakeOneHot, int64_t, int32_t,
-                             float);
+SY_REGISTER_KERNEL_FOR_TYPES(CpuKernels(), "one_hot", MakeOneHot,
+                             SY_ONE_HOT_INDEX_TYPES);
 
 }  // namespace
 }  // namespace cpu

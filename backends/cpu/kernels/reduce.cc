@@ -21,15 +21,14 @@
 #include "backends/cpu/cpu_device.h"
 #include "backends/cpu/kernels/elementwise.h"
 #include "core/tensor.h"
-#include "ops/reduce_attrs.h"
+#include "ops/kernel_lists.h"
 #include "ops/reduce_geometry.h"
+#include "ops/reduction.h"
 #include "ops/wrapping_arithmetic.h"
 
 namespace switchyard {
 namespace cpu {
 namespace {
-
-enum class Reduction { kSum, kMean, kMax, kMin, kProd };
 
 // Values of a row of `inner` columns processed by one task.
 constexpr int64_t kColumnBlock = 1024;
@@ -76,19 +75,7 @@ class ReduceKernel : public Kernel {
   }
 
  private:
-  T Identity() const {
-    using Limits = std::numeric_limits<T>;
-    switch (kind_) {
-      case Reduction::kMax:
-        return Limits::has_infinity ? -Limits::infinity() : Limits::lowest();
-      case Reduction::kMin:
-        return Limits::has_infinity ? Limits::infinity() : Limits::max();
-      case Reduction::kProd:
-        return T(1);
-      default:
-        return T(0);
-    }
-  }
+  T Identity() const { return ReductionIdentity<T>(kind_); }
 
   static bool IsNaN(T v) {
     if constexpr (std::is_floating_point_v<T>) {
@@ -183,46 +170,20 @@ template <Reduction kKind, typename T>
 absl::StatusOr<std::unique_ptr<Kernel>> MakeReduce(const Node& node,
                                                    const Graph& graph,
                                                    CpuDevice& device) {
-  absl::StatusOr<ReduceAttrs> attrs =
-      ReduceAttrs::FromAttrMap(node.attrs, node.op);
-  if (!attrs.ok()) return attrs.status();
-  const Shape& in = *graph.value(node.inputs[0]).shape;
-  absl::StatusOr<std::vector<bool>> reduced = ReducedAxes(attrs->axes, in);
+  absl::StatusOr<std::vector<bool>> reduced = ReducedAxesOf(node, graph);
   if (!reduced.ok()) return reduced.status();
+  const Shape& in = *graph.value(node.inputs[0]).shape;
   return std::make_unique<ReduceKernel<T>>(kKind, ReducePasses(in, *reduced),
                                         ReducedCount(in, *reduced),
                                         device.context());
 }
 
-template <typename T>
-absl::StatusOr<std::unique_ptr<Kernel>> MakeMax(const Node& node, const Graph& graph,
-                                                CpuDevice& device) {
-  return MakeReduce<Reduction::kMax, T>(node, graph, device);
-}
-template <typename T>
-absl::StatusOr<std::unique_ptr<Kernel>> MakeMin(const Node& node, const Graph& graph,
-                                                CpuDevice& device) {
-  return MakeReduce<Reduction::kMin, T>(node, graph, device);
-}
-
-SY_REGISTER_KERNEL(CpuKernels(), "reduce_sum", DType::kFloat32,
-                   (&MakeReduce<Reduction::kSum, float>));
-SY_REGISTER_KERNEL(CpuKernels(), "reduce_mean", DType::kFloat32,
-                   (&MakeReduce<Reduction::kMean, float>));
-// float64: ONNX's double reductions (ReduceLogSumExp and the like in
-// numpy's default dtype).
-SY_REGISTER_KERNEL(CpuKernels(), "reduce_sum", DType::kFloat64,
-                   (&MakeReduce<Reduction::kSum, double>));
-SY_REGISTER_KERNEL(CpuKernels(), "reduce_mean", DType::kFloat64,
-                   (&MakeReduce<Reduction::kMean, double>));
-SY_REGISTER_KERNEL(CpuKernels(), "reduce_prod", DType::kFloat32,
-                   (&MakeReduce<Reduction::kProd, float>));
-SY_REGISTER_KERNEL(CpuKernels(), "reduce_prod", DType::kInt64,
-                   (&MakeReduce<Reduction::kProd, int64_t>));
-SY_REGISTER_KERNEL_FOR_TYPES(CpuKernels(), "reduce_max", MakeMax, float,
-                             double, int64_t, int32_t);
-SY_REGISTER_KERNEL_FOR_TYPES(CpuKernels(), "reduce_min", MakeMin, float,
-                             double, int64_t, int32_t);
+// The (op, dtype) list is ops/kernel_lists.h's, shared with the reference
+// backend.
+#define SY_REGISTER_REDUCE(op, kind, T) \
+  SY_REGISTER_KERNEL(CpuKernels(), op, DTypeOf<T>(), (&MakeReduce<Reduction::kind, T>));
+SY_REDUCE_KERNELS(SY_REGISTER_REDUCE)
+#undef SY_REGISTER_REDUCE
 
 }  // namespace
 }  // namespace cpu

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/cpu/cpu_device.h"
+#include "backends/cpu/kernels/axis_view.h"
 #include "core/kernel_registry.h"
 #include "core/tensor.h"
 #include "ops/topk_attrs.h"
@@ -46,14 +47,9 @@ class TopKKernel : public Kernel {
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override {
     const Tensor& in = *inputs[0];
-    const Shape& shape = in.shape();
-    const int axis = static_cast<int>(attrs_.axis < 0 ? attrs_.axis + shape.rank()
-                                                      : attrs_.axis);
-    const int64_t n = shape.dim(axis);
+    const AxisView view = AroundAxis(in.shape(), attrs_.axis);
+    const int64_t outer = view.outer, n = view.n, inner = view.inner;
     const int64_t k = attrs_.k;
-    int64_t outer = 1, inner = 1;
-    for (int d = 0; d < axis; ++d) outer *= shape.dim(d);
-    for (int d = axis + 1; d < shape.rank(); ++d) inner *= shape.dim(d);
     const int64_t rows = outer * inner;
     if (rows == 0 || k == 0) return absl::OkStatus();
     const T* x = in.data<T>();

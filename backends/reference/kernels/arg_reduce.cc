@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/reference/kernels/movement.h"
+#include "ops/kernel_lists.h"
 #include "ops/reduce_attrs.h"
 
 namespace switchyard {
@@ -82,7 +83,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeArgReduce(const Node& node,
 
 template <bool kMax>
 bool RegisterTypes(const char* op) {
-  return RegisterForTypes<float, double, int64_t, int32_t>(
+  return RegisterForTypes<SY_ARG_REDUCE_TYPES>(
       RefKernels(), op,
       [](auto tag) { return &MakeArgReduce<typename decltype(tag)::type, kMax>; });
 }

@@ -19,6 +19,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "backends/reference/kernels/broadcast_offset.h"
 #include "backends/reference/kernels/kernels.h"
 #include "core/status_macros.h"
 #include "ops/binary_functors.h"
@@ -159,13 +160,8 @@ class BinaryCompute : public RefKernel {
     T* out = output.data<T>();
     bad_ = false;
     for (int64_t i = 0; i < output.num_elements(); ++i) {
-      int64_t rest = i, ia = 0, ib = 0;
-      for (int d = out_shape.rank() - 1; d >= 0; --d) {
-        const int64_t index = rest % out_shape.dim(d);
-        rest /= out_shape.dim(d);
-        ia += index * sa[d];
-        ib += index * sb[d];
-      }
+      const int64_t ia = BroadcastOffset(i, out_shape, sa);
+      const int64_t ib = BroadcastOffset(i, out_shape, sb);
       if constexpr (std::is_floating_point_v<T>) {
         out[i] = static_cast<T>(formula_.floating(a[ia], b[ib], params_));
       } else {

@@ -6,31 +6,20 @@
 
 #include <cstdint>
 #include <cstring>
-#include <map>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "backends/reference/kernels/broadcast_offset.h"
 #include "backends/reference/kernels/kernels.h"
+#include "backends/reference/kernels/truth_tables.h"
 #include "ops/broadcast.h"
+#include "ops/kernel_lists.h"
 
 namespace switchyard {
 namespace reference {
 namespace {
-
-using Formula = bool (*)(bool a, bool b);
-
-const std::map<std::string, Formula>& Formulas() {
-  static const auto* formulas = new std::map<std::string, Formula>{
-      {"bitwise_and", [](bool a, bool b) { return a && b; }},
-      {"bitwise_or", [](bool a, bool b) { return a || b; }},
-      {"bitwise_xor", [](bool a, bool b) { return a != b; }},
-      // Unary: b is unused.
-      {"bitwise_not", [](bool a, bool) { return !a; }},
-  };
-  return *formulas;
-}
 
 // Element `i` of `data` (elements of `size` bytes) as its bits, and back.
 uint64_t Load(const uint8_t* data, int64_t i, size_t size) {
@@ -63,13 +52,8 @@ class BitwiseKernel : public RefKernel {
     }
     uint8_t* out = output.data<uint8_t>();
     for (int64_t i = 0; i < output.num_elements(); ++i) {
-      int64_t rest = i;
       std::vector<int64_t> at(operands_, 0);
-      for (int d = shape.rank() - 1; d >= 0; --d) {
-        const int64_t index = rest % shape.dim(d);
-        rest /= shape.dim(d);
-        for (int k = 0; k < operands_; ++k) at[k] += index * strides[k][d];
-      }
+      for (int k = 0; k < operands_; ++k) at[k] = BroadcastOffset(i, shape, strides[k]);
       const uint64_t a = Load(inputs[0]->data<uint8_t>(), at[0], size_);
       const uint64_t b =
           operands_ > 1 ? Load(inputs[1]->data<uint8_t>(), at[1], size_) : 0;
@@ -91,23 +75,29 @@ class BitwiseKernel : public RefKernel {
 
 absl::StatusOr<std::unique_ptr<Kernel>> MakeBitwise(const Node& node, const Graph& graph,
                                                     RefDevice& device) {
-  const auto it = Formulas().find(node.op);
-  if (it == Formulas().end()) {
+  const Formula formula = TruthTable(absl::StripPrefix(node.op, "bitwise_"));
+  if (formula == nullptr) {
     return absl::InternalError(absl::StrCat(
         "the reference backend has no formula for '", node.op,
         "'; add one to backends/reference/kernels/bitwise.cc"));
   }
   const DType dtype = graph.value(node.inputs[0]).dtype;
   const int operands = node.op == "bitwise_not" ? 1 : 2;
-  return std::make_unique<BitwiseKernel>(device, dtype, operands, it->second);
+  return std::make_unique<BitwiseKernel>(device, dtype, operands, formula);
 }
 
-const std::vector<DType> kIntegerDTypes = {DType::kInt64, DType::kInt32, DType::kInt8,
-                                           DType::kUInt8};
-SY_REGISTER_KERNEL_FOR_DTYPES(RefKernels(), "bitwise_not", &MakeBitwise, kIntegerDTypes);
-SY_REGISTER_KERNEL_FOR_DTYPES(RefKernels(), "bitwise_and", &MakeBitwise, kIntegerDTypes);
-SY_REGISTER_KERNEL_FOR_DTYPES(RefKernels(), "bitwise_or", &MakeBitwise, kIntegerDTypes);
-SY_REGISTER_KERNEL_FOR_DTYPES(RefKernels(), "bitwise_xor", &MakeBitwise, kIntegerDTypes);
+// One kernel reads every integer width; the list is the cpu backend's
+// (ops/kernel_lists.h).
+bool RegisterAll() {
+  bool ok = true;
+  for (const char* op : {"bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor"}) {
+    ok &= RegisterForTypes<SY_BITWISE_TYPES>(RefKernels(), op,
+                                             [](auto) { return &MakeBitwise; });
+  }
+  return ok;
+}
+
+[[maybe_unused]] const bool kRegistered = RegisterAll();
 
 }  // namespace
 }  // namespace reference

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/reference/kernels/broadcast_offset.h"
 #include "backends/reference/kernels/movement.h"
 #include "ops/broadcast.h"
 #include "ops/comparison_functors.h"
@@ -63,13 +64,8 @@ class ComparisonKernel : public MovementKernel {
     const S* b = inputs[1]->data<S>();
     uint8_t* out = output.data<uint8_t>();
     for (int64_t i = 0; i < output.num_elements(); ++i) {
-      int64_t rest = i, ia = 0, ib = 0;
-      for (int d = shape.rank() - 1; d >= 0; --d) {
-        const int64_t index = rest % shape.dim(d);
-        rest /= shape.dim(d);
-        ia += index * sa[d];
-        ib += index * sb[d];
-      }
+      const int64_t ia = BroadcastOffset(i, shape, sa);
+      const int64_t ib = BroadcastOffset(i, shape, sb);
       bool holds;
       if constexpr (std::is_same<T, bool>::value) {
         holds = Holds<bool>(relation_, a[ia] != 0, b[ib] != 0);

@@ -10,6 +10,7 @@
 
 #include "backends/reference/kernels/movement.h"
 #include "ops/cumsum_attrs.h"
+#include "ops/kernel_lists.h"
 
 namespace switchyard {
 namespace reference {
@@ -57,8 +58,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeCumSum(const Node& node, const Graph
                                                                       device);
 }
 
-SY_REGISTER_KERNEL_FOR_TYPES(RefKernels(), "cumsum", MakeCumSum, float, double,
-                             int64_t, int32_t);
+SY_REGISTER_KERNEL_FOR_TYPES(RefKernels(), "cumsum", MakeCumSum, SY_CUMSUM_TYPES);
 
 }  // namespace
 }  // namespace reference

@@ -11,6 +11,7 @@
 
 #include "backends/reference/kernels/integer_products.h"
 #include "backends/reference/kernels/kernels.h"
+#include "ops/kernel_lists.h"
 #include "ops/linear_quantization.h"
 
 namespace switchyard {
@@ -118,13 +119,12 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeDequantize(const Node&, const Graph&
   return std::make_unique<DequantizeKernel>();
 }
 
-SY_REGISTER_KERNEL(RefKernels(), "quantize_linear", DType::kFloat32, &MakeQuantize);
-SY_REGISTER_KERNEL(RefKernels(), "dequantize_linear", DType::kUInt8, &MakeDequantize);
-SY_REGISTER_KERNEL(RefKernels(), "dequantize_linear", DType::kInt8, &MakeDequantize);
-SY_REGISTER_KERNEL(RefKernels(), "qlinear_add", DType::kUInt8, &MakeQLinearAdd);
-SY_REGISTER_KERNEL(RefKernels(), "dynamic_quantize_linear", DType::kFloat32,
-                   &MakeDynamicQuantize);
-SY_REGISTER_KERNEL(RefKernels(), "qlinear_add", DType::kInt8, &MakeQLinearAdd);
+// The (op, dtype) list is ops/kernel_lists.h's, shared with the cpu
+// backend.
+#define SY_REGISTER_QUANTIZATION(op, dtype, make) \
+  SY_REGISTER_KERNEL(RefKernels(), op, DType::dtype, &make);
+SY_LINEAR_QUANTIZATION_KERNELS(SY_REGISTER_QUANTIZATION)
+#undef SY_REGISTER_QUANTIZATION
 
 }  // namespace
 }  // namespace reference

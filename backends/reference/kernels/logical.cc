@@ -4,30 +4,20 @@
 // are written as 0 or 1).
 
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "backends/reference/kernels/broadcast_offset.h"
 #include "backends/reference/kernels/kernels.h"
+#include "backends/reference/kernels/truth_tables.h"
 #include "ops/broadcast.h"
 #include "ops/logical_functors.h"
 
 namespace switchyard {
 namespace reference {
 namespace {
-
-using Formula = bool (*)(bool a, bool b);
-
-const std::map<std::string, Formula>& Formulas() {
-  static const auto* formulas = new std::map<std::string, Formula>{
-      {"logical_and", [](bool a, bool b) { return a && b; }},
-      {"logical_or", [](bool a, bool b) { return a || b; }},
-      {"logical_xor", [](bool a, bool b) { return a != b; }},
-  };
-  return *formulas;
-}
 
 class NotKernel : public RefKernel {
  public:
@@ -55,13 +45,8 @@ class BinaryKernel : public RefKernel {
     const uint8_t* b = inputs[1]->data<uint8_t>();
     uint8_t* out = output.data<uint8_t>();
     for (int64_t i = 0; i < output.num_elements(); ++i) {
-      int64_t rest = i, ia = 0, ib = 0;
-      for (int d = shape.rank() - 1; d >= 0; --d) {
-        const int64_t index = rest % shape.dim(d);
-        rest /= shape.dim(d);
-        ia += index * sa[d];
-        ib += index * sb[d];
-      }
+      const int64_t ia = BroadcastOffset(i, shape, sa);
+      const int64_t ib = BroadcastOffset(i, shape, sb);
       out[i] = formula_(a[ia] != 0, b[ib] != 0) ? 1 : 0;
     }
   }
@@ -72,13 +57,13 @@ class BinaryKernel : public RefKernel {
 
 absl::StatusOr<std::unique_ptr<Kernel>> MakeBinary(const Node& node, const Graph&,
                                                    RefDevice& device) {
-  const auto it = Formulas().find(node.op);
-  if (it == Formulas().end()) {
+  const Formula formula = TruthTable(absl::StripPrefix(node.op, "logical_"));
+  if (formula == nullptr) {
     return absl::InternalError(absl::StrCat(
         "the reference backend has no formula for '", node.op,
         "'; add one to backends/reference/kernels/logical.cc"));
   }
-  return std::make_unique<BinaryKernel>(device, it->second);
+  return std::make_unique<BinaryKernel>(device, formula);
 }
 
 SY_REGISTER_KERNEL(RefKernels(), "logical_not", DType::kBool,

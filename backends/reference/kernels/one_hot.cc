@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backends/reference/kernels/movement.h"
+#include "ops/kernel_lists.h"
 #include "ops/one_hot_attrs.h"
 
 namespace switchyard {
@@ -50,9 +51,12 @@ class OneHotKernel : public MovementKernel {
   OneHotAttrs attrs_;
 };
 
-SY_REGISTER_KERNEL_FOR_DTYPES(RefKernels(), "one_hot",
-                              &MakeKernelWithAttrs<OneHotKernel, OneHotAttrs, RefDevice>,
-                              {DType::kInt64, DType::kInt32, DType::kFloat32});
+// One kernel reads every indices dtype; the list is the cpu backend's
+// (ops/kernel_lists.h).
+[[maybe_unused]] const bool kRegistered =
+    RegisterForTypes<SY_ONE_HOT_INDEX_TYPES>(RefKernels(), "one_hot", [](auto) {
+      return &MakeKernelWithAttrs<OneHotKernel, OneHotAttrs, RefDevice>;
+    });
 
 }  // namespace
 }  // namespace reference

@@ -15,14 +15,13 @@
 #include <vector>
 
 #include "backends/reference/kernels/kernels.h"
-#include "ops/reduce_attrs.h"
+#include "ops/kernel_lists.h"
 #include "ops/reduce_geometry.h"
+#include "ops/reduction.h"
 
 namespace switchyard {
 namespace reference {
 namespace {
-
-enum class Reduction { kSum, kMean, kMax, kMin, kProd };
 
 // Float32 in double; integers as int64.
 template <typename T>
@@ -74,19 +73,7 @@ class ReduceKernel : public RefKernel {
   }
 
  private:
-  Acc<T> Init() const {
-    using Limits = std::numeric_limits<T>;
-    switch (kind_) {
-      case Reduction::kMax:
-        return Limits::has_infinity ? -Limits::infinity() : Limits::lowest();
-      case Reduction::kMin:
-        return Limits::has_infinity ? Limits::infinity() : Limits::max();
-      case Reduction::kProd:
-        return 1;
-      default:
-        return 0;
-    }
-  }
+  Acc<T> Init() const { return ReductionIdentity<T>(kind_); }
 
   // A NaN, once met, stays (max, min).
   Acc<T> Combine(Acc<T> acc, Acc<T> v) const {
@@ -117,44 +104,17 @@ template <Reduction kKind, typename T>
 absl::StatusOr<std::unique_ptr<Kernel>> MakeReduce(const Node& node,
                                                    const Graph& graph,
                                                    RefDevice& device) {
-  absl::StatusOr<ReduceAttrs> attrs =
-      ReduceAttrs::FromAttrMap(node.attrs, node.op);
-  if (!attrs.ok()) return attrs.status();
-  absl::StatusOr<std::vector<bool>> reduced =
-      ReducedAxes(attrs->axes, *graph.value(node.inputs[0]).shape);
+  absl::StatusOr<std::vector<bool>> reduced = ReducedAxesOf(node, graph);
   if (!reduced.ok()) return reduced.status();
   return std::make_unique<ReduceKernel<T>>(device, kKind, *std::move(reduced));
 }
 
-template <typename T>
-absl::StatusOr<std::unique_ptr<Kernel>> MakeMax(const Node& node, const Graph& graph,
-                                                RefDevice& device) {
-  return MakeReduce<Reduction::kMax, T>(node, graph, device);
-}
-template <typename T>
-absl::StatusOr<std::unique_ptr<Kernel>> MakeMin(const Node& node, const Graph& graph,
-                                                RefDevice& device) {
-  return MakeReduce<Reduction::kMin, T>(node, graph, device);
-}
-
-SY_REGISTER_KERNEL(RefKernels(), "reduce_sum", DType::kFloat32,
-                   (&MakeReduce<Reduction::kSum, float>));
-SY_REGISTER_KERNEL(RefKernels(), "reduce_mean", DType::kFloat32,
-                   (&MakeReduce<Reduction::kMean, float>));
-// float64: ONNX's double reductions (ReduceLogSumExp and the like in
-// numpy's default dtype).
-SY_REGISTER_KERNEL(RefKernels(), "reduce_sum", DType::kFloat64,
-                   (&MakeReduce<Reduction::kSum, double>));
-SY_REGISTER_KERNEL(RefKernels(), "reduce_mean", DType::kFloat64,
-                   (&MakeReduce<Reduction::kMean, double>));
-SY_REGISTER_KERNEL(RefKernels(), "reduce_prod", DType::kFloat32,
-                   (&MakeReduce<Reduction::kProd, float>));
-SY_REGISTER_KERNEL(RefKernels(), "reduce_prod", DType::kInt64,
-                   (&MakeReduce<Reduction::kProd, int64_t>));
-SY_REGISTER_KERNEL_FOR_TYPES(RefKernels(), "reduce_max", MakeMax, float,
-                             double, int64_t, int32_t);
-SY_REGISTER_KERNEL_FOR_TYPES(RefKernels(), "reduce_min", MakeMin, float,
-                             double, int64_t, int32_t);
+// The (op, dtype) list is ops/kernel_lists.h's, shared with the cpu
+// backend.
+#define SY_REGISTER_REDUCE(op, kind, T) \
+  SY_REGISTER_KERNEL(RefKernels(), op, DTypeOf<T>(), (&MakeReduce<Reduction::kind, T>));
+SY_REDUCE_KERNELS(SY_REGISTER_REDUCE)
+#undef SY_REGISTER_REDUCE
 
 }  // namespace
 }  // namespace reference
