@@ -14,6 +14,7 @@ PYBIND11_MODULE(_switchyard, m) {
   m.attr("__version__") = switchyard::kVersion;
   switchyard::python::RegisterStatus(m);
   switchyard::python::RegisterDevices(m);
+  switchyard::python::RegisterMpi(m);
   switchyard::python::RegisterPlugins(m);
   switchyard::python::RegisterProfile(m);
   switchyard::python::RegisterSession(m);

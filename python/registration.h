@@ -13,6 +13,8 @@ namespace python {
 
 // devices.cc: devices(), backends(), device_count(), get_device_name(), ...
 void RegisterDevices(pybind11::module_& m);
+// mpi.cc: the MpiWorld class switchyard.mpi_world() returns.
+void RegisterMpi(pybind11::module_& m);
 // plugins.cc: load_plugin(path), SWITCHYARD_PLUGIN_PATH.
 void RegisterPlugins(pybind11::module_& m);
 // profile.cc: the Profile class session.run(..., profile=True) returns.

@@ -11,6 +11,11 @@
 #include "local_mpi/mpi_config.h"
 
 #if SWITCHYARD_MPI_FOUND
+// The C API only: Open MPI's and MPICH's C++ bindings (deprecated) would
+// leave symbols of libmpi_cxx in every object, which a shared library such
+// as the Python module cannot resolve when it loads.
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 #endif
 

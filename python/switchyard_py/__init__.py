@@ -19,6 +19,7 @@ from ._diagnosis import Diagnosis  # noqa: F401
 from ._device import Device, device_string as _device_string  # noqa: F401
 from . import _feeds
 from ._switchyard import (  # noqa: F401
+    MpiWorld,
     Profile,
     ValueInfo,
     backend_options,
@@ -49,8 +50,29 @@ __all__ = [
     "Session", "Profile", "ValueInfo", "Error", "devices", "backends", "device_count",
     "is_available", "unavailable_reason", "get_device_name", "get_device_properties",
     "mem_get_info", "load_plugin", "get_option", "set_option", "backend_options", "diagnose",
-    "Diagnosis", "choose_device", "discovered_plugins", "Device",
+    "Diagnosis", "choose_device", "discovered_plugins", "Device", "mpi_world", "MpiWorld",
 ] + list(_errors.__all__)  # noqa: F405
+
+
+def mpi_world():
+    """The MPI job this process is a rank of when ``mpirun -np N python3
+    script.py`` started it, else None (a plain process). The MpiWorld has
+    ``rank``, ``size``, ``local_rank`` (its number among the ranks on its
+    host: ``f"cuda:{w.local_rank}"`` picks a GPU each), ``local_size``,
+    ``host``; ``share(items)``, this rank's contiguous share of a list (as
+    ``switchyard run --images`` splits files); ``gather(bytes)``, every
+    rank's bytes at rank 0 (``[]`` elsewhere); ``broadcast(bytes)``, rank
+    0's bytes everywhere; ``barrier()``. Every wait has a deadline
+    (``timeout_s``, 600 by default): a rank that hangs ends in
+    DeadlineExceededError naming it. The job is joined once, at the first
+    call, and left at exit. FailedPreconditionError when mpirun started the
+    process but this build has no MPI."""
+    world = _switchyard._join_mpi()
+    if world is not None and not getattr(mpi_world, "_leaves_at_exit", False):
+        import atexit
+        atexit.register(_switchyard._leave_mpi)
+        mpi_world._leaves_at_exit = True
+    return world
 
 
 def _model_argument(model):
