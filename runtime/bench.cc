@@ -15,6 +15,7 @@
 #include "core/tensor.h"
 #include "core/timeline_analysis.h"
 #include "models/model_zoo.h"
+#include "runtime/elapsed.h"
 #include "runtime/seeded_input.h"
 #include "runtime/text_columns.h"
 
@@ -24,12 +25,6 @@ namespace {
 
 constexpr char kSchema[] = "switchyard.bench/1";
 constexpr char kBaseline[] = "cpu:0";
-
-using Clock = std::chrono::steady_clock;
-
-double Ms(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double, std::milli>(b - a).count();
-}
 
 // One device and batch: compile, warm up, time. Samples go into `row`.
 absl::Status MeasureRow(Module& model, const BenchModel& spec,

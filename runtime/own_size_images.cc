@@ -12,16 +12,11 @@
 #include "core/status_macros.h"
 #include "data/image_files.h"
 #include "runtime/detections.h"
+#include "runtime/elapsed.h"
 
 namespace switchyard {
 namespace runtime {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double Ms(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double, std::milli>(b - a).count();
-}
 
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;

@@ -12,16 +12,11 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/status_macros.h"
+#include "runtime/elapsed.h"
 
 namespace switchyard {
 namespace runtime {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double Ms(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double, std::milli>(b - a).count();
-}
 
 absl::Status WithDevice(const Device& device, const absl::Status& status) {
   return absl::Status(status.code(),

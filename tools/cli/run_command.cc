@@ -35,6 +35,7 @@
 #include "onnx/onnx_model.h"
 #include "onnx/staged_runner.h"
 #include "runtime/detections.h"
+#include "runtime/elapsed.h"
 #include "runtime/model_inputs.h"
 #include "runtime/output_summary.h"
 #include "runtime/own_size_images.h"
@@ -86,6 +87,7 @@ using runtime::InputRequest;
 using runtime::InputShapes;
 using runtime::LooksLikeClassScores;
 using runtime::MakeInputArrays;
+using runtime::Ms;
 using runtime::OutputFileNames;
 using runtime::ParseReplicaDevices;
 using runtime::PerFileOutputs;
@@ -364,10 +366,6 @@ void WarnOfSpread(double median_ms, double max_ms, int iterations) {
               std::thread::hardware_concurrency());
 }
 
-double Ms(std::chrono::steady_clock::time_point a,
-          std::chrono::steady_clock::time_point b) {
-  return std::chrono::duration<double, std::milli>(b - a).count();
-}
 
 // --replicas runs a batch split over devices: the flags that choose one
 // device, or that need one plan on one device, do not go with it.
