@@ -22,6 +22,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "core/backend_registry.h"
 #include "core/compile.h"
 #include "core/device.h"
@@ -344,8 +345,15 @@ class Session {
       names.push_back(py::str(d).cast<std::string>());
     }
     BackendRegistry& registry = BackendRegistry::Global();
-    std::vector<Device> parsed =
-        ValueOrThrow(runtime::ParseReplicaDevices(absl::StrJoin(names, ","), registry));
+    absl::StatusOr<std::vector<Device>> listed =
+        runtime::ParseReplicaDevices(absl::StrJoin(names, ","), registry);
+    if (!listed.ok()) {
+      // The parser words its errors for the command line's flag.
+      throw StatusError(absl::Status(
+          listed.status().code(),
+          absl::StrReplaceAll(listed.status().message(), {{"--replicas", "devices"}})));
+    }
+    const std::vector<Device> parsed = *std::move(listed);
     if (onnx_ != nullptr && absl::StartsWith(name_, "the model bytes")) {
       throw StatusError(absl::FailedPreconditionError(absl::StrCat(
           "replicas load the model once per device, from its file; ", name_,

@@ -153,6 +153,12 @@ absl::StatusOr<ReplicaRun> ReplicaSet::Run(absl::Span<const HostArray> inputs) {
           ": every input needs the same batch size in dimension 0; run on one --device"));
     }
   }
+  if (inputs[0].shape.dim(0) == 0) {
+    // No replica would run, so there would be no outputs to join.
+    return absl::InvalidArgumentError(absl::StrCat(
+        "replicas split a batch along dimension 0, but input 0 is ",
+        inputs[0].shape.ToString(), ": give at least one sample"));
+  }
   const int n = static_cast<int>(models_.size());
   const std::vector<BatchSlice> slices = SplitBatch(inputs[0].shape.dim(0), n);
   std::vector<absl::Status> status(n);

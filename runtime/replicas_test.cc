@@ -129,6 +129,11 @@ TEST(ReplicaSetTest, ErrorsNameTheDevice) {
   const HostArray a(Shape({2, 6}), std::vector<float>(12, 1.0f));
   const HostArray b(Shape({3, 6}), std::vector<float>(18, 1.0f));
   EXPECT_EQ((*set)->Run({a, b}).status().code(), absl::StatusCode::kInvalidArgument);
+  // No samples: no replica would run, nothing to join.
+  const HostArray empty(Shape({0, 6}), std::vector<float>());
+  status = (*set)->Run({empty}).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("at least one sample"));
 }
 
 }  // namespace

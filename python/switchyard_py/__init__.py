@@ -273,13 +273,15 @@ class Session:
 
     def replicate(self, devices):
         """Data-parallel replicas, as ``switchyard run --replicas``: one copy
-        of the model per device of ``devices`` (``["cpu:0", "dnnl:0"]``,
-        each named once), and every ``run`` splits its batch along
+        of the model per device of ``devices`` (``["cpu:0", "dnnl:0"]`` or
+        ``"cpu:0,dnnl:0"``, each named once), and every ``run`` splits its batch along
         dimension 0 over them, runs the slices at the same time and joins
         the outputs in input order. This session's model serves the first
         device (the session moves there); the others load the same file (a
         built-in model's copies take its weights). ``None`` goes back to
         one device. Returns the session."""
+        if isinstance(devices, str):  # "cpu:0,dnnl:0", as the command line takes it
+            devices = [d.strip() for d in devices.split(",")]
         self._session.replicate(None if devices is None else list(devices))
         return self
 

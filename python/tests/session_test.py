@@ -191,6 +191,10 @@ def test_replicas_split_the_batch_over_devices(resnet18):
     assert "cpu:0" in summary["table"] and "dnnl:0" in summary["table"]
     with pytest.raises(switchyard.InvalidArgumentError):
         s.run(batch, profile=True)
+    with pytest.raises(switchyard.InvalidArgumentError, match="at least one sample"):
+        s.run(batch[:0])
+    s.replicate(None)
+    assert s.replicate("cpu:0,dnnl:0").replica_devices == ["cpu:0", "dnnl:0"]
     s.replicate(None)
     assert s.replica_devices == [] and s.replica_summary() is None
     np.testing.assert_array_equal(s.run(batch)[0], alone)
@@ -203,8 +207,9 @@ def test_replicas_are_refused_for_model_bytes_and_a_device_named_twice(resnet18)
     with pytest.raises(switchyard.FailedPreconditionError, match="from its file"):
         from_bytes.replicate(["cpu:0", "dnnl:0"])
     s = switchyard.Session(path, device="cpu")
-    with pytest.raises(switchyard.InvalidArgumentError):
+    with pytest.raises(switchyard.InvalidArgumentError) as e:
         s.replicate(["cpu:0", "cpu:0"])
+    assert "--replicas" not in e.value.message
     with pytest.raises(switchyard.Error):
         s.replicate(["cpu:0", "cuda:7"])
     assert s.replica_devices == []
