@@ -105,6 +105,17 @@ class DeviceClock {
   virtual absl::StatusOr<double> ElapsedMs(int from, int to) = 0;
 };
 
+// A point in one device's queue of work (ggml-backend's events, a CUDA
+// event): it has happened once everything queued before it has finished.
+// Made by BackendDevice::RecordEvent and the asynchronous copies; belongs
+// to the device that made it.
+class DeviceEvent {
+ public:
+  virtual ~DeviceEvent() = default;
+  // Blocks the calling thread until the event has happened.
+  virtual absl::Status Synchronize() = 0;
+};
+
 // One device of a backend: allocates, copies, runs kernels, synchronizes.
 // Owned by its Backend and valid as long as the Backend is.
 class BackendDevice {
@@ -131,6 +142,30 @@ class BackendDevice {
   // may read and write once Synchronize returns (cpu, oneDNN, reference):
   // a copy to or from such a device then needs no staging buffer.
   virtual bool host_memory() const { return false; }
+
+  // Asynchronous copies (ggml-backend's set_tensor_async, events and host
+  // buffer type), for overlapping uploads with compute: the image pipeline
+  // uploads the next batch while this one runs. The defaults suit devices
+  // whose copies finish before they return (host memory): they copy at once
+  // and give an event that has already happened.
+  //
+  // Host memory this device copies from and to fastest and without a
+  // staging step (CUDA: page-locked), at least `bytes` long and aligned to
+  // 64 bytes. The default: ordinary host memory.
+  virtual absl::StatusOr<std::shared_ptr<void>> AllocateHostStaging(size_t bytes);
+  // Queues a copy of `bytes` from host memory into the start of `dst` and
+  // returns an event that happens when the copy is done. Unlike
+  // CopyFromHost, work queued on this device later is not ordered after it:
+  // call WaitEvent(event) before queueing work that reads `dst`. The caller
+  // also makes sure no queued work still uses `dst` (it synchronized the run
+  // that read it), and keeps `src` unchanged until the event has happened.
+  virtual absl::StatusOr<std::unique_ptr<DeviceEvent>> CopyFromHostAsync(
+      const void* src, Buffer& dst, size_t bytes);
+  // An event after all work queued on this device so far.
+  virtual absl::StatusOr<std::unique_ptr<DeviceEvent>> RecordEvent();
+  // Work queued on this device after this call starts after `event` (one of
+  // this device's) has happened; the calling thread does not wait.
+  virtual absl::Status WaitEvent(DeviceEvent& event);
 
   // Optional direct copy to another device (peer access). The default says
   // it is not available and core stages the copy through host memory.

@@ -48,7 +48,9 @@ namespace switchyard {
 // 3: Kernel::Describe. 4: BackendDevice::caching_allocator() and
 // host_memory(), Kernel::set_part_sink and its data member. 5: the
 // quantized storage dtypes (int16, uint16, int4, uint4, the four float8s).
-inline constexpr uint32_t kPluginAbiVersion = 5;
+// 6: DeviceEvent, BackendDevice's asynchronous copies, events and host
+// staging memory.
+inline constexpr uint32_t kPluginAbiVersion = 6;
 
 // The name of the C entry point, for dlsym.
 inline constexpr char kPluginEntryPoint[] = "SwitchyardPluginEntry";

@@ -71,9 +71,12 @@ absl::StatusOr<Profiler::DeviceSession*> Profiler::Session(
   session->device = &device;
   SY_ASSIGN_OR_RETURN(session->clock, device.CreateClock());
   // The anchor: the device is idle here (see the class comment), so the
-  // mark happens right when it is queued.
-  session->anchor_us = ToUs(Clock::now());
+  // mark happens right when it is queued. The host clock is read after the
+  // mark returns: a clock that synchronizes to mark (HostClock) marks at its
+  // return, and host events read just after the anchor (the pipeline's pop
+  // of the next batch) must not land after device marks that followed them.
   SY_ASSIGN_OR_RETURN(session->anchor_mark, session->clock->Mark());
+  session->anchor_us = ToUs(Clock::now());
   sessions_.push_back(std::move(session));
   return sessions_.back().get();
 }

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -24,9 +25,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// One staged host buffer and the batch in it.
+// One staged host buffer and the batch in it: memory the device uploads
+// from fastest (BackendDevice::AllocateHostStaging; page-locked on a GPU).
 struct Staged {
-  std::vector<float> values;
+  std::shared_ptr<void> block;
+  absl::Span<float> values;
   int index = -1;
   int loader = -1;
   Clock::time_point load_start, load_end;
@@ -46,6 +49,14 @@ class StagedQueue {
     if (cancelled_) return false;
     items_.push_back(s);
     return true;
+  }
+  // Null when nothing is ready yet, or when cancelled.
+  Staged* TryPop() {
+    absl::MutexLock lock(&mu_);
+    if (cancelled_ || items_.empty()) return nullptr;
+    Staged* s = items_.front();
+    items_.pop_front();
+    return s;
   }
   // Null when cancelled.
   Staged* Pop() {
@@ -94,7 +105,7 @@ double ThreadCpuMs() {
 
 // Values of batch `index`: a cheap xorshift stream in [-1, 1) (the model's
 // speed does not depend on them).
-void Fill(std::vector<float>& values, uint64_t seed, int index) {
+void Fill(absl::Span<float> values, uint64_t seed, int index) {
   uint64_t x = (seed + 1) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(index) + 1;
   for (float& v : values) {
     x ^= x << 13;
@@ -106,7 +117,7 @@ void Fill(std::vector<float>& values, uint64_t seed, int index) {
 
 // C ms of this thread's CPU time spent on the batch, as normalization and
 // augmentation would: passes of a bounded affine map over every value.
-void BusyWork(std::vector<float>& values, double cost_ms) {
+void BusyWork(absl::Span<float> values, double cost_ms) {
   const double until = ThreadCpuMs() + cost_ms;
   float scale = 0.5f;
   while (ThreadCpuMs() < until) {
@@ -143,9 +154,17 @@ absl::StatusOr<PipelineResult> RunPipeline(ExecutablePlan& plan,
   StagedQueue free_buffers(pool_size);
   for (int i = 0; i < pool_size; ++i) {
     pool.push_back(std::make_unique<Staged>());
-    pool.back()->values.resize(elements);
+    SY_ASSIGN_OR_RETURN(pool.back()->block,
+                        in_device->AllocateHostStaging(elements * sizeof(float)));
+    pool.back()->values =
+        absl::MakeSpan(static_cast<float*>(pool.back()->block.get()), elements);
     free_buffers.Push(pool.back().get());
   }
+  // Device inputs: batch b goes to slot b % 2, so that the next batch's
+  // upload can run while this one's forward does.
+  SY_ASSIGN_OR_RETURN(Tensor second_slot,
+                      Tensor::Empty(input.shape(), input.dtype(), *in_device));
+  const Tensor slots[2] = {input, second_slot};
   StagedQueue ready(options.prefetch);
 
   const Clock::time_point origin = Clock::now();
@@ -179,7 +198,7 @@ absl::StatusOr<PipelineResult> RunPipeline(ExecutablePlan& plan,
         if (options.load_batch) {
           // Real work: the images of the batch (run --images).
           absl::Status status =
-              options.load_batch(index, t, absl::MakeSpan(s->values), &s->spans);
+              options.load_batch(index, t, s->values, &s->spans);
           if (!status.ok()) {
             fail(std::move(status));
             return;
@@ -214,30 +233,67 @@ absl::StatusOr<PipelineResult> RunPipeline(ExecutablePlan& plan,
   std::vector<std::pair<Clock::time_point, Clock::time_point>> waits;
 
   // The driver: the calling thread feeds the device one batch at a time.
+  // A batch popped from the queue is uploaded with CopyFromHostAsync: the
+  // next one, when it is ready, before this one's forward starts, so that on
+  // a device with a copy stream its DMA runs beside this batch's kernels;
+  // the forward waits on its own upload's event (WaitEvent), and a staged
+  // buffer goes back to the loaders once its upload has happened.
+  struct Popped {
+    Staged* staged = nullptr;
+    Clock::time_point wait_start, wait_end;
+    std::unique_ptr<DeviceEvent> uploaded;
+  };
+  auto upload = [&](Popped& p, const Tensor& slot) -> absl::Status {
+    return profiler.TimeCopy(
+        *in_device, "input h2d", "h2d", input.shape(), in_bytes, [&]() -> absl::Status {
+          SY_ASSIGN_OR_RETURN(p.uploaded, in_device->CopyFromHostAsync(
+                                              p.staged->values.data(), *slot.buffer(),
+                                              in_bytes));
+          return absl::OkStatus();
+        });
+  };
+  // Uploads in the order batches are popped, so the k-th h2d event is the
+  // k-th batch's, whichever iteration timed it.
+  std::deque<Interval> h2d_intervals;
+  std::optional<Popped> next;
   auto drive = [&]() -> absl::Status {
     RunOptions run_options;
     run_options.profiler = &profiler;
     for (int b = 0; b < options.batches; ++b) {
-      const Clock::time_point wait_start = Clock::now();
-      Staged* s = ready.Pop();
-      const Clock::time_point wait_end = Clock::now();
-      if (s == nullptr) {
-        absl::MutexLock lock(&error_mu);
-        if (!load_error.ok()) return load_error;
-        return absl::CancelledError("the input pipeline stopped");
+      Popped current;
+      if (next.has_value()) {
+        current = std::move(*next);
+        next.reset();
+      } else {
+        current.wait_start = Clock::now();
+        current.staged = ready.Pop();
+        current.wait_end = Clock::now();
+        if (current.staged == nullptr) {
+          absl::MutexLock lock(&error_mu);
+          if (!load_error.ok()) return load_error;
+          return absl::CancelledError("the input pipeline stopped");
+        }
       }
-      waits.emplace_back(wait_start, wait_end);
+      Staged* s = current.staged;
+      waits.emplace_back(current.wait_start, current.wait_end);
+      const Tensor& slot = slots[b % 2];
       const size_t first_event = profiler.events().size();
       SY_RETURN_IF_ERROR(profiler.BeginIteration(s->index));
-      SY_RETURN_IF_ERROR(profiler.TimeCopy(
-          *in_device, "input h2d", "h2d", input.shape(), in_bytes, [&] {
-            return in_device->CopyFromHost(s->values.data(), *input.buffer(), in_bytes);
-          }));
+      if (current.uploaded == nullptr) SY_RETURN_IF_ERROR(upload(current, slot));
+      if (b + 1 < options.batches) {
+        if (Staged* n = ready.TryPop()) {
+          next.emplace();
+          next->staged = n;
+          next->wait_start = next->wait_end = Clock::now();
+          SY_RETURN_IF_ERROR(upload(*next, slots[(b + 1) % 2]));
+        }
+      }
       BatchTimeline batch;
       batch.index = s->index;
       batch.loader = s->loader;
       batch.load = {profiler.ToUs(s->load_start) / 1e3, profiler.ToUs(s->load_end) / 1e3};
-      batch.wait = {profiler.ToUs(wait_start) / 1e3, profiler.ToUs(wait_end) / 1e3};
+      batch.wait = {profiler.ToUs(current.wait_start) / 1e3,
+                    profiler.ToUs(current.wait_end) / 1e3};
       batch.load_cpu_ms = s->load_cpu_ms;
       batch.load_core_wait_ms = s->load_core_wait_ms;
       ProfileEvent load;
@@ -252,9 +308,12 @@ absl::StatusOr<PipelineResult> RunPipeline(ExecutablePlan& plan,
         timeline.loader_stage_ms[data::LoaderStageName(span.stage)] +=
             std::chrono::duration<double, std::milli>(span.end - span.start).count();
       }
-      free_buffers.Push(s);  // uploaded: the loaders may reuse it
 
-      SY_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, plan.Run({input}, run_options));
+      SY_RETURN_IF_ERROR(in_device->WaitEvent(*current.uploaded));
+      SY_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, plan.Run({slot}, run_options));
+      // Uploaded (the run waited for it): the loaders may reuse the buffer.
+      SY_RETURN_IF_ERROR(current.uploaded->Synchronize());
+      free_buffers.Push(s);
       host_outputs.resize(outputs.size());
       for (size_t i = 0; i < outputs.size(); ++i) {
         const Tensor& out = outputs[i];
@@ -271,8 +330,14 @@ absl::StatusOr<PipelineResult> RunPipeline(ExecutablePlan& plan,
         const ProfileEvent& ev = profiler.events()[e];
         if (ev.lane != timeline.device) continue;
         if (ev.kind == ProfileEvent::Kind::kRun) batch.forward = ToInterval(ev);
-        if (ev.kind == ProfileEvent::Kind::kCopy && ev.op == "h2d") batch.h2d = ToInterval(ev);
+        if (ev.kind == ProfileEvent::Kind::kCopy && ev.op == "h2d") {
+          h2d_intervals.push_back(ToInterval(ev));
+        }
         if (ev.kind == ProfileEvent::Kind::kCopy && ev.op == "d2h") batch.d2h = ToInterval(ev);
+      }
+      if (!h2d_intervals.empty()) {
+        batch.h2d = h2d_intervals.front();
+        h2d_intervals.pop_front();
       }
       timeline.batches.push_back(batch);
       profiler.AddEvent(std::move(load));
@@ -280,7 +345,11 @@ absl::StatusOr<PipelineResult> RunPipeline(ExecutablePlan& plan,
     }
     return absl::OkStatus();
   };
-  const absl::Status status = drive();
+  absl::Status status = drive();
+  // A batch uploaded ahead of a failed one may still be in flight: its
+  // staged buffer is freed below.
+  const absl::Status drained = in_device->Synchronize();
+  if (status.ok()) status = drained;
   const Clock::time_point end = Clock::now();
   ready.Cancel();
   free_buffers.Cancel();

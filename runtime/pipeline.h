@@ -66,17 +66,18 @@ struct PipelineResult {
 //   into a staged buffer   buffers               device, one batch at a time
 //
 // Staged host buffers come from a pool of K + T + 1, reused (no allocation
-// per batch). The device input is `input` (the plan's input signature);
-// each batch is copied into it. h2d, forward and d2h are timed on the
-// device's clock (Profiler); loads and the driver's waits for input on the
-// host clock. Copies are not overlapped with compute: BackendDevice has no
-// asynchronous copy or second stream yet, so on every backend a batch's
-// upload, forward and download run one after the other on the driver thread
-// (loading, on the loader threads, does overlap). With load_batch, each
-// sample's stages (read, decode, ..., batch) are host events on its loader's
-// lane. Pinned host memory needs
-// a backend allocation hook that does not exist yet either; staged buffers
-// are ordinary host memory.
+// per batch), in the memory the device uploads from fastest
+// (BackendDevice::AllocateHostStaging: page-locked on a GPU). The device
+// input is `input` (the plan's input signature) and a second tensor like
+// it: batch b is uploaded into slot b % 2 with CopyFromHostAsync, and when
+// batch b + 1 is ready before batch b's forward starts, its upload is
+// queued first, so that a device with a copy stream (cuda) moves it while
+// batch b computes; each forward waits on its own upload's event. On host
+// devices the copies finish before they return and nothing changes. h2d,
+// forward and d2h are timed on the device's clock (Profiler); loads and the
+// driver's waits for input on the host clock; downloads are not overlapped.
+// With load_batch, each sample's stages (read, decode, ..., batch) are host
+// events on its loader's lane.
 absl::StatusOr<PipelineResult> RunPipeline(ExecutablePlan& plan,
                                            const Tensor& input,
                                            const PipelineOptions& options,

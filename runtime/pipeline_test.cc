@@ -7,6 +7,7 @@
 #include <chrono>
 #include <set>
 
+#include "absl/strings/str_cat.h"
 #include "core/backend_registry.h"
 #include "core/compile.h"
 #include "core/graph.h"
@@ -128,6 +129,58 @@ TEST_F(PipelineTest, LoadBatchFillsAndRecordsStages) {
   EXPECT_EQ(decode, 4);
   EXPECT_EQ(batch, 4);
   EXPECT_EQ(iterations, (std::set<int>{0, 1, 2, 3}));
+}
+
+// On a device whose uploads land only when waited for (a GPU's copy
+// stream), each forward still computes on its own batch: it waits on its
+// upload's event, the next batch goes to the other slot, and a staged
+// buffer is reused only once its upload has happened.
+TEST(PipelineAsyncTest, EachForwardSeesItsOwnBatch) {
+  BackendRegistry registry;
+  auto counters = std::make_shared<testing::HostBackendCounters>();
+  counters->deferred_async_copies = true;
+  ASSERT_TRUE(registry
+                  .Register("fake", [counters] {
+                    return testing::MakeHostBackend("fake", 1, counters);
+                  })
+                  .ok());
+  const Device fake = *Device::Parse("fake:0");
+  Graph g;
+  g.AddOutput(g.AddNode("relu", "act", {g.AddInput("input", Shape({2, 64}), fake)},
+                        AttrMap()));
+  CompileOptions compile;
+  compile.backends = &registry;
+  absl::StatusOr<std::unique_ptr<ExecutablePlan>> plan = Compile(std::move(g), compile);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  absl::StatusOr<Tensor> input = Tensor::Empty(Shape({2, 64}), DType::kFloat32, fake, registry);
+  ASSERT_TRUE(input.ok());
+
+  PipelineOptions options;
+  options.batches = 12;
+  options.loader_threads = 3;
+  options.prefetch = 3;
+  options.load_batch = [](int index, int, absl::Span<float> values,
+                          std::vector<data::StageSpan>*) -> absl::Status {
+    for (float& v : values) v = static_cast<float>(index + 1);
+    return absl::OkStatus();
+  };
+  std::vector<int> seen;
+  options.on_outputs = [&](int index, absl::Span<const Tensor> outputs) -> absl::Status {
+    const Tensor& out = outputs[0];
+    for (int64_t i = 0; i < out.num_elements(); ++i) {
+      if (out.data<float>()[i] != static_cast<float>(index + 1)) {
+        return absl::InternalError(absl::StrCat("batch ", index, " computed on ",
+                                                out.data<float>()[i], " at ", i));
+      }
+    }
+    seen.push_back(index);
+    return absl::OkStatus();
+  };
+  absl::StatusOr<PipelineResult> result = RunPipeline(**plan, *input, options, registry);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(seen.size(), 12u);
+  EXPECT_EQ(counters->async_copies.load(), 12);
+  EXPECT_EQ(result->timeline.batches.size(), 12u);
 }
 
 TEST_F(PipelineTest, LoadBatchErrorIsTheRunsError) {

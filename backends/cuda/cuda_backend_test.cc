@@ -468,6 +468,51 @@ TEST(CudaDeviceTest, ADownloadSeesComputeAndAFreedBlockIsNotOverwrittenEarly) {
   EXPECT_EQ(back, second);
 }
 
+// The image pipeline's path: staging memory (page-locked), an upload
+// queued beside a long compute that does not wait for it, and compute
+// queued after WaitEvent that sees the data; the events of RecordEvent and
+// of another device's kind are waited on too.
+TEST(CudaDeviceTest, AnAsyncUploadFromStagingIsSeenAfterWaitEvent) {
+  SKIP_WITHOUT_GPU();
+  BackendDevice& device = CudaBackend()->GetDevice(0);
+  const size_t big = size_t{256} << 20;
+  std::shared_ptr<Buffer> a = *device.Allocate(big);
+  std::shared_ptr<Buffer> b = *device.Allocate(big);
+  const int64_t n = (int64_t{40} << 20) / 4;
+  const std::vector<float> values = Iota(n);
+  absl::StatusOr<std::shared_ptr<void>> staging = device.AllocateHostStaging(n * 4);
+  ASSERT_TRUE(staging.ok()) << staging.status();
+  std::copy(values.begin(), values.end(), static_cast<float*>(staging->get()));
+  std::shared_ptr<Buffer> uploaded = *device.Allocate(n * 4);
+  std::shared_ptr<Buffer> copied = *device.Allocate(n * 4);
+  QueueLongCompute(device, *a, *b);
+  absl::StatusOr<std::unique_ptr<DeviceEvent>> done =
+      device.CopyFromHostAsync(staging->get(), *uploaded, n * 4);
+  ASSERT_TRUE(done.ok()) << done.status();
+  ASSERT_TRUE(device.WaitEvent(**done).ok());
+  ASSERT_TRUE(device.CopyToDevice(*uploaded, device, *copied, n * 4).ok());
+  absl::StatusOr<std::unique_ptr<DeviceEvent>> all = device.RecordEvent();
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_TRUE((*all)->Synchronize().ok());
+  ASSERT_TRUE((*done)->Synchronize().ok());
+  std::vector<float> back(n);
+  ASSERT_TRUE(device.CopyToHost(*copied, back.data(), n * 4).ok());
+  EXPECT_EQ(back, values);
+  // From pageable memory too (through the staging ring).
+  std::vector<float> pageable(values.rbegin(), values.rend());
+  done = device.CopyFromHostAsync(pageable.data(), *uploaded, n * 4);
+  ASSERT_TRUE(done.ok()) << done.status();
+  ASSERT_TRUE(device.WaitEvent(**done).ok());
+  ASSERT_TRUE(device.CopyToHost(*uploaded, back.data(), n * 4).ok());
+  EXPECT_EQ(back, pageable);
+  // A CPU device's event: the GPU's queue waits for it through the host.
+  BackendDevice& cpu = *BackendRegistry::Global().GetDevice(Device::Cpu()).value();
+  absl::StatusOr<std::unique_ptr<DeviceEvent>> cpu_event = cpu.RecordEvent();
+  ASSERT_TRUE(cpu_event.ok());
+  EXPECT_TRUE(device.WaitEvent(**cpu_event).ok());
+  ASSERT_TRUE(device.Synchronize().ok());
+}
+
 TEST(CudaDeviceTest, EveryOpOfTheCpuBackendIsSupported) {
   SKIP_WITHOUT_GPU();
   // One node per op, shape-inferred, asked through Supports via Compile.

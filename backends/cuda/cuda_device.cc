@@ -121,8 +121,8 @@ class CudaClock : public DeviceClock {
 };
 
 // An event recorded on `stream` of device `index`, for another stream to wait on.
-absl::StatusOr<cudaEvent_t> RecordEvent(int index, cudaStream_t stream,
-                                        const std::string& name) {
+absl::StatusOr<cudaEvent_t> RecordStreamEvent(int index, cudaStream_t stream,
+                                              const std::string& name) {
   SY_CUDA_RETURN_IF_ERROR(SetCurrent(index), name);
   cudaEvent_t event = nullptr;
   SY_CUDA_RETURN_IF_ERROR(
@@ -133,6 +133,55 @@ absl::StatusOr<cudaEvent_t> RecordEvent(int index, cudaStream_t stream,
     return CudaStatus(recorded, "cudaEventRecord", name);
   }
   return event;
+}
+
+// An event of one device: a CUDA event recorded on one or both of its
+// streams (RecordEvent marks both queues, a copy only the copy stream).
+class CudaEvent : public DeviceEvent {
+ public:
+  CudaEvent(int index, std::string name) : index_(index), name_(std::move(name)) {}
+  ~CudaEvent() override {
+    for (cudaEvent_t event : events_) cudaEventDestroy(event);
+  }
+
+  int index() const { return index_; }
+  // Adds a mark after the work queued on `stream` so far.
+  absl::Status Record(cudaStream_t stream) {
+    SY_ASSIGN_OR_RETURN(cudaEvent_t event, RecordStreamEvent(index_, stream, name_));
+    events_.push_back(event);
+    return absl::OkStatus();
+  }
+  absl::Status Synchronize() override {
+    SY_CUDA_RETURN_IF_ERROR(SetCurrent(index_), name_);
+    for (cudaEvent_t event : events_) {
+      SY_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(event), name_);
+    }
+    return absl::OkStatus();
+  }
+  // Work queued on `stream` from here on starts after every mark.
+  absl::Status QueueWait(cudaStream_t stream) {
+    SY_CUDA_RETURN_IF_ERROR(SetCurrent(index_), name_);
+    for (cudaEvent_t event : events_) {
+      SY_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(stream, event, 0), name_);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const int index_;
+  const std::string name_;
+  std::vector<cudaEvent_t> events_;
+};
+
+// Whether `ptr` is page-locked host memory (cudaHostAlloc'd or registered),
+// which the copy engine reads directly and asynchronously.
+bool IsPageLocked(const void* ptr) {
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, ptr) != cudaSuccess) {
+    cudaGetLastError();  // not the next call's error
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeHost;
 }
 
 // The device's pinned staging buffers (`staging`, guarded by the caller's
@@ -237,7 +286,9 @@ class FreeFences {
   }
 
   // Makes `copy_stream` wait for what compute may still do with `ptr`;
-  // `compute_done` is a scratch event for waiting on all compute.
+  // `compute_done` is a scratch event for waiting on all compute, null when
+  // the caller has ordered the copy after every use of `ptr` it knows of
+  // (CopyFromHostAsync): then only a fresh block's fence is waited on.
   absl::Status OrderBefore(void* ptr, cudaStream_t copy_stream,
                            cudaEvent_t compute_done) {
     absl::MutexLock lock(&mu_);
@@ -246,7 +297,7 @@ class FreeFences {
     cudaEvent_t wait_for = nullptr;
     if (it != fences_.end() && it->second.fresh && !it->second.failed) {
       wait_for = it->second.event;  // null: a new block, never freed
-    } else {
+    } else if (compute_done != nullptr) {
       SY_CUDA_RETURN_IF_ERROR(cudaEventRecord(compute_done, compute_), name_);
       wait_for = compute_done;
     }
@@ -553,6 +604,74 @@ absl::Status CudaDevice::CopyToHost(const Buffer& src, void* dst, size_t bytes) 
   return copied;
 }
 
+absl::StatusOr<std::shared_ptr<void>> CudaDevice::AllocateHostStaging(size_t bytes) {
+  SY_RETURN_IF_ERROR(Activate());
+  void* block = nullptr;
+  if (cudaHostAlloc(&block, bytes == 0 ? 1 : bytes, cudaHostAllocPortable) != cudaSuccess) {
+    cudaGetLastError();
+    // A locked-memory limit: ordinary memory still works, through the
+    // staging ring, only less asynchronously.
+    return BackendDevice::AllocateHostStaging(bytes);
+  }
+  return std::shared_ptr<void>(block, [](void* p) { cudaFreeHost(p); });
+}
+
+// As CopyFromHost, but the compute stream is not made to wait: the caller
+// orders its work after the returned event (WaitEvent), so an upload for
+// the next batch runs beside this batch's kernels. From page-locked memory
+// the DMA reads `src` straight and the call returns at once; from pageable
+// memory it goes through the staging ring and returns once `src` is read.
+absl::StatusOr<std::unique_ptr<DeviceEvent>> CudaDevice::CopyFromHostAsync(
+    const void* src, Buffer& dst, size_t bytes) {
+  SY_RETURN_IF_ERROR(CheckCopy(dst, bytes, "destination"));
+  SY_RETURN_IF_ERROR(Activate());
+  auto event = std::make_unique<CudaEvent>(index_, name_);
+  absl::MutexLock lock(&staging_mu_);
+  absl::Status copied;
+  if (bytes > 0) {
+    // A fresh block's fence only: the caller has ordered the rest.
+    SY_RETURN_IF_ERROR(free_fences_->OrderBefore(dst.data(), copy_stream_,
+                                                 /*compute_done=*/nullptr));
+    cudaEvent_t start = nullptr, end = nullptr;
+    NewCopyTiming(&start, &end);
+    PinnedStaging* staging =
+        IsPageLocked(src) ? nullptr : LazyStaging(name_, staging_, staging_failed_);
+    if (staging != nullptr) {
+      copied = staging->ToDevice(src, dst.data(), bytes, copy_stream_, start, end);
+    } else {
+      if (start != nullptr) cudaEventRecord(start, copy_stream_);
+      copied = CudaStatus(
+          cudaMemcpyAsync(dst.data(), src, bytes, cudaMemcpyHostToDevice, copy_stream_),
+          "cudaMemcpyAsync", name_);
+      if (start != nullptr) cudaEventRecord(end, copy_stream_);
+    }
+    KeepCopyTiming(start, end);
+  }
+  // Recorded even after a failure, so that waiting on it covers whatever
+  // DMA went out; the copy's own error is the one to report.
+  const absl::Status recorded = event->Record(copy_stream_);
+  SY_RETURN_IF_ERROR(copied);
+  SY_RETURN_IF_ERROR(recorded);
+  return std::unique_ptr<DeviceEvent>(std::move(event));
+}
+
+absl::StatusOr<std::unique_ptr<DeviceEvent>> CudaDevice::RecordEvent() {
+  SY_RETURN_IF_ERROR(Activate());
+  auto event = std::make_unique<CudaEvent>(index_, name_);
+  SY_RETURN_IF_ERROR(event->Record(stream_));
+  SY_RETURN_IF_ERROR(event->Record(copy_stream_));
+  return std::unique_ptr<DeviceEvent>(std::move(event));
+}
+
+absl::Status CudaDevice::WaitEvent(DeviceEvent& event) {
+  auto* ours = dynamic_cast<CudaEvent*>(&event);
+  // Another device's event: the host waits for it, which orders later
+  // work after it too.
+  if (ours == nullptr || ours->index() != index_) return event.Synchronize();
+  SY_RETURN_IF_ERROR(Activate());
+  return ours->QueueWait(stream_);
+}
+
 absl::Status CudaDevice::Synchronize() {
   {
     absl::MutexLock lock(&init_mu_);
@@ -611,7 +730,7 @@ absl::Status CudaDevice::CopyToDevice(const Buffer& src, BackendDevice& dst_devi
   // Order: the copy waits for the destination's queued work (which may
   // still read `dst`), and the destination's later work waits for the copy.
   SY_ASSIGN_OR_RETURN(cudaEvent_t dst_ready,
-                      RecordEvent(to->index(), to->stream(), to->name()));
+                      RecordStreamEvent(to->index(), to->stream(), to->name()));
   SY_CUDA_RETURN_IF_ERROR(SetCurrent(index_), name_);
   cudaError_t waited = cudaStreamWaitEvent(stream_, dst_ready, 0);
   cudaEventDestroy(dst_ready);  // released once it has completed
@@ -619,7 +738,7 @@ absl::Status CudaDevice::CopyToDevice(const Buffer& src, BackendDevice& dst_devi
   SY_CUDA_RETURN_IF_ERROR(cudaMemcpyPeerAsync(dst.data(), to->index(), src.data(),
                                               index_, bytes, stream_),
                           name_);
-  SY_ASSIGN_OR_RETURN(cudaEvent_t copied, RecordEvent(index_, stream_, name_));
+  SY_ASSIGN_OR_RETURN(cudaEvent_t copied, RecordStreamEvent(index_, stream_, name_));
   SY_CUDA_RETURN_IF_ERROR(SetCurrent(to->index()), to->name());
   waited = cudaStreamWaitEvent(to->stream(), copied, 0);
   cudaEventDestroy(copied);

@@ -55,6 +55,11 @@ struct ConvAlgorithm {
 // - A download makes the copy stream wait on an event recorded on the
 //   compute stream at the call, so it sees everything that wrote the buffer.
 // - The profiler's h2d/d2h times are the copy stream's own DMA interval.
+// - CopyFromHostAsync leaves the ordering to its caller: the compute stream
+//   waits only where the caller queues WaitEvent(event), and the copy waits
+//   only on a fresh block's fence. The image pipeline uploads batch i + 1
+//   from page-locked staging memory (AllocateHostStaging) while batch i's
+//   kernels run.
 //
 // Kernels (kernels/*.cc, registered in CudaKernels() by (op, dtype)) call
 // Activate() first, then queue work on stream(), holding library_mutex()
@@ -86,6 +91,11 @@ class CudaDevice : public BackendDevice {
   absl::Status CopyFromHost(const void* src, Buffer& dst, size_t bytes) override;
   absl::Status CopyToHost(const Buffer& src, void* dst, size_t bytes) override;
   absl::Status Synchronize() override;
+  absl::StatusOr<std::shared_ptr<void>> AllocateHostStaging(size_t bytes) override;
+  absl::StatusOr<std::unique_ptr<DeviceEvent>> CopyFromHostAsync(
+      const void* src, Buffer& dst, size_t bytes) override;
+  absl::StatusOr<std::unique_ptr<DeviceEvent>> RecordEvent() override;
+  absl::Status WaitEvent(DeviceEvent& event) override;
   absl::Status CopyToDevice(const Buffer& src, BackendDevice& dst_device,
                             Buffer& dst, size_t bytes) override;
   absl::StatusOr<std::unique_ptr<DeviceClock>> CreateClock() override;

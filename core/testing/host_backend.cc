@@ -1,8 +1,15 @@
 #include "core/testing/host_backend.h"
 
+#include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <memory>
 #include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -34,6 +41,40 @@ class ElementwiseKernel : public Kernel {
   HostBackendCounters& counters_;
 };
 
+class HostDevice;
+
+// Happens when the deferred copies up to its number have landed.
+class DeferredCopyEvent : public DeviceEvent {
+ public:
+  DeferredCopyEvent(HostDevice& device, uint64_t number)
+      : device_(device), number_(number) {}
+  absl::Status Synchronize() override;
+
+ private:
+  HostDevice& device_;
+  const uint64_t number_;
+};
+
+// Host time, without synchronizing: with deferred copies, the profiler's
+// marks must not land them (HostClock's would).
+class UnsyncedClock : public DeviceClock {
+ public:
+  absl::StatusOr<int> Mark() override {
+    marks_.push_back(std::chrono::steady_clock::now());
+    return static_cast<int>(marks_.size()) - 1;
+  }
+  absl::StatusOr<double> ElapsedMs(int from, int to) override {
+    const int n = static_cast<int>(marks_.size());
+    if (from < 0 || to < 0 || from >= n || to >= n) {
+      return absl::OutOfRangeError("no such clock mark");
+    }
+    return std::chrono::duration<double, std::milli>(marks_[to] - marks_[from]).count();
+  }
+
+ private:
+  std::vector<std::chrono::steady_clock::time_point> marks_;
+};
+
 class HostDevice : public BackendDevice {
  public:
   HostDevice(Device device, std::shared_ptr<HostBackendCounters> counters,
@@ -41,6 +82,11 @@ class HostDevice : public BackendDevice {
       : device_(std::move(device)),
         counters_(std::move(counters)),
         host_memory_(host_memory) {}
+  // Lands the deferred copies numbered up to `number`, in order.
+  void Land(uint64_t number) {
+    absl::MutexLock lock(&pending_mu_);
+    ApplyUpTo(number);
+  }
   const Device& device() const override { return device_; }
   DeviceInfo Info() const override {
     DeviceInfo info;
@@ -65,7 +111,27 @@ class HostDevice : public BackendDevice {
     return absl::OkStatus();
   }
   bool host_memory() const override { return host_memory_; }
+  absl::StatusOr<std::unique_ptr<DeviceEvent>> CopyFromHostAsync(
+      const void* src, Buffer& dst, size_t bytes) override {
+    ++counters_->async_copies;
+    if (!counters_->deferred_async_copies.load()) {
+      return BackendDevice::CopyFromHostAsync(src, dst, bytes);
+    }
+    if (bytes > dst.size_bytes()) return absl::InvalidArgumentError("copy too large");
+    absl::MutexLock lock(&pending_mu_);
+    pending_.push_back({src, dst.data(), bytes});
+    return std::unique_ptr<DeviceEvent>(
+        std::make_unique<DeferredCopyEvent>(*this, issued_ += 1));
+  }
+  absl::StatusOr<std::unique_ptr<DeviceClock>> CreateClock() override {
+    if (!counters_->deferred_async_copies.load()) return BackendDevice::CreateClock();
+    return std::unique_ptr<DeviceClock>(std::make_unique<UnsyncedClock>());
+  }
   absl::Status Synchronize() override {
+    {
+      absl::MutexLock lock(&pending_mu_);
+      ApplyUpTo(issued_);
+    }
     const int after = counters_->fault_after_kernels.load();
     if (after >= 0 && counters_->kernels_run.load() > after) {
       return absl::InternalError("the test device faulted (an asynchronous kernel error)");
@@ -103,10 +169,32 @@ class HostDevice : public BackendDevice {
   }
 
  private:
+  struct PendingCopy {
+    const void* src;
+    void* dst;
+    size_t bytes;
+  };
+  void ApplyUpTo(uint64_t number) ABSL_EXCLUSIVE_LOCKS_REQUIRED(pending_mu_) {
+    while (landed_ < number && !pending_.empty()) {
+      const PendingCopy& copy = pending_.front();
+      if (copy.bytes > 0) std::memcpy(copy.dst, copy.src, copy.bytes);
+      pending_.pop_front();
+      ++landed_;
+    }
+  }
+  absl::Mutex pending_mu_;
+  std::deque<PendingCopy> pending_ ABSL_GUARDED_BY(pending_mu_);
+  uint64_t issued_ ABSL_GUARDED_BY(pending_mu_) = 0;
+  uint64_t landed_ ABSL_GUARDED_BY(pending_mu_) = 0;
   Device device_;
   std::shared_ptr<HostBackendCounters> counters_;
   bool host_memory_;
 };
+
+absl::Status DeferredCopyEvent::Synchronize() {
+  device_.Land(number_);
+  return absl::OkStatus();
+}
 
 class HostBackend : public Backend {
  public:

@@ -22,6 +22,13 @@ struct HostBackendCounters {
   // asynchronous device reports a kernel's fault (a CUDA kernel's bad
   // address) at the next synchronisation.
   std::atomic<int> fault_after_kernels{-1};
+  // CopyFromHostAsync calls, and whether they behave as a device with a copy
+  // stream: the bytes land (read from the source then) only once the
+  // copy's event is waited on (WaitEvent, the event's or the device's
+  // Synchronize), so a caller that runs a kernel on the destination before
+  // waiting, or reuses the source too early, computes on stale data.
+  std::atomic<int> async_copies{0};
+  std::atomic<bool> deferred_async_copies{false};
 };
 
 // A backend for core tests: any type name, `device_count` devices, host
