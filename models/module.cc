@@ -606,6 +606,11 @@ absl::StatusOr<ExecutablePlan*> Module::Compiled(const Shape& input_shape,
 
 absl::StatusOr<std::vector<Tensor>> Module::Forward(
     absl::Span<const Tensor> inputs) {
+  return Module::Run(inputs, RunOptions());
+}
+
+absl::StatusOr<std::vector<Tensor>> Module::Run(absl::Span<const Tensor> inputs,
+                                                const RunOptions& options) {
   std::vector<InputSpec> specs;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].defined()) {
@@ -618,7 +623,7 @@ absl::StatusOr<std::vector<Tensor>> Module::Forward(
     specs.push_back({inputs[i].shape(), inputs[i].dtype(), inputs[i].device()});
   }
   SY_ASSIGN_OR_RETURN(ExecutablePlan * plan, Compiled(specs));
-  return plan->Run(inputs);
+  return plan->Run(inputs, options);
 }
 
 absl::StatusOr<Tensor> Module::Forward(const Tensor& x) {

@@ -157,8 +157,16 @@ class Module {
   absl::StatusOr<Graph> TraceGraph(const Shape& input_shape,
                                    const Device& input_device) const;
 
-  // Runs the module: trace, compile (cached), execute. One output per value
-  // TraceValues returned.
+  // Runs the model: the one way every front end runs any model (the
+  // command line, Python, bench, replicas, the image pipeline). The default
+  // is Forward with `options` (a profiler, a memory watch); a model whose
+  // shapes are decided while it runs (an imported file with If, Loop or
+  // NonZero) overrides it to run as a chain of plans.
+  virtual absl::StatusOr<std::vector<Tensor>> Run(
+      absl::Span<const Tensor> inputs, const RunOptions& options = RunOptions());
+
+  // Runs the module: trace, compile (cached), execute, as one static plan.
+  // One output per value TraceValues returned.
   absl::StatusOr<std::vector<Tensor>> Forward(absl::Span<const Tensor> inputs);
   // One input, one output (InvalidArgument for a module with several).
   absl::StatusOr<Tensor> Forward(const Tensor& x);

@@ -127,7 +127,7 @@ class OnnxModel : public Module {
   // shapes and those decisions (onnx/staged_runner.h); run_stats() counts
   // what it compiled and reused.
   absl::StatusOr<std::vector<Tensor>> Run(absl::Span<const Tensor> inputs,
-                                          const RunOptions& options = RunOptions());
+                                          const RunOptions& options = RunOptions()) override;
   // Run, and what it did step by step: each segment's placed graph, each
   // value copied to the host, each host step and Loop (`switchyard graph`
   // on a model whose shapes are decided while it runs).
