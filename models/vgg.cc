@@ -16,6 +16,7 @@
 #include "models/conv2d.h"
 #include "models/linear.h"
 #include "models/parameterless_layers.h"
+#include "core/thread_limit.h"
 
 namespace switchyard {
 namespace nn {
@@ -178,7 +179,7 @@ absl::Status Vgg::InitializeTorchvisionStyle(uint64_t seed) {
     };
     std::vector<std::thread> threads;
     const unsigned helpers =
-        std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()), 64) - 1;
+        static_cast<unsigned>(std::min(CoreCount(), 64)) - 1;
     try {
       for (unsigned t = 0; t < helpers && t < jobs.size(); ++t) threads.emplace_back(work);
     } catch (const std::system_error&) {

@@ -6,7 +6,6 @@
 #include <fstream>
 #include <limits>
 #include <string>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -15,6 +14,7 @@
 #include "core/host_memory.h"
 #include "core/host_memory_source.h"
 #include "core/status_macros.h"
+#include "core/thread_limit.h"
 
 namespace switchyard {
 namespace cpu {
@@ -85,7 +85,7 @@ DeviceInfo CpuDevice::Info() const {
                                  ", cached ", FormatBytes(memory.cached_bytes),
                                  ", peak ", FormatBytes(memory.peak_allocated_bytes))});
   info.properties.push_back(
-      {"cores", absl::StrCat(std::thread::hardware_concurrency())});
+      {"cores", absl::StrCat(CoreCount())});
   return info;
 }
 
