@@ -2,12 +2,14 @@
 
 #include "python/numpy_tensor.h"
 
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/backend_registry.h"
 #include "core/buffer.h"
 #include "core/shape.h"
 #include "python/status.h"
@@ -127,6 +129,88 @@ void CheckFourBitRange(const py::array& ready, const std::string& name, DType dt
   }
 }
 
+// A feed that lives in GPU memory: an object with __cuda_array_interface__
+// (a torch tensor on cuda:N, which _feeds.py made contiguous and whose
+// queued work it waited for). On that GPU with the declared dtype the
+// tensor is the feed's own memory, kept alive by the buffer: no copy, and
+// no trip through the host. Another device gets a copy made by core (peer
+// or staged); another dtype is converted on the host, as any array.
+Tensor GpuArrayTensor(const py::handle& value, const std::string& name, DType dtype,
+                      BackendDevice& device, bool* borrowed) {
+  const py::dict interface = value.attr("__cuda_array_interface__");
+  const py::dtype given = py::dtype(py::str(interface["typestr"]).cast<std::string>());
+  const py::dtype target = NumpyDType(dtype);
+  const bool narrow_type = dtype == DType::kBFloat16 || IsFloat8(dtype) ||
+                           dtype == DType::kInt4 || dtype == DType::kUInt4;
+  if (narrow_type || given.kind() != target.kind() || given.itemsize() != target.itemsize()) {
+    if (!py::hasattr(value, "cpu")) {
+      throw StatusError(absl::InvalidArgumentError(absl::StrCat(
+          "input '", name, "' is GPU memory of ", NumpyName(given), " but the model declares ",
+          DTypeString(dtype), ": convert it to ", DTypeString(dtype), " first")));
+    }
+    return ArrayToTensor(py::module_::import("numpy").attr("asarray")(value.attr("cpu")()),
+                         name, dtype, device, borrowed);
+  }
+  std::vector<int64_t> dims;
+  for (const py::handle d : interface["shape"]) {
+    const int64_t n = d.cast<int64_t>();
+    if (n < 0) {
+      throw StatusError(absl::InvalidArgumentError(
+          absl::StrCat("input '", name, "': GPU memory with a negative dimension")));
+    }
+    dims.push_back(n);
+  }
+  const Shape shape(dims);
+  const py::object strides =
+      interface.contains("strides") ? interface["strides"] : py::object(py::none());
+  if (!strides.is_none()) {
+    int64_t expected = given.itemsize();
+    const py::tuple given_strides = strides.cast<py::tuple>();
+    bool contiguous = given_strides.size() == dims.size();
+    for (size_t i = dims.size(); contiguous && i-- > 0;) {
+      contiguous = dims[i] <= 1 || given_strides[i].cast<int64_t>() == expected;
+      expected *= dims[i];
+    }
+    if (!contiguous) {
+      throw StatusError(absl::InvalidArgumentError(absl::StrCat(
+          "input '", name, "' is strided GPU memory; give x.contiguous()")));
+    }
+  }
+  const py::tuple data = interface["data"].cast<py::tuple>();
+  void* ptr = reinterpret_cast<void*>(data[0].cast<uintptr_t>());
+  const size_t bytes = static_cast<size_t>(shape.num_elements()) * DTypeSize(dtype);
+  if (ptr == nullptr && bytes > 0) {
+    throw StatusError(absl::InvalidArgumentError(
+        absl::StrCat("input '", name, "': GPU memory at address 0")));
+  }
+  // torch's tensor.device.index (CuPy's device.id); one GPU: 0.
+  int index = 0;
+  if (py::hasattr(value, "device")) {
+    const py::object d = value.attr("device");
+    for (const char* attribute : {"index", "id"}) {
+      if (py::hasattr(d, attribute) && !d.attr(attribute).is_none()) {
+        index = d.attr(attribute).cast<int>();
+        break;
+      }
+    }
+  }
+  const Device gpu = ValueOrThrow(Device::Create("cuda", index));
+  absl::StatusOr<BackendDevice*> gpu_device = BackendRegistry::Global().GetDevice(gpu);
+  if (!gpu_device.ok()) {
+    throw StatusError(absl::FailedPreconditionError(absl::StrCat(
+        "input '", name, "' is on ", gpu.ToString(), ", which Switchyard cannot use (",
+        gpu_device.status().message(), "); give x.cpu()")));
+  }
+  auto buffer = std::make_shared<Buffer>(**gpu_device, gpu, ptr, bytes,
+                                         ReleaseReference(py::reinterpret_borrow<py::object>(value)));
+  Tensor shared(shape, dtype, std::move(buffer));
+  if (*gpu_device == &device) {
+    if (borrowed != nullptr) *borrowed = true;
+    return shared;
+  }
+  return ValueOrThrow(shared.To(device));
+}
+
 }  // namespace
 
 py::dtype NumpyDType(DType dtype) {
@@ -158,6 +242,9 @@ std::string DTypeString(DType dtype) { return DTypeName(dtype); }
 Tensor ArrayToTensor(const py::handle& value, const std::string& name, DType dtype,
                      BackendDevice& device, bool* borrowed) {
   if (borrowed != nullptr) *borrowed = false;
+  if (!py::isinstance<py::array>(value) && py::hasattr(value, "__cuda_array_interface__")) {
+    return GpuArrayTensor(value, name, dtype, device, borrowed);
+  }
   py::module_ np = py::module_::import("numpy");
   const py::dtype target = NumpyDType(dtype);
   const std::string want = DTypeString(dtype);

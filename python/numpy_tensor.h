@@ -21,6 +21,11 @@
 // types likewise come out as float32 and go in as values rounded to them;
 // int4 and uint4 are int8 and uint8 arrays (each value checked to fit).
 //
+// GPU memory (an object with __cuda_array_interface__: a torch tensor on
+// cuda:N) is never copied through the host on its way to that GPU: the
+// tensor is the feed's memory when the model's device is that GPU and the
+// dtype is the declared one; another device gets a copy made by core.
+//
 //   Tensor x = ArrayToTensor(feed, "input", DType::kFloat32, cpu, &borrowed);
 //   py::array y = TensorToArray(outputs[0]);
 

@@ -188,8 +188,8 @@ class Session:
         with one input also takes the array alone, or a nested list
         (``x.tolist()``). An array is a numpy array or a torch.Tensor (any
         dtype numpy has, bfloat16, any strides; shared without a copy where
-        it is on the CPU and laid out as the model needs; a tensor on a GPU
-        comes through the host). Returns the outputs as numpy arrays (``torch.from_numpy``
+        it is on the CPU and laid out as the model needs; a tensor on a CUDA
+        GPU is read where it is, without a trip through the host). Returns the outputs as numpy arrays (``torch.from_numpy``
         shares them without a copy), in
         output order (or those named by ``output_names``), as a list, or as
         {name: array} with ``as_dict=True``. With ``profile=True`` it returns

@@ -4,8 +4,12 @@ extension module takes: {name: array} or [array, ...] in input order.
 A torch.Tensor becomes a numpy array without a copy where one can share its
 memory (a CPU tensor, detached from autograd; a strided view stays strided
 and the extension copies it); bfloat16 tensors, which numpy lacks, become
-float32 exactly. A tensor on a GPU comes to the host first. torch is never
-imported here: a tensor can only exist if the user imported it.
+float32 exactly. A tensor on a CUDA GPU stays there: made contiguous (on
+the GPU) and with its stream's queued work finished, it goes to the
+extension as it is, which reads its __cuda_array_interface__ and runs on that
+memory without a trip through the host. A tensor on any other device comes
+to the host. torch is never imported here: a tensor can only exist if the
+user imported it.
 """
 
 import sys as _sys
@@ -19,10 +23,12 @@ def _torch_tensor_class():
 
 
 def is_array(value):
-    """A numpy array or scalar, or a torch.Tensor: one feed, never a list of them."""
+    """A numpy array or scalar, a torch.Tensor, or GPU memory that describes
+    itself (``__cuda_array_interface__``): one feed, never a list of them."""
     tensor = _torch_tensor_class()
-    return isinstance(value, (_np.ndarray, _np.generic)) or (
-        tensor is not None and isinstance(value, tensor))
+    return (isinstance(value, (_np.ndarray, _np.generic))
+            or (tensor is not None and isinstance(value, tensor))
+            or hasattr(value, "__cuda_array_interface__"))
 
 
 def as_array(value):
@@ -32,7 +38,7 @@ def as_array(value):
         return value
     import torch  # already loaded: the value is one of its tensors
     t = value.detach()
-    if t.device.type != "cpu":
+    if t.device.type not in ("cpu", "cuda"):
         t = t.cpu()
     if t.is_conj():
         t = t.resolve_conj()
@@ -40,6 +46,12 @@ def as_array(value):
         t = t.resolve_neg()
     if t.dtype == torch.bfloat16:
         t = t.float()
+    if t.device.type == "cuda":
+        t = t.contiguous()
+        # Switchyard's kernels run on streams of their own: what torch queued
+        # to make this tensor must be done before they read it.
+        torch.cuda.current_stream(t.device).synchronize()
+        return t
     return t.numpy()
 
 

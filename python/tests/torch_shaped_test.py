@@ -48,6 +48,64 @@ def test_torch_tensor_that_needs_grad_strided_or_bfloat16(session, resnet18):
     np.testing.assert_array_equal(session.run(rounded)[0], session.run(rounded.float())[0])
 
 
+class FakeGpuArray:
+    """GPU memory as torch and CuPy describe it (__cuda_array_interface__),
+    at an address nothing may read: the checks before any device touches it."""
+
+    def __init__(self, host, typestr=None, strides=None, shape=None):
+        self.host = host
+        self.__cuda_array_interface__ = {
+            "shape": tuple(host.shape) if shape is None else shape,
+            "typestr": typestr or host.dtype.str,
+            "data": (0xdead0000, False),
+            "strides": strides,
+            "version": 3,
+        }
+
+    def cpu(self):
+        return self.host
+
+
+no_gpu = pytest.mark.skipif(switchyard.device_count("cuda") > 0,
+                            reason="the fake address would reach a real GPU")
+
+
+@no_gpu
+def test_gpu_memory_without_switchyards_gpu_says_so_and_the_fix(session, resnet18):
+    _, x, _ = resnet18
+    with pytest.raises(switchyard.FailedPreconditionError,
+                       match=r"input 'input' is on cuda:0, which Switchyard cannot use .*x\.cpu\(\)"):
+        session.run(FakeGpuArray(x))
+
+
+def test_gpu_memory_of_another_dtype_is_converted_on_the_host(session, resnet18):
+    _, x, _ = resnet18
+    half = x.astype(np.float16)
+    np.testing.assert_array_equal(session.run(FakeGpuArray(half))[0],
+                                  session.run(half.astype(np.float32))[0])
+    with pytest.raises(switchyard.InvalidArgumentError, match="float64"):
+        session.run(FakeGpuArray(x.astype(np.float64)))
+
+
+def test_strided_or_negative_gpu_memory_is_refused_before_any_device(session, resnet18):
+    _, x, _ = resnet18
+    column_major = tuple(4 * int(np.prod(x.shape[:i])) for i in range(4))
+    with pytest.raises(switchyard.InvalidArgumentError, match=r"x\.contiguous\(\)"):
+        session.run(FakeGpuArray(x, strides=column_major))
+    with pytest.raises(switchyard.InvalidArgumentError, match="negative dimension"):
+        session.run(FakeGpuArray(x, shape=(2, -3, 64, 64)))
+
+
+@pytest.mark.skipif(not torch.cuda.is_available() or switchyard.device_count("cuda") == 0,
+                    reason="needs a GPU that torch and Switchyard both see")
+def test_torch_cuda_tensor_runs_where_it_is(resnet18):
+    path, x, want = resnet18
+    gpu = switchyard.Session(path, device="cuda:0")
+    on_gpu = torch.from_numpy(x).cuda()
+    assert relative_diff(gpu.run(on_gpu)[0], want) <= 1e-3
+    assert relative_diff(switchyard.Session(path, device="cpu").run(on_gpu)[0], want) <= 1e-4
+
+
 def test_nested_list_is_the_only_inputs_value(session, resnet18):
     _, x, _ = resnet18
     np.testing.assert_allclose(session.run(x.tolist())[0], session.run(x)[0], rtol=1e-6)
