@@ -276,7 +276,7 @@ py::dict DiagnosisToDict(Diagnosis d, const std::string& model_name) {
   return out;
 }
 
-absl::StatusOr<nlohmann::json> RunOwnSizeDiagnosis(OnnxModel& model,
+absl::StatusOr<nlohmann::json> RunOwnSizeDiagnosis(runtime::Session& session,
                                                    const std::string& model_name,
                                                    const Device& device,
                                                    const DiagnoseOptions& options) {
@@ -293,7 +293,7 @@ absl::StatusOr<nlohmann::json> RunOwnSizeDiagnosis(OnnxModel& model,
   }
   const std::vector<std::string>& paths = *listed;
   SY_ASSIGN_OR_RETURN(BackendDevice * backend, BackendRegistry::Global().GetDevice(device));
-  const std::vector<std::string> names = model.OutputNames();
+  const std::vector<std::string> names = session.OutputNames();
   nlohmann::json images = nlohmann::json::array();
   nlohmann::json bad_files = nlohmann::json::array();
   const auto on_bad_file = [&](size_t i, const absl::Status& error) -> absl::Status {
@@ -314,7 +314,7 @@ absl::StatusOr<nlohmann::json> RunOwnSizeDiagnosis(OnnxModel& model,
   };
   SY_ASSIGN_OR_RETURN(
       const std::vector<runtime::OwnSizeImageTimes> times,
-      runtime::RunImagesAtTheirOwnSize(model, *backend, paths, nullptr, on_image, on_bad_file));
+      runtime::RunImagesAtTheirOwnSize(session, *backend, paths, nullptr, on_image, on_bad_file));
   if (times.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("images='", options.images, "': none of the ",
                                                    paths.size(),

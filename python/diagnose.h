@@ -22,8 +22,8 @@
 #include "data/loader_profile.h"
 #include "models/module.h"
 #include "nlohmann/json.hpp"
-#include "onnx/onnx_model.h"
 #include "pybind11/pybind11.h"
+#include "runtime/session.h"
 
 namespace switchyard {
 namespace python {
@@ -83,7 +83,7 @@ pybind11::dict DiagnosisToDict(Diagnosis diagnosis, const std::string& model_nam
 // detections), plus "mode": "own_size" and "text", the summary it prints.
 // Batch, size, resize, augment, loader and warmup options do not apply.
 // InvalidArgument without images. Call without the GIL.
-absl::StatusOr<nlohmann::json> RunOwnSizeDiagnosis(OnnxModel& model,
+absl::StatusOr<nlohmann::json> RunOwnSizeDiagnosis(runtime::Session& session,
                                                    const std::string& model_name,
                                                    const Device& device,
                                                    const DiagnoseOptions& options);

@@ -2,11 +2,11 @@
 // a device, run on numpy arrays.
 //
 // Threads: run() releases the GIL while the model runs. Several threads may
-// call run() on one session at once: OnnxModel::Run and Module's plans are
-// safe for that (compiling is done under a lock, so every signature is
-// compiled once; runs of one compiled plan are serialized because they share
-// its intermediate buffers; runs of different plans, e.g. of different
-// input shapes, overlap). to() and set_placement() change the model and take
+// call run() on one session at once: runtime::Session::Run is safe for that
+// (compiling is done under a lock, so every signature is compiled once; runs
+// of one compiled plan are serialized because they share its intermediate
+// buffers; runs of different plans, e.g. of different input shapes,
+// overlap). to() and set_placement() change the model and take
 // the session's lock exclusively, so they wait for runs in flight and runs
 // wait for them.
 
@@ -34,7 +34,6 @@
 #include "core/tensor.h"
 #include "models/model_zoo.h"
 #include "models/module.h"
-#include "onnx/onnx_model.h"
 #include "pybind11/numpy.h"
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
@@ -45,6 +44,7 @@
 #include "python/status.h"
 #include "runtime/own_size_images.h"
 #include "runtime/replicas.h"
+#include "runtime/session.h"
 
 namespace switchyard {
 namespace python {
@@ -84,7 +84,7 @@ Device ExistingDevice(const std::string& device) {
   return *parsed;
 }
 
-ValueInfo FromOnnx(const OnnxValueInfo& info) {
+ValueInfo FromDeclared(const runtime::ValueInfo& info) {
   ValueInfo v{info.name, info.dtype, py::none()};
   if (info.has_shape) {
     py::list shape;
@@ -145,6 +145,7 @@ class Session {
     const Device parsed = ExistingDevice(device);
     const PlacementPolicy policy = ValueOrThrow(ParsePlacementPolicy(placement));
     BackendRegistry& registry = BackendRegistry::Global();
+    absl::StatusOr<std::unique_ptr<runtime::Session>> opened;
     if (from_bytes || !IsBuiltinModel(name_)) {
       if (!weights.empty()) {
         throw StatusError(absl::InvalidArgumentError(absl::StrCat(
@@ -152,44 +153,37 @@ class Session {
             absl::StrJoin(ModelNames(), ", "), "); ", name_,
             " brings its own weights: drop weights=")));
       }
-      absl::StatusOr<std::unique_ptr<OnnxModel>> onnx;
       if (from_bytes) {
         const std::string_view view = model.cast<py::bytes>();
         const absl::string_view bytes(view.data(), view.size());
         py::gil_scoped_release nogil;  // parsing and converting takes a while
-        onnx = OnnxModel::LoadFromBytes(bytes, name_, "", registry);
+        opened = runtime::Session::OpenBytes(bytes, name_, registry);
       } else {
         py::gil_scoped_release nogil;
-        onnx = OnnxModel::Load(name_, registry);
-        if (!onnx.ok()) onnx = WithBuiltinHint(onnx.status(), name_);
+        opened = runtime::Session::OpenFile(name_, registry);
+        if (!opened.ok()) opened = WithBuiltinHint(opened.status(), name_);
       }
-      onnx_ = ValueOrThrow(std::move(onnx)).release();
-      module_.reset(onnx_);
-      for (const OnnxValueInfo& in : onnx_->inputs()) inputs_.push_back(FromOnnx(in));
-      for (const OnnxValueInfo& out : onnx_->outputs()) outputs_.push_back(FromOnnx(out));
     } else {
-      module_ = ValueOrThrow(CreateModel(name_, registry));
-      // The built-in models (VGG) take one float32 image batch and give
-      // class scores.
-      inputs_.push_back({"input", DType::kFloat32,
-                         py::cast(std::vector<py::object>{py::str("batch"), py::int_(3),
-                                                          py::str("height"),
-                                                          py::str("width")})});
-      outputs_.push_back(
-          {"output", DType::kFloat32,
-           py::cast(std::vector<py::object>{py::str("batch"), py::none()})});
+      opened = runtime::Session::Open(name_, registry);
     }
+    session_ = ValueOrThrow(std::move(opened));
+    // A model file's own inputs and outputs; a built-in model's one float32
+    // image batch and class scores.
+    for (const runtime::ValueInfo& in : session_->inputs()) inputs_.push_back(FromDeclared(in));
+    for (const runtime::ValueInfo& out : session_->outputs()) {
+      outputs_.push_back(FromDeclared(out));
+    }
+    runtime::SessionOptions session_options;
+    session_options.device = parsed;
+    session_options.placement = policy;
+    session_options.weights = weights;
+    session_options.seed = seed;
     absl::Status status;
     {
       py::gil_scoped_release nogil;
-      status = module_->To(parsed);
-      if (status.ok() && onnx_ == nullptr) {
-        status = weights.empty() ? InitializeModel(*module_, seed)
-                                 : module_->LoadSafetensors(weights);
-      }
+      status = session_->Initialize(session_options);
     }
     ThrowIfError(status);
-    module_->set_placement(policy);
     device_ = parsed;
   }
 
@@ -204,7 +198,7 @@ class Session {
     const Device parsed = ExistingDevice(device);
     py::gil_scoped_release nogil;
     std::unique_lock<std::shared_mutex> lock(mu_);
-    ThrowIfError(module_->To(parsed));
+    ThrowIfError(session_->To(parsed));
     device_ = parsed;
   }
 
@@ -212,10 +206,10 @@ class Session {
     const PlacementPolicy policy = ValueOrThrow(ParsePlacementPolicy(placement));
     py::gil_scoped_release nogil;
     std::unique_lock<std::shared_mutex> lock(mu_);
-    module_->set_placement(policy);
+    session_->set_placement(policy);
   }
   std::string placement() const {
-    return module_->placement() == PlacementPolicy::kAuto ? "auto" : "strict";
+    return session_->placement() == PlacementPolicy::kAuto ? "auto" : "strict";
   }
 
   // feeds: {name: array} or [array, ...] in input order. output_names: None
@@ -277,37 +271,37 @@ class Session {
           "diagnose feeds image batches to a model with one float32 input "
           "[batch, 3, height, width]; ", name_, " takes ", InputNames())));
     }
-    if (onnx_ != nullptr && runtime::TakesOneImageAtItsOwnSize(onnx_->inputs())) {
+    if (runtime::TakesOneImageAtItsOwnSize(session_->inputs())) {
       // A detector exported from torchvision takes one image [3, H, W] at
       // its own size: each image runs at its own size, as `run --images`.
       absl::StatusOr<nlohmann::json> report;
       {
         py::gil_scoped_release nogil;
         std::shared_lock<std::shared_mutex> lock(mu_);
-        report = RunOwnSizeDiagnosis(*onnx_, name_, device_, options);
+        report = RunOwnSizeDiagnosis(*session_, name_, device_, options);
       }
       return py::dict(
           py::module_::import("json").attr("loads")(ValueOrThrow(std::move(report)).dump()));
     }
-    if (onnx_ != nullptr && onnx_->inputs()[0].has_shape &&
-        onnx_->inputs()[0].dims.size() != 4) {
+    // (A built-in model's image batch is [batch, 3, height, width].)
+    if (session_->inputs()[0].has_shape && session_->inputs()[0].dims.size() != 4) {
       throw StatusError(absl::InvalidArgumentError(absl::StrCat(
           "diagnose streams batches [batch, 3, height, width] of one size, or one image "
-          "[3, H, W] at a time; ", name_, " takes ", onnx_->inputs()[0].ToString())));
+          "[3, H, W] at a time; ", name_, " takes ", session_->inputs()[0].ToString())));
     }
     absl::StatusOr<Diagnosis> diagnosis;
     {
       py::gil_scoped_release nogil;
       std::shared_lock<std::shared_mutex> lock(mu_);
-      diagnosis = RunDiagnosis(*module_, name_, device_, std::move(options));
+      diagnosis = RunDiagnosis(session_->module(), name_, device_, std::move(options));
     }
     return DiagnosisToDict(ValueOrThrow(std::move(diagnosis)), name_);
   }
 
   py::dict RunStats() const {
     py::dict d;
-    if (onnx_ == nullptr) return d;
-    const onnx_import::StagedRunStats s = onnx_->run_stats();
+    if (!session_->supports_staged_run()) return d;
+    const runtime::RunStats s = session_->run_stats();
     d["runs"] = s.runs;
     d["segments_run"] = s.segments_run;
     d["plans_compiled"] = s.plans_compiled;
@@ -322,12 +316,7 @@ class Session {
   }
 
   void SetMaxLoopIterations(int64_t n) {
-    if (onnx_ == nullptr) {
-      throw StatusError(absl::FailedPreconditionError(absl::StrCat(
-          name_, " is a built-in model without Loop nodes; max_loop_iterations is "
-          "for ONNX models")));
-    }
-    ThrowIfError(onnx_->set_max_loop_iterations(n));
+    ThrowIfError(session_->SetMaxLoopIterations(n));
   }
 
   // session.replicate(devices): one copy of the model per device, each run's
@@ -354,50 +343,17 @@ class Session {
           absl::StrReplaceAll(listed.status().message(), {{"--replicas", "devices"}})));
     }
     const std::vector<Device> parsed = *std::move(listed);
-    if (onnx_ != nullptr && absl::StartsWith(name_, "the model bytes")) {
+    if (session_->from_bytes()) {
       throw StatusError(absl::FailedPreconditionError(absl::StrCat(
           "replicas load the model once per device, from its file; ", name_,
           " has none: save them (open(path, 'wb').write(data)) and open the path")));
     }
-    const PlacementPolicy policy = module_->placement();
-    auto state = std::make_shared<std::optional<std::map<std::string, HostArray>>>();
-    // Which replicas are model files (OnnxModel::Run), by module.
-    auto files = std::make_shared<std::map<const Module*, OnnxModel*>>();
-    const runtime::ReplicaSet::MakeFn make =
-        [&](const Device& d, int index) -> absl::StatusOr<std::shared_ptr<Module>> {
-      if (index == 0) {
-        SY_RETURN_IF_ERROR(module_->To(d));
-        if (onnx_ != nullptr) (*files)[module_.get()] = onnx_;
-        return std::shared_ptr<Module>(module_.get(), [](Module*) {});
-      }
-      std::unique_ptr<Module> m;
-      if (onnx_ != nullptr) {
-        SY_ASSIGN_OR_RETURN(std::unique_ptr<OnnxModel> file, OnnxModel::Load(name_, registry));
-        (*files)[file.get()] = file.get();
-        m = std::move(file);
-      } else {
-        SY_ASSIGN_OR_RETURN(m, CreateModel(name_, registry));
-      }
-      SY_RETURN_IF_ERROR(m->To(d));
-      if (onnx_ == nullptr) {
-        if (!state->has_value()) {
-          SY_ASSIGN_OR_RETURN(*state, module_->StateDict());
-        }
-        SY_RETURN_IF_ERROR(m->LoadStateDict(**state));
-      }
-      m->set_placement(policy);
-      return std::shared_ptr<Module>(std::move(m));
-    };
-    const runtime::ReplicaSet::RunFn run =
-        [files](Module& m, absl::Span<const Tensor> in) -> absl::StatusOr<std::vector<Tensor>> {
-      auto file = files->find(&m);
-      if (file != files->end()) return file->second->Run(in);
-      return m.Forward(in);
-    };
+    // Replicas after the first load the same file (or, for a built-in
+    // model, take its weights): runtime::Session::Replicate.
     absl::StatusOr<std::unique_ptr<runtime::ReplicaSet>> made;
     {
       py::gil_scoped_release nogil;
-      made = runtime::ReplicaSet::Create(parsed, make, run, registry);
+      made = session_->Replicate(parsed);
     }
     replicas_ = ValueOrThrow(std::move(made));
     replica_summary_.emplace(parsed);
@@ -561,7 +517,7 @@ class Session {
   // An op the session's device lacks under strict placement: the fix in
   // Python's words (core words it for C++).
   absl::Status WithPythonFix(const absl::Status& status, const Device& device) const {
-    if (module_->placement() == PlacementPolicy::kAuto || device == Device::Cpu() ||
+    if (session_->placement() == PlacementPolicy::kAuto || device == Device::Cpu() ||
         !IsUnsupportedOnDevice(status, device.ToString())) {
       return status;
     }
@@ -575,17 +531,11 @@ class Session {
 
   absl::StatusOr<std::vector<Tensor>> RunModel(const std::vector<Tensor>& inputs,
                                                const RunOptions& options) {
-    if (onnx_ != nullptr) return onnx_->Run(inputs, options);
-    std::vector<InputSpec> specs;
-    for (const Tensor& t : inputs) specs.push_back({t.shape(), t.dtype(), t.device()});
-    absl::StatusOr<ExecutablePlan*> plan = module_->Compiled(specs);
-    if (!plan.ok()) return plan.status();
-    return (*plan)->Run(inputs, options);
+    return session_->Run(inputs, options);
   }
 
   std::string name_;
-  std::unique_ptr<Module> module_;
-  OnnxModel* onnx_ = nullptr;  // module_, when it is a model file
+  std::unique_ptr<runtime::Session> session_;
   std::vector<ValueInfo> inputs_, outputs_;
   Device device_ = Device::Cpu();
   // session.replicate(): the replicas and what they did (runtime/replicas.h).

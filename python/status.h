@@ -8,8 +8,8 @@
 // ...), every one a switchyard.Error with `.code` ("INVALID_ARGUMENT") and
 // the full message.
 //
-//   std::unique_ptr<OnnxModel> m = ValueOrThrow(OnnxModel::Load(path));
-//   ThrowIfError(model->To(device));
+//   std::unique_ptr<runtime::Session> s = ValueOrThrow(runtime::Session::Open(path));
+//   ThrowIfError(s->To(device));
 
 #include <exception>
 #include <string>

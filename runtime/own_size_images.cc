@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "core/status_macros.h"
 #include "data/image_files.h"
+#include "onnx/onnx_model.h"
 #include "runtime/detections.h"
 #include "runtime/elapsed.h"
 
@@ -40,9 +41,9 @@ HostArray ToChwUnit(const data::Image& image) {
 
 }  // namespace
 
-bool TakesOneImageAtItsOwnSize(const std::vector<OnnxValueInfo>& inputs) {
+bool TakesOneImageAtItsOwnSize(const std::vector<ValueInfo>& inputs) {
   if (inputs.size() != 1 || inputs[0].dtype != DType::kFloat32) return false;
-  const OnnxValueInfo& in = inputs[0];
+  const ValueInfo& in = inputs[0];
   return in.has_shape && in.dims.size() == 3 &&
          (!in.dims[0].has_value() || *in.dims[0] == 3);
 }
@@ -103,7 +104,7 @@ OwnSizeSummary SummarizeOwnSizeImages(const std::vector<OwnSizeImageTimes>& time
 }
 
 absl::StatusOr<std::vector<OwnSizeImageTimes>> RunImagesAtTheirOwnSize(
-    OnnxModel& model, BackendDevice& device, const std::vector<std::string>& paths,
+    Session& session, BackendDevice& device, const std::vector<std::string>& paths,
     const OwnSizeRunFn& run,
     const std::function<absl::Status(size_t index, const OwnSizeImageRun& run)>& on_image,
     const std::function<absl::Status(size_t index, const absl::Status& error)>& on_bad_file) {
@@ -129,13 +130,13 @@ absl::StatusOr<std::vector<OwnSizeImageTimes>> RunImagesAtTheirOwnSize(
                                                     host.bytes.size(), device));
     const auto converted = Clock::now();
     const std::vector<Tensor> inputs = {x};
-    const onnx_import::StagedRunStats before = model.run_stats();
+    const RunStats before = session.run_stats();
     const auto model_begin = Clock::now();
     std::vector<Tensor> outputs;
     if (run) {
       SY_ASSIGN_OR_RETURN(outputs, run(inputs, host));
     } else {
-      SY_ASSIGN_OR_RETURN(outputs, model.Run(inputs));
+      SY_ASSIGN_OR_RETURN(outputs, session.Run(inputs));
     }
     OwnSizeImageRun image_run;
     OwnSizeImageTimes& t = image_run.times;
@@ -145,7 +146,7 @@ absl::StatusOr<std::vector<OwnSizeImageTimes>> RunImagesAtTheirOwnSize(
     t.model = Ms(model_begin, Clock::now());
     // The compile time is the runner's own count, not a second run's
     // difference: timing a new size twice cost a whole forward pass.
-    const onnx_import::StagedRunStats after = model.run_stats();
+    const RunStats after = session.run_stats();
     t.plans_compiled = after.plans_compiled - before.plans_compiled;
     t.compile = std::min(t.model, after.compile_ms - before.compile_ms);
     t.model -= t.compile;

@@ -13,7 +13,7 @@
 // switchyard.diagnose (python/session.cc).
 //
 //   SY_ASSIGN_OR_RETURN(std::vector<OwnSizeImageTimes> times,
-//                       RunImagesAtTheirOwnSize(model, device, paths, nullptr,
+//                       RunImagesAtTheirOwnSize(session, device, paths, nullptr,
 //                                               on_image, on_bad_file));
 //   OwnSizeSummary summary = SummarizeOwnSizeImages(times, device.device());
 
@@ -30,13 +30,13 @@
 #include "data/decode.h"
 #include "models/host_array.h"
 #include "nlohmann/json.hpp"
-#include "onnx/onnx_model.h"
+#include "runtime/session.h"
 
 namespace switchyard {
 namespace runtime {
 
 // Whether `inputs` is one float32 [3, H, W] image (H and W symbolic or not).
-bool TakesOneImageAtItsOwnSize(const std::vector<OnnxValueInfo>& inputs);
+bool TakesOneImageAtItsOwnSize(const std::vector<ValueInfo>& inputs);
 
 // One file read, decoded and converted to [3, H, W] in [0, 1] (`host`, set
 // when `image` is ok), with the time each part took.
@@ -90,14 +90,15 @@ struct OwnSizeImageRun {
 using OwnSizeRunFn = std::function<absl::StatusOr<std::vector<Tensor>>(
     absl::Span<const Tensor> input, const HostArray& host)>;
 
-// Runs `model` on `device` over each of `paths` at its own size, one image
-// per run; each file is read and decoded on a thread of its own while the
-// image before it runs. `on_image(i, run)` gets paths[i]'s run;
-// `on_bad_file(i, error)` each file that cannot be read or decoded: OK skips
-// it, an error stops the loop with that error. `run` empty: model.Run.
-// Returns the times of the images run (empty when none could be read).
+// Runs the session's model on `device` over each of `paths` at its own
+// size, one image per run; each file is read and decoded on a thread of its
+// own while the image before it runs. `on_image(i, run)` gets paths[i]'s
+// run; `on_bad_file(i, error)` each file that cannot be read or decoded: OK
+// skips it, an error stops the loop with that error. `run` empty:
+// session.Run. Returns the times of the images run (empty when none could be
+// read).
 absl::StatusOr<std::vector<OwnSizeImageTimes>> RunImagesAtTheirOwnSize(
-    OnnxModel& model, BackendDevice& device, const std::vector<std::string>& paths,
+    Session& session, BackendDevice& device, const std::vector<std::string>& paths,
     const OwnSizeRunFn& run,
     const std::function<absl::Status(size_t index, const OwnSizeImageRun& run)>& on_image,
     const std::function<absl::Status(size_t index, const absl::Status& error)>& on_bad_file);

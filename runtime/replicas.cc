@@ -180,7 +180,7 @@ absl::StatusOr<ReplicaRun> ReplicaSet::Run(absl::Span<const HostArray> inputs) {
       }
       SY_ASSIGN_OR_RETURN(std::vector<Tensor> out,
                           run_ ? run_(*models_[r], on_device)
-                               : models_[r]->Forward(on_device));
+                               : models_[r]->Run(on_device));
       for (size_t o = 0; o < out.size(); ++o) {
         const Shape& shape = out[o].shape();
         if (shape.rank() < 1 || shape.dim(0) != slices[r].count) {

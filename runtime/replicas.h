@@ -75,7 +75,7 @@ class ReplicaSet {
   // that a caller may lend a model it keeps (a no-op deleter).
   using MakeFn = std::function<absl::StatusOr<std::shared_ptr<Module>>(
       const Device& device, int index)>;
-  // Runs a replica on inputs on its device; unset: Module::Forward.
+  // Runs a replica on inputs on its device; unset: Module::Run (a model file's staged run too).
   using RunFn = std::function<absl::StatusOr<std::vector<Tensor>>(
       Module& model, absl::Span<const Tensor> inputs)>;
 

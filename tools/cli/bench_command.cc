@@ -21,11 +21,11 @@
 #include "core/file_transaction.h"
 #include "core/status_macros.h"
 #include "models/model_zoo.h"
-#include "onnx/onnx_model.h"
 #include "runtime/bench.h"
 #include "runtime/model_inputs.h"
 #include "runtime/replicas.h"
 #include "runtime/seeded_input.h"
+#include "runtime/session.h"
 #include "tools/cli/build_info.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/device_choice.h"
@@ -96,9 +96,8 @@ absl::StatusOr<BenchModel> FileModel(const std::string& path,
                                      BackendRegistry& registry) {
   BenchModel model = ZooModel(path, absl::GetFlag(FLAGS_seed));
   // The declarations alone: the graph is converted when each device loads it.
-  SY_ASSIGN_OR_RETURN(std::unique_ptr<OnnxModel> onnx,
-                      OnnxModel::Load(path, registry, /*check=*/false));
-  const std::vector<OnnxValueInfo> declared = onnx->inputs();
+  SY_ASSIGN_OR_RETURN(const std::vector<runtime::ValueInfo> declared,
+                      runtime::Session::DeclaredInputs(path, registry));
   const std::vector<std::string> shapes = InputShapeFlagValues();
   model.inputs = [path, declared, shapes](int64_t batch)
       -> absl::StatusOr<std::vector<InputSpec>> {
@@ -118,7 +117,7 @@ absl::StatusOr<BenchModel> FileModel(const std::string& path,
     return specs;
   };
   model.run_without_plan = [](Module& m, absl::Span<const Tensor> inputs) {
-    return static_cast<OnnxModel&>(m).Run(inputs);
+    return m.Run(inputs);
   };
   return model;
 }

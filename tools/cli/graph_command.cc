@@ -12,9 +12,9 @@
 #include "core/partition.h"
 #include "core/status_macros.h"
 #include "models/model_zoo.h"
-#include "onnx/onnx_model.h"
 #include "runtime/model_inputs.h"
 #include "runtime/seeded_input.h"
+#include "runtime/session.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/device_choice.h"
 #include "tools/cli/flags.h"
@@ -25,13 +25,14 @@ namespace cli {
 using runtime::InputRequest;
 using runtime::InputShapes;
 using runtime::SeededArray;
+using runtime::Session;
 
 namespace {
 
 // `graph` on a model whose shapes are decided while it runs: one run on
-// seeded inputs, printed step by step (OnnxModel::DescribeRun). Other data
+// seeded inputs, printed step by step (Session::DescribeRun). Other data
 // may take other branches, sizes or trip counts.
-absl::Status DescribeStagedRun(OnnxModel& model, const std::vector<InputSpec>& specs,
+absl::Status DescribeStagedRun(Session& session, const std::vector<InputSpec>& specs,
                                const std::string& format, BackendRegistry& registry,
                                const absl::Status& static_error) {
   if (format == "dot") {
@@ -49,7 +50,7 @@ absl::Status DescribeStagedRun(OnnxModel& model, const std::vector<InputSpec>& s
                                                     host.bytes.size(), *device));
     inputs.push_back(std::move(t));
   }
-  SY_ASSIGN_OR_RETURN(std::vector<std::string> steps, model.DescribeRun(inputs));
+  SY_ASSIGN_OR_RETURN(std::vector<std::string> steps, session.DescribeRun(inputs));
   std::printf("shapes decided while the model runs: %zu step%s of one run on seeded "
               "inputs (--seed; other data may take other branches and sizes)\n",
               steps.size(), steps.size() == 1 ? "" : "s");
@@ -85,32 +86,29 @@ absl::Status GraphCommand(BackendRegistry& registry) {
                         ModelInputShape(model_name, batch, input_shape_flag));
     specs.push_back({input_shape, DType::kFloat32, input_device});
   }
-  SY_ASSIGN_OR_RETURN(std::unique_ptr<Module> model,
-                      CreateModel(model_name, registry));
-  if (const auto* file_model = dynamic_cast<const OnnxModel*>(model.get())) {
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::Open(model_name, registry));
+  if (!session->builtin()) {
     InputRequest request;
     request.shapes = InputShapeFlagValues();
     if (FlagGiven("batch")) request.batch = batch;
-    absl::StatusOr<std::vector<Shape>> shapes =
-        InputShapes(file_model->inputs(), request);
+    absl::StatusOr<std::vector<Shape>> shapes = InputShapes(session->inputs(), request);
     if (!shapes.ok()) {
       return absl::Status(shapes.status().code(),
                           absl::StrCat(model_name, ": ", shapes.status().message()));
     }
     for (size_t i = 0; i < shapes->size(); ++i) {
-      specs.push_back({(*shapes)[i], file_model->inputs()[i].dtype, input_device});
+      specs.push_back({(*shapes)[i], session->inputs()[i].dtype, input_device});
     }
   }
-  SY_RETURN_IF_ERROR(model->To(device));
+  SY_RETURN_IF_ERROR(session->To(device));
   // The graph's structure does not depend on the values: zeros are cheaper
   // than the seeded initialisation (a model file has its own weights).
-  SY_RETURN_IF_ERROR(ZeroModel(*model));
-  absl::StatusOr<Graph> traced = model->TraceGraph(specs);
-  auto* staged = dynamic_cast<OnnxModel*>(model.get());
-  if (!traced.ok() && staged != nullptr) {
+  SY_RETURN_IF_ERROR(ZeroModel(session->module()));
+  absl::StatusOr<Graph> traced = session->module().TraceGraph(specs);
+  if (!traced.ok() && session->supports_staged_run()) {
     // Shapes decided while the model runs: no one graph, but the steps of
     // one run (each segment's graph, the waits for run-time data).
-    return DescribeStagedRun(*staged, specs, format, registry, traced.status());
+    return DescribeStagedRun(*session, specs, format, registry, traced.status());
   }
   if (!traced.ok()) return traced.status();
   Graph graph = *std::move(traced);

@@ -34,18 +34,18 @@ using runtime::PerFileOutputs;
 using runtime::SummarizeOwnSizeImages;
 using runtime::SummaryLine;
 
-absl::Status RunOnImagesAtTheirOwnSize(OnnxModel& model, const Device& device,
+absl::Status RunOnImagesAtTheirOwnSize(runtime::Session& session, const Device& device,
                                        BackendRegistry& registry,
                                        const OwnSizeImagesOptions& options,
                                        const nlohmann::json& facts, FileTransaction& files) {
   SY_ASSIGN_OR_RETURN(BackendDevice * backend, registry.GetDevice(device));
   const std::vector<std::string>& paths = options.files;
-  const std::vector<std::string> names = model.OutputNames();
+  const std::vector<std::string> names = session.OutputNames();
   PerFileOutputs::Options per_file;
   per_file.folder = options.output_dir;
   if (!per_file.folder.empty()) {
     SY_ASSIGN_OR_RETURN(per_file.output_names,
-                        OutputFileNames(per_file.folder, model.outputs().size(), names));
+                        OutputFileNames(per_file.folder, session.outputs().size(), names));
   }
   per_file.labels = options.labels;
   per_file.total_files = options.total_files > 0 ? options.total_files
@@ -62,7 +62,7 @@ absl::Status RunOnImagesAtTheirOwnSize(OnnxModel& model, const Device& device,
     run = [&](absl::Span<const Tensor> in, const HostArray& host) {
       const RunProfiling::RunFn model_run = [&](absl::Span<const Tensor> x,
                                                 const RunOptions& o) {
-        return model.Run(x, o);
+        return session.Run(x, o);
       };
       return profiling->Iteration(model_run, in, {host}, profiled++, registry);
     };
@@ -116,7 +116,7 @@ absl::Status RunOnImagesAtTheirOwnSize(OnnxModel& model, const Device& device,
   };
   SY_ASSIGN_OR_RETURN(
       const std::vector<OwnSizeImageTimes> times,
-      runtime::RunImagesAtTheirOwnSize(model, *backend, paths, run, on_image, on_bad_file));
+      runtime::RunImagesAtTheirOwnSize(session, *backend, paths, run, on_image, on_bad_file));
   if (times.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--images=", options.images, ": none of the ", paths.size(),
@@ -136,11 +136,11 @@ absl::Status RunOnImagesAtTheirOwnSize(OnnxModel& model, const Device& device,
   std::printf("verdict: %s\n", verdict.c_str());
   if (profiling != nullptr) {
     SY_RETURN_IF_ERROR(profiling->Finish(
-        {{"model", model.path()}, {"device", device.ToString()}, {"images", options.images}},
+        {{"model", session.name()}, {"device", device.ToString()}, {"images", options.images}},
         files));
   }
   if (!options.report_path.empty()) {
-    nlohmann::json report = {{"model", model.path()}, {"device", device.ToString()}};
+    nlohmann::json report = {{"model", session.name()}, {"device", device.ToString()}};
     report.update(runtime::OwnSizeReportJson(std::move(images_json), std::move(bad_json),
                                              summary, verdict));
     for (const auto& [key, value] : facts.items()) report[key] = value;

@@ -27,7 +27,7 @@
 #include "core/backend_registry.h"
 #include "core/file_transaction.h"
 #include "nlohmann/json.hpp"
-#include "onnx/onnx_model.h"
+#include "runtime/session.h"
 
 namespace switchyard {
 namespace cli {
@@ -48,9 +48,9 @@ struct OwnSizeImagesOptions {
   int detections_shown = 10;
 };
 
-// Runs `model` (already on `device`) on every image of `options.files`.
-// Files are staged in `files` and committed by the caller.
-absl::Status RunOnImagesAtTheirOwnSize(OnnxModel& model, const Device& device,
+// Runs the session's model (already on `device`) on every image of
+// `options.files`. Files are staged in `files` and committed by the caller.
+absl::Status RunOnImagesAtTheirOwnSize(runtime::Session& session, const Device& device,
                                        BackendRegistry& registry,
                                        const OwnSizeImagesOptions& options,
                                        const nlohmann::json& facts, FileTransaction& files);

@@ -52,7 +52,7 @@ class RunProfiling {
   // Null when neither --profile nor --profile-summary is given.
   static std::unique_ptr<RunProfiling> FromFlags();
 
-  // One forward pass: a plan's Run, or OnnxModel::Run.
+  // One forward pass: a plan's Run, or Session::Run.
   using RunFn = runtime::ProfiledIterations::RunFn;
 
   // The outputs of `run`. `host_inputs[i]` is uploaded into `inputs[i]`.

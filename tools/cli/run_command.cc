@@ -32,8 +32,6 @@
 #include "models/output_files.h"
 #include "models/safetensors.h"
 #include "nlohmann/json.hpp"
-#include "onnx/onnx_model.h"
-#include "onnx/staged_runner.h"
 #include "runtime/detections.h"
 #include "runtime/elapsed.h"
 #include "runtime/model_inputs.h"
@@ -42,6 +40,7 @@
 #include "runtime/per_file_outputs.h"
 #include "runtime/replicas.h"
 #include "runtime/samples_per_run.h"
+#include "runtime/session.h"
 #include "tools/cli/build_info.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/device_choice.h"
@@ -51,7 +50,7 @@
 #include "tools/cli/profile_run.h"
 #include "tools/cli/utilization.h"
 
-ABSL_FLAG(int64_t, max_loop_iterations, switchyard::onnx_import::kDefaultMaxLoopIterations,
+ABSL_FLAG(int64_t, max_loop_iterations, switchyard::runtime::kDefaultMaxLoopIterations,
           "run: iterations one ONNX Loop node may run per forward pass; a "
           "trip count or condition from data beyond it is an error");
 ABSL_FLAG(int, detections_shown, 10,
@@ -98,6 +97,7 @@ using runtime::ReplicaSet;
 using runtime::ReplicaSummary;
 using runtime::SampleOf;
 using runtime::SamplesPerRun;
+using runtime::Session;
 using runtime::SummaryJson;
 using runtime::SummaryLine;
 using runtime::TakesOneImageAtItsOwnSize;
@@ -249,12 +249,12 @@ absl::StatusOr<InputRequest> ModelFileRequest() {
 }
 
 // A model file (ONNX): one array per declared input, of its dtype.
-absl::StatusOr<HostInputs> ModelFileInputs(const OnnxModel& model) {
+absl::StatusOr<HostInputs> ModelFileInputs(const Session& model) {
   if (ImagesRequested()) {
-    const std::vector<OnnxValueInfo>& in = model.inputs();
+    const std::vector<runtime::ValueInfo>& in = model.inputs();
     if (in.size() != 1 || in[0].dtype != DType::kFloat32) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--images feeds one float32 image input; ", model.path(), " takes ",
+          "--images feeds one float32 image input; ", model.name(), " takes ",
           DescribeInputs(in), ": drop --images and give --input"));
     }
     return ImageStreamInput();
@@ -270,7 +270,7 @@ absl::StatusOr<HostInputs> ModelFileInputs(const OnnxModel& model) {
   absl::StatusOr<InputArrays> arrays = MakeInputArrays(model.inputs(), request);
   if (!arrays.ok()) {
     return absl::Status(arrays.status().code(),
-                        absl::StrCat(model.path(), ": ", arrays.status().message()));
+                        absl::StrCat(model.name(), ": ", arrays.status().message()));
   }
   return HostInputs{std::move(arrays->arrays), std::move(arrays->sources)};
 }
@@ -395,14 +395,12 @@ absl::Status CheckReplicaFlags() {
 }
 
 // One line per input: what the model declares and what it is fed.
-std::string DescribeFed(const OnnxModel* file_model, const HostInputs& inputs) {
+std::string DescribeFed(const Session& model, const HostInputs& inputs) {
   std::string text;
   for (size_t i = 0; i < inputs.arrays.size(); ++i) {
     const HostArray& a = inputs.arrays[i];
     const std::string declared =
-        file_model != nullptr && i < file_model->inputs().size()
-            ? file_model->inputs()[i].ToString()
-            : "input";
+        i < model.inputs().size() ? model.inputs()[i].ToString() : "input";
     absl::StrAppend(&text, "  ", declared, ": ", a.shape.ToString(), " ",
                     DTypeName(a.dtype), " ", inputs.sources[i] == "seeded" ||
                     inputs.sources[i] == "images" ? "" : "from ",
@@ -472,21 +470,20 @@ absl::Status AddBatchOutputs(int index, int64_t batch, absl::Span<const Tensor> 
 // static plan for it, or, for a model whose shapes are decided while it
 // runs, one run on zeros, which compiles its segments), so that the first
 // run of each is as fast as the rest. Returns each set as text.
-absl::StatusOr<std::vector<std::string>> Precompile(Module& model, OnnxModel* staged,
-                                                    const OnnxModel* file_model,
+absl::StatusOr<std::vector<std::string>> Precompile(Session& model, bool staged,
                                                     const Device& input_device,
                                                     BackendDevice& in_device) {
   std::vector<std::string> done;
   for (const std::vector<std::string>& set : PrecompileFlagSets()) {
     const std::string flag = absl::StrCat("--precompile=", absl::StrJoin(set, ","));
-    if (file_model == nullptr) {
+    if (model.builtin()) {
       return absl::InvalidArgumentError(absl::StrCat(
           flag, ": a built-in model compiles for its one input at set-up; --precompile "
           "takes the input shapes of a model file (--model=model.onnx)"));
     }
     InputRequest request;
     request.shapes = set;
-    absl::StatusOr<std::vector<Shape>> shapes = InputShapes(file_model->inputs(), request);
+    absl::StatusOr<std::vector<Shape>> shapes = InputShapes(model.inputs(), request);
     if (!shapes.ok()) {
       // The shapes are read as --input_shape's: the message names that flag.
       const std::string message = absl::StrReplaceAll(
@@ -501,7 +498,7 @@ absl::StatusOr<std::vector<std::string>> Precompile(Module& model, OnnxModel* st
     std::vector<std::string> text;
     for (size_t i = 0; i < shapes->size(); ++i) {
       const Shape& shape = (*shapes)[i];
-      const DType dtype = file_model->inputs()[i].dtype;
+      const DType dtype = model.inputs()[i].dtype;
       const std::vector<char> bytes(
           static_cast<size_t>(shape.num_elements()) * DTypeSize(dtype), 0);
       SY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromBytes(shape, dtype, bytes.data(), bytes.size(),
@@ -511,7 +508,7 @@ absl::StatusOr<std::vector<std::string>> Precompile(Module& model, OnnxModel* st
       text.push_back(shape.ToString());
     }
     const absl::Status compiled =
-        staged != nullptr ? staged->Run(zeros).status() : model.Compiled(specs).status();
+        staged ? model.Run(zeros).status() : model.module().Compiled(specs).status();
     if (!compiled.ok()) {
       return absl::Status(compiled.code(), absl::StrCat(flag, ": ", compiled.message()));
     }
@@ -612,10 +609,10 @@ absl::Status RunCommand(BackendRegistry& registry) {
 
   // The model (a model file brings its weights: its inputs are known only
   // once it is read), then its inputs, before any weights are initialised.
-  SY_ASSIGN_OR_RETURN(std::unique_ptr<Module> model, CreateModel(model_name, registry));
-  if (auto* onnx_model = dynamic_cast<OnnxModel*>(model.get())) {
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<Session> model, Session::Open(model_name, registry));
+  if (model->supports_staged_run()) {  // where Loop nodes run
     absl::Status limit =
-        onnx_model->set_max_loop_iterations(absl::GetFlag(FLAGS_max_loop_iterations));
+        model->SetMaxLoopIterations(absl::GetFlag(FLAGS_max_loop_iterations));
     if (!limit.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("--max-loop-iterations: ", limit.message()));
@@ -626,16 +623,15 @@ absl::Status RunCommand(BackendRegistry& registry) {
                                 {"machine", MachineJson()}};
   // Model files declare their inputs (any number, any dtype); the built-in
   // models take one float32 image batch.
-  const OnnxModel* file_model = dynamic_cast<const OnnxModel*>(model.get());
+  const bool builtin = model->builtin();
   // --images on a model that takes one image at its own size (a detector
   // with its transform in the graph): each image as it is, one per run
   // (tools/cli/own_size_images.h), not the batching pipeline.
-  if (file_model != nullptr && ImagesRequested() &&
-      TakesOneImageAtItsOwnSize(file_model->inputs())) {
+  if (ImagesRequested() && TakesOneImageAtItsOwnSize(model->inputs())) {
     if (FlagGiven("batches") || FlagGiven("batch")) {
       return absl::InvalidArgumentError(absl::StrCat(
           model_name, " takes one image at its own size (",
-          DescribeInputs(file_model->inputs()), "), so --images runs one image at a time: "
+          DescribeInputs(model->inputs()), "), so --images runs one image at a time: "
           "drop --batch and --batches"));
     }
     for (const char* flag : {"image_size", "resize", "augment"}) {
@@ -650,11 +646,10 @@ absl::Status RunCommand(BackendRegistry& registry) {
     SY_ASSIGN_OR_RETURN(ImageInput image_input, PrepareImageInput());
     SY_RETURN_IF_ERROR(model->To(device));
     model->set_placement(placement);
-    OnnxModel& per_image_model = *dynamic_cast<OnnxModel*>(model.get());
     SY_ASSIGN_OR_RETURN(BackendDevice * image_device, registry.GetDevice(device));
     const auto precompile_begin = std::chrono::steady_clock::now();
     SY_ASSIGN_OR_RETURN(const std::vector<std::string> precompiled,
-                        Precompile(*model, &per_image_model, file_model, device, *image_device));
+                        Precompile(*model, /*staged=*/true, device, *image_device));
     if (!precompiled.empty()) {
       std::printf("precompiled %zu image size%s in %.0f ms: %s\n", precompiled.size(),
                   precompiled.size() == 1 ? "" : "s",
@@ -673,7 +668,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
     options.report_path = report_path;
     options.labels = labels;
     options.detections_shown = absl::GetFlag(FLAGS_detections_shown);
-    SY_RETURN_IF_ERROR(RunOnImagesAtTheirOwnSize(per_image_model, device, registry, options,
+    SY_RETURN_IF_ERROR(RunOnImagesAtTheirOwnSize(*model, device, registry, options,
                                                  facts, files));
     SY_RETURN_IF_ERROR(files.Commit());
     if (!report_path.empty()) std::printf("wrote %s\n", report_path.c_str());
@@ -682,67 +677,37 @@ absl::Status RunCommand(BackendRegistry& registry) {
     }
     return absl::OkStatus();
   }
-  if (file_model == nullptr) {
+  if (builtin) {
     for (const std::string& value : InputFlagValues()) {
       for (absl::string_view part : absl::StrSplit(value, ',', absl::SkipEmpty())) {
         SY_RETURN_IF_ERROR(CheckInputFile("--input", ResolveUserPath(std::string(part))));
       }
     }
   }
-  SY_ASSIGN_OR_RETURN(HostInputs host_inputs, file_model != nullptr
-                                                  ? ModelFileInputs(*file_model)
-                                                  : ZooInput(model_name));
+  SY_ASSIGN_OR_RETURN(HostInputs host_inputs,
+                      builtin ? ZooInput(model_name) : ModelFileInputs(*model));
   if (PipelineRequested() &&
       (host_inputs.arrays.size() != 1 || host_inputs.arrays[0].dtype != DType::kFloat32)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--batches streams batches of one float32 input; ", model_name, " takes ",
-        file_model != nullptr ? DescribeInputs(file_model->inputs()) : "other inputs",
+        builtin ? "other inputs" : DescribeInputs(model->inputs()),
         ": drop --batches"));
   }
 
   // Set-up: the weights, the inputs on their device, the plan.
   SY_RETURN_IF_ERROR(model->To(device));
   if (weights.empty()) {
-    SY_RETURN_IF_ERROR(InitializeModel(*model, absl::GetFlag(FLAGS_seed)));
+    SY_RETURN_IF_ERROR(model->InitializeWeights(absl::GetFlag(FLAGS_seed)));
   } else {
     // Mapped and copied straight to the device (errors start with the path).
-    SY_RETURN_IF_ERROR(model->LoadSafetensors(weights));
+    SY_RETURN_IF_ERROR(model->LoadWeights(weights));
   }
   model->set_placement(placement);
   // --replicas: the other replicas get the first one's weights (a model
   // file's come with the file, as for the first).
   std::unique_ptr<ReplicaSet> replica_set;
   if (replicated) {
-    std::optional<std::map<std::string, HostArray>> state;
-    const ReplicaSet::MakeFn make = [&](const Device& d, int index)
-        -> absl::StatusOr<std::shared_ptr<Module>> {
-      if (index == 0) return std::shared_ptr<Module>(model.get(), [](Module*) {});
-      SY_ASSIGN_OR_RETURN(std::unique_ptr<Module> m, CreateModel(model_name, registry));
-      if (auto* onnx_model = dynamic_cast<OnnxModel*>(m.get())) {
-        SY_RETURN_IF_ERROR(onnx_model->set_max_loop_iterations(
-            absl::GetFlag(FLAGS_max_loop_iterations)));
-      }
-      SY_RETURN_IF_ERROR(m->To(d));
-      if (file_model != nullptr) {
-        SY_RETURN_IF_ERROR(weights.empty()
-                               ? InitializeModel(*m, absl::GetFlag(FLAGS_seed))
-                               : m->LoadSafetensors(weights));
-      } else {
-        if (!state.has_value()) {
-          SY_ASSIGN_OR_RETURN(state, model->StateDict());
-        }
-        SY_RETURN_IF_ERROR(m->LoadStateDict(*state));
-      }
-      m->set_placement(placement);
-      return std::shared_ptr<Module>(std::move(m));
-    };
-    const ReplicaSet::RunFn run = [](Module& m, absl::Span<const Tensor> in)
-        -> absl::StatusOr<std::vector<Tensor>> {
-      if (auto* onnx_model = dynamic_cast<OnnxModel*>(&m)) return onnx_model->Run(in);
-      return m.Forward(in);
-    };
-    SY_ASSIGN_OR_RETURN(replica_set,
-                        ReplicaSet::Create(replica_devices, make, run, registry));
+    SY_ASSIGN_OR_RETURN(replica_set, model->Replicate(replica_devices));
   }
   const auto weights_done = std::chrono::steady_clock::now();
   SY_ASSIGN_OR_RETURN(BackendDevice * in_device, registry.GetDevice(input_device));
@@ -765,36 +730,36 @@ absl::Status RunCommand(BackendRegistry& registry) {
   if (chosen.chosen_by_policy) {
     std::printf("device: %s; --device names another\n", chosen.reason.c_str());
   }
-  if (file_model == nullptr) {
+  if (builtin) {
     std::printf("model %s (%lld parameters) on %s, input %s on %s\n",
-                model_name.c_str(), static_cast<long long>(model->NumParameters()),
+                model_name.c_str(), static_cast<long long>(model->module().NumParameters()),
                 device_text.c_str(), inputs[0].shape().ToString().c_str(),
                 input_device_text.c_str());
   } else {
     std::printf("model %s (%lld parameters) on %s, %zu input%s on %s:\n%s",
-                model_name.c_str(), static_cast<long long>(model->NumParameters()),
+                model_name.c_str(), static_cast<long long>(model->module().NumParameters()),
                 device_text.c_str(), inputs.size(), inputs.size() == 1 ? "" : "s",
                 input_device_text.c_str(),
-                DescribeFed(file_model, host_inputs).c_str());
+                DescribeFed(*model, host_inputs).c_str());
   }
   WarnOfNonFiniteInputs(host_inputs.arrays, device);
   // One static plan when the model has one; a model whose shapes are
   // decided while it runs (NonZero, If, a shape computed from data) runs as
-  // a chain of plans instead (OnnxModel::Run, onnx/staged_runner.h).
-  absl::StatusOr<ExecutablePlan*> compiled = model->Compiled(specs);
+  // a chain of plans instead (Session::Run on a model that supports it).
+  absl::StatusOr<ExecutablePlan*> compiled = model->module().Compiled(specs);
   // Set-up ends here. A staged model compiles its segments while its first
   // forward runs: that time is the first forward's, counted once.
   const auto compile_done = std::chrono::steady_clock::now();
-  OnnxModel* staged = nullptr;
+  bool staged = false;
   double staged_first_ms = -1;
   std::vector<DeviceMemoryUse> staged_first_memory;
   if (!compiled.ok()) {
-    if (file_model == nullptr) return compiled.status();
-    staged = dynamic_cast<OnnxModel*>(model.get());
+    if (!model->supports_staged_run()) return compiled.status();
+    staged = true;
     const auto tried_begin = std::chrono::steady_clock::now();
     RunOptions watch_memory;
     watch_memory.memory = &staged_first_memory;
-    absl::StatusOr<std::vector<Tensor>> tried = staged->Run(inputs, watch_memory);
+    absl::StatusOr<std::vector<Tensor>> tried = model->Run(inputs, watch_memory);
     // Not a matter of shapes decided at run time: the static plan's error.
     if (!tried.ok()) return tried.status();
     // This run is the first forward (and the first warm-up iteration).
@@ -802,7 +767,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
     if (absl::GetFlag(FLAGS_explain_placement) || PipelineRequested()) {
       return absl::UnimplementedError(absl::StrCat(
           "this model's shapes are decided while it runs, so it runs as a chain "
-          "of plans (", staged->run_stats().segments_run, " segments for this "
+          "of plans (", model->run_stats().segments_run, " segments for this "
           "input); --explain-placement and --batches need a single static plan: "
           "run it without them (static plan: ", compiled.status().message(), ")"));
     }
@@ -810,7 +775,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
   }
   const auto precompile_begin = std::chrono::steady_clock::now();
   SY_ASSIGN_OR_RETURN(const std::vector<std::string> precompiled,
-                      Precompile(*model, staged, file_model, input_device, *in_device));
+                      Precompile(*model, staged, input_device, *in_device));
   const double precompile_ms = Ms(precompile_begin, std::chrono::steady_clock::now());
   if (!precompiled.empty()) {
     std::printf("precompiled %zu input shape%s in %.0f ms: %s\n", precompiled.size(),
@@ -839,7 +804,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
     absl::StatusOr<std::vector<std::string>> paths =
         OutputFilePaths(output_targets,
                         plan != nullptr ? plan->graph().outputs().size()
-                                        : staged->outputs().size(),
+                                        : model->outputs().size(),
                         model->OutputNames());
     if (!paths.ok()) {
       return absl::Status(
@@ -856,9 +821,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
   // image [3, H, W] (runtime/samples_per_run.h).
   const Shape first_input = inputs.empty() ? Shape() : inputs[0].shape();
   const SamplesPerRun samples = CountSamplesPerRun(
-      file_model != nullptr && !file_model->inputs().empty() ? &file_model->inputs()[0]
-                                                             : nullptr,
-      first_input);
+      !builtin && !model->inputs().empty() ? &model->inputs()[0] : nullptr, first_input);
   const int64_t batch = samples.count;
 
   if (PipelineRequested()) {
@@ -959,14 +922,14 @@ absl::Status RunCommand(BackendRegistry& registry) {
     if (profiling != nullptr && i >= warmup) {
       const RunProfiling::RunFn run = [&](absl::Span<const Tensor> in,
                                           const RunOptions& options) {
-        return staged != nullptr ? staged->Run(in, options) : plan->Run(in, options);
+        return staged ? model->Run(in, options) : plan->Run(in, options);
       };
       SY_ASSIGN_OR_RETURN(outputs, profiling->Iteration(run, inputs, host_inputs.arrays,
                                                         i - warmup, registry));
-    } else if (staged != nullptr) {
-      SY_ASSIGN_OR_RETURN(outputs, staged->Run(inputs));
+    } else if (staged) {
+      SY_ASSIGN_OR_RETURN(outputs, model->Run(inputs));
     } else {
-      SY_ASSIGN_OR_RETURN(outputs, model->Forward(inputs));
+      SY_ASSIGN_OR_RETURN(outputs, model->module().Forward(inputs));
     }
     const auto end = std::chrono::steady_clock::now();
     last_memory = memory_watch.Finish();
@@ -1042,18 +1005,18 @@ absl::Status RunCommand(BackendRegistry& registry) {
   const double setup_ms = Ms(start, compile_done);
   // With no warm-up the first forward is a timed one (a staged model's
   // first run is not: it ran before the loop).
-  const bool first_is_timed = warmup == 0 && staged == nullptr;
+  const bool first_is_timed = warmup == 0 && !staged;
   std::printf("forward: median %.2f ms, min %.2f ms, max %.2f ms over %d "
               "iterations (%d warmup); %.1f %s/s%s\n",
               timing.median_ms, timing.min_ms, timing.max_ms, iterations, warmup,
-              images_per_s, file_model == nullptr ? "images" : "samples",
+              images_per_s, builtin ? "images" : "samples",
               samples.reason.empty() ? "" : absl::StrCat(" (", samples.reason, ")").c_str());
   WarnOfSpread(timing.median_ms, timing.max_ms, iterations);
   std::printf("set-up: %.0f ms (weights %.0f ms, compile %.0f ms); first forward "
               "%.1f ms%s\n",
               setup_ms, Ms(start, weights_done), Ms(weights_done, compile_done),
               first_ms,
-              staged != nullptr  ? " (compiling its segments as it ran)"
+              staged           ? " (compiling its segments as it ran)"
               : first_is_timed ? " (also the first timed forward: --warmup=0)"
                                : "");
   if (!last_memory.empty()) {
@@ -1078,9 +1041,9 @@ absl::Status RunCommand(BackendRegistry& registry) {
       nlohmann::json entry = {{"shape", a.shape.dims()},
                               {"dtype", DTypeName(a.dtype)},
                               {"source", host_inputs.sources[i]}};
-      if (file_model != nullptr && i < file_model->inputs().size()) {
-        entry["name"] = file_model->inputs()[i].name;
-        entry["declared"] = file_model->inputs()[i].ToString();
+      if (!builtin && i < model->inputs().size()) {
+        entry["name"] = model->inputs()[i].name;
+        entry["declared"] = model->inputs()[i].ToString();
       } else {
         entry["name"] = "input";
       }
