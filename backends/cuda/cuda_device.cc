@@ -523,6 +523,26 @@ CudaDevice::CopyTiming CudaDevice::TakeCopyTiming() {
   return taken;
 }
 
+absl::Status CudaDevice::QueueUpload(const void* src, void* dst, size_t bytes,
+                                     bool direct) {
+  cudaEvent_t start = nullptr, end = nullptr;
+  NewCopyTiming(&start, &end);
+  absl::Status copied;
+  PinnedStaging* staging = direct ? nullptr : LazyStaging(name_, staging_, staging_failed_);
+  if (staging != nullptr) {
+    copied = staging->ToDevice(src, dst, bytes, copy_stream_, start, end);
+  } else {
+    // From pageable memory the copy has read `src` when the call returns;
+    // from page-locked memory the DMA reads it later, in stream order.
+    if (start != nullptr) cudaEventRecord(start, copy_stream_);
+    copied = CudaStatus(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, copy_stream_),
+                        "cudaMemcpyAsync", name_);
+    if (start != nullptr) cudaEventRecord(end, copy_stream_);
+  }
+  KeepCopyTiming(start, end);
+  return copied;
+}
+
 // Uploads go on the copy stream, then the compute stream waits for them
 // (cuda_device.h); before the DMA the copy stream waits for what compute
 // may still do with the destination (FreeFences says when that is less
@@ -543,20 +563,9 @@ absl::Status CudaDevice::CopyFromHost(const void* src, Buffer& dst,
   }
   SY_RETURN_IF_ERROR(
       free_fences_->OrderBefore(dst.data(), copy_stream_, compute_done_));
-  cudaEvent_t start = nullptr, end = nullptr;
-  NewCopyTiming(&start, &end);
-  absl::Status copied;
-  if (PinnedStaging* staging = LazyStaging(name_, staging_, staging_failed_)) {
-    copied = staging->ToDevice(src, dst.data(), bytes, copy_stream_, start, end);
-  } else {
-    // From pageable memory the copy has read `src` when the call returns.
-    if (start != nullptr) cudaEventRecord(start, copy_stream_);
-    copied = CudaStatus(
-        cudaMemcpyAsync(dst.data(), src, bytes, cudaMemcpyHostToDevice, copy_stream_),
-        "cudaMemcpyAsync", name_);
-    if (start != nullptr) cudaEventRecord(end, copy_stream_);
-  }
-  KeepCopyTiming(start, end);
+  // `src` is read when the call returns: never straight from it, even
+  // page-locked, since the caller may change it then.
+  const absl::Status copied = QueueUpload(src, dst.data(), bytes, /*direct=*/false);
   // Even after a failure: whatever DMA went out must precede later compute.
   // The copy's own error, if any, is the one to report.
   absl::Status ordered = CudaStatus(cudaEventRecord(upload_done_, copy_stream_),
@@ -632,20 +641,7 @@ absl::StatusOr<std::unique_ptr<DeviceEvent>> CudaDevice::CopyFromHostAsync(
     // A fresh block's fence only: the caller has ordered the rest.
     SY_RETURN_IF_ERROR(free_fences_->OrderBefore(dst.data(), copy_stream_,
                                                  /*compute_done=*/nullptr));
-    cudaEvent_t start = nullptr, end = nullptr;
-    NewCopyTiming(&start, &end);
-    PinnedStaging* staging =
-        IsPageLocked(src) ? nullptr : LazyStaging(name_, staging_, staging_failed_);
-    if (staging != nullptr) {
-      copied = staging->ToDevice(src, dst.data(), bytes, copy_stream_, start, end);
-    } else {
-      if (start != nullptr) cudaEventRecord(start, copy_stream_);
-      copied = CudaStatus(
-          cudaMemcpyAsync(dst.data(), src, bytes, cudaMemcpyHostToDevice, copy_stream_),
-          "cudaMemcpyAsync", name_);
-      if (start != nullptr) cudaEventRecord(end, copy_stream_);
-    }
-    KeepCopyTiming(start, end);
+    copied = QueueUpload(src, dst.data(), bytes, /*direct=*/IsPageLocked(src));
   }
   // Recorded even after a failure, so that waiting on it covers whatever
   // DMA went out; the copy's own error is the one to report.

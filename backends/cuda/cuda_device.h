@@ -163,6 +163,11 @@ class CudaDevice : public BackendDevice {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(staging_mu_);
   void KeepCopyTiming(cudaEvent_t start, cudaEvent_t end)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(staging_mu_);
+  // Queues the DMA of an upload on the copy stream, timed: through the
+  // staging ring, or `direct`ly from `src` (page-locked memory the caller
+  // keeps unchanged until the copy is done).
+  absl::Status QueueUpload(const void* src, void* dst, size_t bytes, bool direct)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(staging_mu_);
 
   const int index_;
   const Device device_;
