@@ -147,12 +147,6 @@ class Session {
     BackendRegistry& registry = BackendRegistry::Global();
     absl::StatusOr<std::unique_ptr<runtime::Session>> opened;
     if (from_bytes || !IsBuiltinModel(name_)) {
-      if (!weights.empty()) {
-        throw StatusError(absl::InvalidArgumentError(absl::StrCat(
-            "weights='", weights, "' is for the built-in models (",
-            absl::StrJoin(ModelNames(), ", "), "); ", name_,
-            " brings its own weights: drop weights=")));
-      }
       if (from_bytes) {
         const std::string_view view = model.cast<py::bytes>();
         const absl::string_view bytes(view.data(), view.size());

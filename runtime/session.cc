@@ -116,12 +116,6 @@ absl::StatusOr<std::vector<ValueInfo>> Session::DeclaredInputs(const std::string
 }
 
 absl::Status Session::Initialize(const SessionOptions& options) {
-  if (!builtin() && !options.weights.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "weights '", options.weights, "' are for the built-in models (",
-        absl::StrJoin(ModelNames(), ", "), "); ", name_,
-        " brings its own weights: drop the weights"));
-  }
   if (options.max_loop_iterations.has_value() && !builtin()) {
     SY_RETURN_IF_ERROR(SetMaxLoopIterations(*options.max_loop_iterations));
   }

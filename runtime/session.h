@@ -66,9 +66,11 @@ inline constexpr int64_t kDefaultMaxLoopIterations = onnx_import::kDefaultMaxLoo
 struct SessionOptions {
   Device device = Device::Cpu();
   PlacementPolicy placement = PlacementPolicy::kStrict;
-  // A built-in model's weights (.safetensors); empty: the model's seeded
-  // initialisation from `seed`. A model file brings its own weights, so
-  // giving this for one is an InvalidArgument.
+  // Weights to load (.safetensors, PyTorch's state_dict names): a built-in
+  // model's, or values over a model file's initializers of the same names
+  // (fine-tuned weights for an exported graph), as `run --weights` does.
+  // Empty: a built-in model's seeded initialisation from `seed`; a file's
+  // own initializers.
   std::string weights;
   uint64_t seed = 0;
   // Iterations a Loop node may run per Run; a built-in model has no Loop

@@ -98,7 +98,9 @@ class Session:
     ``onnx.ModelProto`` (external data files are then read from the working
     directory, as ONNX Runtime does), or the name of a built-in model
     ("vgg11", "vgg13", "vgg16", "vgg19": seeded weights, or ``weights=`` a
-    .safetensors file with torchvision's names). ``device`` is "cpu:0",
+    .safetensors file with torchvision's names). A model file takes
+    ``weights=`` too: values over its initializers of the same names (as
+    ``switchyard run --weights``). ``device`` is "cpu:0",
     "dnnl:0", "cuda:0", or any device ``switchyard.devices()`` lists, as a
     string, a ``switchyard.Device`` or a ``torch.device``; without
     it ``device_policy`` chooses (``switchyard.choose_device``): "fastest"
