@@ -16,7 +16,6 @@
 #include <map>
 #include <optional>
 #include <sstream>
-#include <thread>
 #include <vector>
 
 #include "absl/flags/declare.h"
@@ -36,6 +35,7 @@
 #include "tools/cli/flags.h"
 #include "tools/cli/image_input.h"
 #include "tools/cli/profile_run.h"
+#include "core/thread_limit.h"
 
 ABSL_FLAG(double, rank_timeout, 600,
           "under mpirun: seconds a rank waits for the others at the start and after "
@@ -134,8 +134,7 @@ absl::Status PointFlagsAtRank(const std::string& command, const MpiWorld& world,
   // The ranks on one host share its cores (a rank on a GPU still needs a few
   // for its host work); an explicit --threads is the user's call.
   if (!FlagGiven("threads") && world.local_size() > 1) {
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    absl::SetFlag(&FLAGS_threads, std::max(1, cores / world.local_size()));
+    absl::SetFlag(&FLAGS_threads, std::max(1, CoreCount() / world.local_size()));
   }
   SetImageShard(world.rank(), world.size());
 
