@@ -110,6 +110,7 @@ void RegisterMpi(py::module_& m) {
       []() -> runtime::MpiWorld* {
         if (World() == nullptr) {
           World() = ValueOrThrow(runtime::MpiWorld::JoinIfLaunched());
+          if (World() != nullptr) World()->set_timeout_name("timeout_s");
         }
         return World().get();
       },

@@ -170,6 +170,10 @@ absl::StatusOr<std::unique_ptr<MpiWorld>> MpiWorld::JoinIfLaunched() {
 
 MpiWorld::~MpiWorld() { MPI_Finalize(); }
 
+std::string MpiWorld::TimeoutName() const {
+  return timeout_name_.empty() ? "the timeout" : absl::StrCat("the timeout, ", timeout_name_);
+}
+
 absl::Status MpiWorld::Barrier(absl::Duration timeout, const std::string& what) {
   MPI_Request request;
   const int rc = MPI_Ibarrier(MPI_COMM_WORLD, &request);
@@ -177,7 +181,7 @@ absl::Status MpiWorld::Barrier(absl::Duration timeout, const std::string& what) 
   std::vector<MPI_Request> requests = {request};
   return WaitAll(requests, timeout, [&](const std::vector<size_t>&) {
     return absl::StrCat("rank ", rank_, " waited ", Seconds(timeout), " for the other ranks ",
-                        what, " (--rank-timeout); at least one of them is stuck or far behind");
+                        what, " (", TimeoutName(), "); at least one of them is stuck or far behind");
   });
 }
 
@@ -194,7 +198,7 @@ absl::StatusOr<std::vector<std::string>> MpiWorld::GatherAtRoot(const std::strin
     }
     absl::Status s = WaitAll(requests, timeout, [&](const std::vector<size_t>&) {
       return absl::StrCat("rank ", rank_, " could not hand its results to rank 0 within ",
-                          Seconds(timeout), " (--rank-timeout): rank 0 is stuck or gone");
+                          Seconds(timeout), " (", TimeoutName(), "): rank 0 is stuck or gone");
     });
     if (!s.ok()) return s;
     return std::vector<std::string>();
@@ -221,7 +225,7 @@ absl::StatusOr<std::vector<std::string>> MpiWorld::GatherAtRoot(const std::strin
   for (int r = 0; r < size_; ++r) size_owner[r] = r;
   absl::Status s = WaitAll(size_requests, timeout, [&](const std::vector<size_t>& pending) {
     return absl::StrCat("rank(s) ", ranks_of(pending, size_owner), " did not finish within ",
-                        Seconds(timeout), " of rank 0 (--rank-timeout): stuck, or far "
+                        Seconds(timeout), " of rank 0 (", TimeoutName(), "): stuck, or far "
                         "slower than the others");
   });
   if (!s.ok()) return s;
@@ -239,7 +243,7 @@ absl::StatusOr<std::vector<std::string>> MpiWorld::GatherAtRoot(const std::strin
   const absl::Duration left = std::max(deadline - absl::Now(), absl::Seconds(10));
   s = WaitAll(data_requests, left, [&](const std::vector<size_t>& pending) {
     return absl::StrCat("the results of rank(s) ", ranks_of(pending, data_owner),
-                        " did not arrive within ", Seconds(timeout), " (--rank-timeout)");
+                        " did not arrive within ", Seconds(timeout), " (", TimeoutName(), ")");
   });
   if (!s.ok()) return s;
   return all;
@@ -250,7 +254,7 @@ absl::StatusOr<std::string> MpiWorld::BroadcastFromRoot(const std::string& value
   int64_t bytes = rank_ == 0 ? static_cast<int64_t>(value.size()) : 0;
   const auto late = [&](const std::vector<size_t>&) {
     return absl::StrCat("rank ", rank_, " waited ", Seconds(timeout),
-                        " for rank 0's verdict (--rank-timeout): rank 0 is stuck or gone");
+                        " for rank 0's value (", TimeoutName(), "): rank 0 is stuck or gone");
   };
   std::vector<MPI_Request> requests(1);
   int rc = MPI_Ibcast(&bytes, 1, MPI_INT64_T, 0, MPI_COMM_WORLD, &requests[0]);

@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -46,6 +47,10 @@ class MpiWorld {
   int local_size() const { return local_size_; }
   const std::string& host() const { return host_; }
 
+  // How the front end names the timeouts below, for their errors: the
+  // command line's "--rank-timeout", Python's "timeout_s".
+  void set_timeout_name(std::string name) { timeout_name_ = std::move(name); }
+
   // Waits for every rank to reach this point, or DeadlineExceeded naming
   // `what` and the timeout.
   absl::Status Barrier(absl::Duration timeout, const std::string& what);
@@ -66,8 +71,12 @@ class MpiWorld {
 
  private:
   MpiWorld() = default;
+  // "the timeout" plus the front end's name for it, in parentheses.
+  std::string TimeoutName() const;
+
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
   std::string host_;
+  std::string timeout_name_;
 };
 
 }  // namespace runtime

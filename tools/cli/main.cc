@@ -225,6 +225,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (*world != nullptr) {
+    (*world)->set_timeout_name("--rank-timeout");
     return switchyard::cli::RunCommandAsRank(**world, command, guarded, registry);
   }
   status = switchyard::cli::WithCommandLineFix(guarded(registry));
