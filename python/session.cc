@@ -110,18 +110,11 @@ std::string FileSystemName(const py::handle& path) {
   return py::reinterpret_steal<py::bytes>(encoded).cast<std::string>();
 }
 
-bool IsBuiltinModel(const std::string& model) {
-  for (const std::string& name : ModelNames()) {
-    if (name == model) return true;
-  }
-  return false;
-}
-
 // An ONNX file that is not there and not a built-in model's name either:
 // say both.
 absl::Status WithBuiltinHint(absl::Status status, const std::string& model) {
   if (!absl::IsNotFound(status) || absl::StrContains(model, "/") ||
-      absl::EndsWith(model, ".onnx")) {
+      runtime::IsModelFile(model)) {
     return status;
   }
   return absl::NotFoundError(absl::StrCat(
@@ -146,7 +139,7 @@ class Session {
     const PlacementPolicy policy = ValueOrThrow(ParsePlacementPolicy(placement));
     BackendRegistry& registry = BackendRegistry::Global();
     absl::StatusOr<std::unique_ptr<runtime::Session>> opened;
-    if (from_bytes || !IsBuiltinModel(name_)) {
+    if (from_bytes || !runtime::IsBuiltinModel(name_)) {
       if (from_bytes) {
         const std::string_view view = model.cast<py::bytes>();
         const absl::string_view bytes(view.data(), view.size());

@@ -39,13 +39,14 @@ absl::Status MeasureRow(Module& model, const BenchModel& spec,
     specs.push_back({shape, DType::kFloat32, dev});
   }
   for (InputSpec& s : specs) s.device = dev;
-  // One static plan, or (a model whose shapes are decided while it runs) the
-  // model's own chain of plans; forward then includes its run-time copies.
+  // One static plan, or (a model whose shapes are decided while it runs)
+  // Module::Run, the model's own chain of plans; forward then includes its
+  // run-time copies. (A built-in model's Run is its static plan: its
+  // compile error comes back from the first run.)
   absl::StatusOr<ExecutablePlan*> plan = model.Compiled(specs);
-  if (!plan.ok() && !spec.run_without_plan) return plan.status();
   auto run = [&](absl::Span<const Tensor> in) -> absl::StatusOr<std::vector<Tensor>> {
     if (plan.ok()) return (*plan)->Run(in);
-    return spec.run_without_plan(model, in);
+    return model.Run(in);
   };
 
   // Seeded host inputs (runtime/seeded_input.h; float32 as it always was).

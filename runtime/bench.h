@@ -31,12 +31,6 @@ struct BenchModel {
   // any dtypes. When unset, one float32 input of `input_shape(batch)`.
   std::function<absl::StatusOr<std::vector<InputSpec>>(int64_t batch)> inputs;
   std::function<absl::StatusOr<Shape>(int64_t batch)> input_shape;
-  // Runs the model when it has no single static plan for the inputs (an
-  // ONNX model whose shapes are decided while it runs: OnnxModel::Run, a
-  // chain of plans). Unset: such a model is an error.
-  std::function<absl::StatusOr<std::vector<Tensor>>(Module& model,
-                                                    absl::Span<const Tensor> inputs)>
-      run_without_plan;
 };
 
 // A model of the zoo (models/model_zoo.h) with its seeded initialisation.

@@ -124,8 +124,7 @@ absl::StatusOr<HostArray> JoinRows(absl::Span<const HostArray> parts,
 }
 
 absl::StatusOr<std::unique_ptr<ReplicaSet>> ReplicaSet::Create(
-    std::vector<Device> devices, const MakeFn& make, RunFn run,
-    BackendRegistry& registry) {
+    std::vector<Device> devices, const MakeFn& make, BackendRegistry& registry) {
   std::unique_ptr<ReplicaSet> set(new ReplicaSet());
   for (size_t i = 0; i < devices.size(); ++i) {
     absl::StatusOr<BackendDevice*> device = registry.GetDevice(devices[i]);
@@ -136,7 +135,6 @@ absl::StatusOr<std::unique_ptr<ReplicaSet>> ReplicaSet::Create(
     set->models_.push_back(*std::move(model));
   }
   set->devices_ = std::move(devices);
-  set->run_ = std::move(run);
   return set;
 }
 
@@ -179,8 +177,7 @@ absl::StatusOr<ReplicaRun> ReplicaSet::Run(absl::Span<const HostArray> inputs) {
         on_device.push_back(std::move(t));
       }
       SY_ASSIGN_OR_RETURN(std::vector<Tensor> out,
-                          run_ ? run_(*models_[r], on_device)
-                               : models_[r]->Run(on_device));
+                          models_[r]->Run(on_device));
       for (size_t o = 0; o < out.size(); ++o) {
         const Shape& shape = out[o].shape();
         if (shape.rank() < 1 || shape.dim(0) != slices[r].count) {

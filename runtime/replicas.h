@@ -75,15 +75,12 @@ class ReplicaSet {
   // that a caller may lend a model it keeps (a no-op deleter).
   using MakeFn = std::function<absl::StatusOr<std::shared_ptr<Module>>(
       const Device& device, int index)>;
-  // Runs a replica on inputs on its device; unset: Module::Run (a model file's staged run too).
-  using RunFn = std::function<absl::StatusOr<std::vector<Tensor>>(
-      Module& model, absl::Span<const Tensor> inputs)>;
-
   // The replicas are made one after another (Module::To and weight loading
   // must not overlap on one registry's devices); errors name the device.
+  // Each runs with Module::Run, as every model does (a model file's chain
+  // of plans too).
   static absl::StatusOr<std::unique_ptr<ReplicaSet>> Create(
-      std::vector<Device> devices, const MakeFn& make, RunFn run,
-      BackendRegistry& registry);
+      std::vector<Device> devices, const MakeFn& make, BackendRegistry& registry);
 
   // Splits every input along dimension 0 (all must have rank >= 1 and one
   // batch size), runs the slices concurrently and joins the outputs, each of
@@ -101,7 +98,6 @@ class ReplicaSet {
   std::vector<Device> devices_;
   std::vector<BackendDevice*> backend_devices_;
   std::vector<std::shared_ptr<Module>> models_;
-  RunFn run_;
 };
 
 // What the replicas did over a number of runs of one batch size: the

@@ -94,12 +94,12 @@ TEST(ReplicaSetTest, OutputsEqualOneDeviceBitForBit) {
     for (size_t i = 0; i < values.size(); ++i) values[i] = 0.37f * i - 3.1f;
     const HostArray input(Shape({batch, 6}), values);
     absl::StatusOr<std::unique_ptr<ReplicaSet>> one =
-        ReplicaSet::Create({*Device::Parse("ref:0")}, MakeOn, nullptr, registry);
+        ReplicaSet::Create({*Device::Parse("ref:0")}, MakeOn, registry);
     ASSERT_TRUE(one.ok()) << one.status();
     absl::StatusOr<ReplicaRun> want = (*one)->Run({input});
     ASSERT_TRUE(want.ok()) << want.status();
     absl::StatusOr<std::unique_ptr<ReplicaSet>> two = ReplicaSet::Create(
-        {*Device::Parse("ref:0"), *Device::Parse("ref:1")}, MakeOn, nullptr, registry);
+        {*Device::Parse("ref:0"), *Device::Parse("ref:1")}, MakeOn, registry);
     ASSERT_TRUE(two.ok()) << two.status();
     absl::StatusOr<ReplicaRun> got = (*two)->Run({input});
     ASSERT_TRUE(got.ok()) << got.status();
@@ -119,7 +119,7 @@ TEST(ReplicaSetTest, OutputsEqualOneDeviceBitForBit) {
 TEST(ReplicaSetTest, ErrorsNameTheDevice) {
   BackendRegistry& registry = BackendRegistry::Global();
   absl::StatusOr<std::unique_ptr<ReplicaSet>> set = ReplicaSet::Create(
-      {*Device::Parse("ref:0"), *Device::Parse("ref:1")}, MakeOn, nullptr, registry);
+      {*Device::Parse("ref:0"), *Device::Parse("ref:1")}, MakeOn, registry);
   ASSERT_TRUE(set.ok()) << set.status();
   // 7 features where the net takes 6.
   const HostArray bad(Shape({2, 7}), std::vector<float>(14, 1.0f));

@@ -13,11 +13,6 @@ namespace switchyard {
 namespace runtime {
 namespace {
 
-bool IsBuiltinModel(const std::string& name) {
-  const std::vector<std::string> names = ModelNames();
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 // A dimension list as ValueInfo holds it: a size, or a symbolic name.
 ValueInfo Declared(const std::string& name,
                    const std::vector<std::pair<std::optional<int64_t>, std::string>>& dims) {
@@ -46,6 +41,15 @@ std::vector<ValueInfo> BuiltinOutputs() {
 
 }  // namespace
 
+bool IsBuiltinModel(const std::string& name) {
+  const std::vector<std::string> names = ModelNames();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+bool IsModelFile(const std::string& name) {
+  return !IsBuiltinModel(name) && absl::EndsWith(name, ".onnx");
+}
+
 Session::Session(std::string name, std::unique_ptr<Module> module, OnnxModel* file,
                  BackendRegistry& registry)
     : registry_(&registry), name_(std::move(name)), module_(std::move(module)), file_(file) {
@@ -69,7 +73,7 @@ std::unique_ptr<Session> Session::FromFile(std::string name, std::unique_ptr<Onn
 
 absl::StatusOr<std::unique_ptr<Session>> Session::Open(const std::string& model,
                                                        BackendRegistry& registry) {
-  if (!IsBuiltinModel(model) && absl::EndsWith(model, ".onnx")) {
+  if (IsModelFile(model)) {
     return OpenFile(model, registry);
   }
   // A built-in model, or the zoo's error naming every model there is.
@@ -240,7 +244,7 @@ absl::StatusOr<std::unique_ptr<ReplicaSet>> Session::Replicate(
     return std::shared_ptr<Module>(owner, &owner->module());
   };
   // Unset RunFn: each replica runs with Module::Run, as any model does.
-  return ReplicaSet::Create(devices, make, nullptr, *registry_);
+  return ReplicaSet::Create(devices, make, *registry_);
 }
 
 }  // namespace runtime

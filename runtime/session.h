@@ -63,6 +63,12 @@ using RunStats = onnx_import::StagedRunStats;
 // Iterations one Loop node may run per Run unless told otherwise.
 inline constexpr int64_t kDefaultMaxLoopIterations = onnx_import::kDefaultMaxLoopIterations;
 
+// Whether `name` is a built-in model's ("vgg11", models/model_zoo.h), and
+// whether it names a model file instead (not a built-in name, and a model
+// file's extension: ".onnx"): the one place front ends decide which.
+bool IsBuiltinModel(const std::string& name);
+bool IsModelFile(const std::string& name);
+
 struct SessionOptions {
   Device device = Device::Cpu();
   PlacementPolicy placement = PlacementPolicy::kStrict;

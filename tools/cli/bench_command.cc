@@ -82,13 +82,6 @@ std::string UtcNow() {
   return text;
 }
 
-// A path with a model file's extension rather than a built-in name.
-bool IsModelFile(const std::string& name) {
-  const std::vector<std::string> names = ModelNames();
-  return std::find(names.begin(), names.end(), name) == names.end() &&
-         absl::EndsWith(name, ".onnx");
-}
-
 // A model file: the zoo's loader per device, and the inputs it declares
 // (any number and dtypes) with their shapes per batch size: dimension 0 of
 // every input, the rest from --input_shape and the declarations.
@@ -116,9 +109,6 @@ absl::StatusOr<BenchModel> FileModel(const std::string& path,
     }
     return specs;
   };
-  model.run_without_plan = [](Module& m, absl::Span<const Tensor> inputs) {
-    return m.Run(inputs);
-  };
   return model;
 }
 
@@ -139,10 +129,8 @@ absl::Status BenchReplicas(const BenchModel& model, const BenchOptions& options,
     SY_ASSIGN_OR_RETURN(std::unique_ptr<Module> m, model.create(d, registry));
     return std::shared_ptr<Module>(std::move(m));
   };
-  ReplicaSet::RunFn run;
-  if (model.run_without_plan) run = model.run_without_plan;
   SY_ASSIGN_OR_RETURN(std::unique_ptr<ReplicaSet> replicas,
-                      ReplicaSet::Create(devices, make, run, registry));
+                      ReplicaSet::Create(devices, make, registry));
   const nlohmann::json machine_before = MachineJson();
   nlohmann::json results = nlohmann::json::array();
   std::string text = absl::StrFormat(
@@ -266,7 +254,7 @@ absl::Status BenchCommand(BackendRegistry& registry) {
   }
   const std::string model_name = ModelFlag();
   BenchModel model;
-  if (IsModelFile(model_name)) {
+  if (runtime::IsModelFile(model_name)) {
     SY_ASSIGN_OR_RETURN(model, FileModel(model_name, registry));
   } else {
     SY_ASSIGN_OR_RETURN(std::optional<Shape> input_shape, InputShapeFlag());
