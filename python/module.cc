@@ -13,6 +13,7 @@ PYBIND11_MODULE(_switchyard, m) {
             "the `switchyard` package.";
   m.attr("__version__") = switchyard::kVersion;
   switchyard::python::RegisterStatus(m);
+  switchyard::python::RegisterBench(m);
   switchyard::python::RegisterDevices(m);
   switchyard::python::RegisterMpi(m);
   switchyard::python::RegisterPlugins(m);

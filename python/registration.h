@@ -11,6 +11,8 @@
 namespace switchyard {
 namespace python {
 
+// bench.cc: switchyard.bench(), `switchyard bench` with its JSON's fields.
+void RegisterBench(pybind11::module_& m);
 // devices.cc: devices(), backends(), device_count(), get_device_name(), ...
 void RegisterDevices(pybind11::module_& m);
 // mpi.cc: the MpiWorld class switchyard.mpi_world() returns.

@@ -16,7 +16,9 @@
 #include "core/timeline_analysis.h"
 #include "models/model_zoo.h"
 #include "runtime/elapsed.h"
+#include "runtime/model_inputs.h"
 #include "runtime/seeded_input.h"
+#include "runtime/session.h"
 #include "runtime/text_columns.h"
 
 namespace switchyard {
@@ -157,6 +159,33 @@ BenchModel ZooModel(const std::string& name, uint64_t seed,
       shape = Shape(dims);
     }
     return ModelInputShape(name, batch, shape);
+  };
+  return model;
+}
+
+absl::StatusOr<BenchModel> FileModel(const std::string& path, uint64_t seed,
+                                     const std::vector<std::string>& shapes,
+                                     BackendRegistry& registry) {
+  BenchModel model = ZooModel(path, seed);
+  // The declarations alone: the graph is converted when each device loads it.
+  SY_ASSIGN_OR_RETURN(const std::vector<ValueInfo> declared,
+                      Session::DeclaredInputs(path, registry));
+  model.inputs = [path, declared, shapes](int64_t batch)
+      -> absl::StatusOr<std::vector<InputSpec>> {
+    InputRequest request;
+    request.shapes = shapes;
+    request.batch = batch;
+    request.batch_overrides_shapes = true;
+    absl::StatusOr<std::vector<Shape>> resolved = InputShapes(declared, request);
+    if (!resolved.ok()) {
+      return absl::Status(resolved.status().code(),
+                          absl::StrCat(path, ": ", resolved.status().message()));
+    }
+    std::vector<InputSpec> specs;
+    for (size_t i = 0; i < declared.size(); ++i) {
+      specs.push_back({(*resolved)[i], declared[i].dtype, Device::Cpu()});
+    }
+    return specs;
   };
   return model;
 }

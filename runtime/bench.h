@@ -39,6 +39,14 @@ struct BenchModel {
 BenchModel ZooModel(const std::string& name, uint64_t seed,
                     std::optional<Shape> input_shape = std::nullopt);
 
+// A model file (runtime::IsModelFile) loaded on each device, with the
+// inputs it declares (any number and dtypes) at each batch size: dimension 0
+// of every input, the rest from `shapes` (--input_shape's values: "name:DIMS"
+// or "DIMS") and the declarations. Seeded inputs as ZooModel's.
+absl::StatusOr<BenchModel> FileModel(const std::string& path, uint64_t seed,
+                                     const std::vector<std::string>& shapes,
+                                     BackendRegistry& registry);
+
 struct BenchOptions {
   // Device names ("cpu", "cuda:1"); empty: every device the registry knows
   // of, and one unavailable entry (with the reason) per type without devices.

@@ -51,7 +51,44 @@ __all__ = [
     "is_available", "unavailable_reason", "get_device_name", "get_device_properties",
     "mem_get_info", "load_plugin", "get_option", "set_option", "backend_options", "diagnose",
     "Diagnosis", "choose_device", "discovered_plugins", "Device", "mpi_world", "MpiWorld",
+    "bench",
 ] + list(_errors.__all__)  # noqa: F405
+
+
+def bench(model, devices=None, batch=(1, 8), warmup=2, iterations=10, seed=0,
+          placement="auto", input_shape=None):
+    """What ``switchyard bench`` measures, as a dict with the fields of its
+    ``--json`` (schema "switchyard.bench/1": "devices", "results" with
+    forward/h2d/d2h/end-to-end medians, p95s and samples per device and
+    batch, "speedup_vs_cpu", ...) and "table", the table it prints.
+
+    ``model``: an .onnx path or a built-in model's name (seeded weights).
+    ``devices``: None for the device a Session takes without one, "all" for
+    every device (unavailable ones listed with the reason), or a list of
+    device strings, ``switchyard.Device``s or ``torch.device``s. ``batch``:
+    an int or a list of them. ``input_shape``: the one input's shape as a
+    tuple, or {input name: shape} (dimension 0 is each batch size).
+    ``placement``: "auto" (as the command: nodes a device lacks run on the
+    CPU) or "strict"."""
+    if devices is None:
+        names = []
+    elif isinstance(devices, str):
+        names = [d.strip() for d in devices.split(",") if d.strip()]
+    else:
+        names = [_device_string(d) for d in devices]
+    batches = [batch] if isinstance(batch, int) else list(batch)
+
+    def dims(shape):
+        return "x".join(str(int(d)) for d in shape)
+
+    if input_shape is None:
+        shapes = []
+    elif isinstance(input_shape, dict):
+        shapes = [f"{name}:{dims(shape)}" for name, shape in input_shape.items()]
+    else:
+        shapes = [dims(input_shape)]
+    return _switchyard._bench(_os.fspath(model), names, batches, warmup, iterations, seed,
+                              placement, shapes)
 
 
 def mpi_world():

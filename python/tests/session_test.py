@@ -213,3 +213,33 @@ def test_replicas_are_refused_for_model_bytes_and_a_device_named_twice(resnet18)
     with pytest.raises(switchyard.Error):
         s.replicate(["cpu:0", "cuda:7"])
     assert s.replica_devices == []
+
+
+def test_bench_gives_the_commands_json_fields(resnet18):
+    path, _, _ = resnet18
+    r = switchyard.bench(path, devices=["cpu:0"], batch=[1, 2], warmup=0, iterations=2)
+    assert r["schema"] == "switchyard.bench/1"
+    assert r["framework"] == "switchyard"
+    assert [(row["device"], row["batch"]) for row in r["results"]] == [("cpu:0", 1), ("cpu:0", 2)]
+    for row in r["results"]:
+        assert row["forward_ms"]["median"] > 0
+        assert len(row["forward_ms"]["samples"]) == 2
+        assert row["end_to_end_ms"]["median"] >= row["forward_ms"]["min"]
+    assert "cpu:0" in r["table"]
+    # A built-in model at a given input shape; every device, the unavailable
+    # ones listed with the reason.
+    r = switchyard.bench("vgg11", devices="all", batch=1, warmup=0, iterations=1,
+                         input_shape=(1, 3, 32, 32))
+    assert any(d["device"] == "cpu:0" and d["available"] for d in r["devices"])
+    assert all(d["available"] or d["reason"] for d in r["devices"])
+
+
+def test_bench_refuses_bad_arguments(resnet18):
+    with pytest.raises(switchyard.NotFoundError, match="resnet99"):
+        switchyard.bench("resnet99")
+    with pytest.raises(switchyard.InvalidArgumentError, match="placement"):
+        switchyard.bench(resnet18[0], devices=["cpu:0"], placement="sometimes")
+    with pytest.raises(switchyard.InvalidArgumentError, match="iterations"):
+        switchyard.bench(resnet18[0], devices=["cpu:0"], iterations=0)
+    with pytest.raises(switchyard.InvalidArgumentError, match="one input"):
+        switchyard.bench("vgg11", input_shape={"a": (1, 3, 32, 32), "b": (1, 3, 32, 32)})

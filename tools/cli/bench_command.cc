@@ -82,36 +82,6 @@ std::string UtcNow() {
   return text;
 }
 
-// A model file: the zoo's loader per device, and the inputs it declares
-// (any number and dtypes) with their shapes per batch size: dimension 0 of
-// every input, the rest from --input_shape and the declarations.
-absl::StatusOr<BenchModel> FileModel(const std::string& path,
-                                     BackendRegistry& registry) {
-  BenchModel model = ZooModel(path, absl::GetFlag(FLAGS_seed));
-  // The declarations alone: the graph is converted when each device loads it.
-  SY_ASSIGN_OR_RETURN(const std::vector<runtime::ValueInfo> declared,
-                      runtime::Session::DeclaredInputs(path, registry));
-  const std::vector<std::string> shapes = InputShapeFlagValues();
-  model.inputs = [path, declared, shapes](int64_t batch)
-      -> absl::StatusOr<std::vector<InputSpec>> {
-    InputRequest request;
-    request.shapes = shapes;
-    request.batch = batch;
-    request.batch_overrides_shapes = true;
-    absl::StatusOr<std::vector<Shape>> resolved = InputShapes(declared, request);
-    if (!resolved.ok()) {
-      return absl::Status(resolved.status().code(),
-                          absl::StrCat(path, ": ", resolved.status().message()));
-    }
-    std::vector<InputSpec> specs;
-    for (size_t i = 0; i < declared.size(); ++i) {
-      specs.push_back({(*resolved)[i], declared[i].dtype, Device::Cpu()});
-    }
-    return specs;
-  };
-  return model;
-}
-
 // bench --replicas: for each batch size, the batch split over one replica per
 // device (runtime/replicas.h), warm-up and timed runs of the whole batch;
 // a per-device table per batch size, and JSON on request.
@@ -255,7 +225,8 @@ absl::Status BenchCommand(BackendRegistry& registry) {
   const std::string model_name = ModelFlag();
   BenchModel model;
   if (runtime::IsModelFile(model_name)) {
-    SY_ASSIGN_OR_RETURN(model, FileModel(model_name, registry));
+    SY_ASSIGN_OR_RETURN(model, runtime::FileModel(model_name, absl::GetFlag(FLAGS_seed),
+                                                  InputShapeFlagValues(), registry));
   } else {
     SY_ASSIGN_OR_RETURN(std::optional<Shape> input_shape, InputShapeFlag());
     model = ZooModel(model_name, absl::GetFlag(FLAGS_seed), input_shape);

@@ -1,0 +1,116 @@
+// switchyard.bench(): what `switchyard bench` measures (runtime/bench.h), as
+// a dict with the fields of its --json ("switchyard.bench/1") and the
+// table it prints.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "core/backend_registry.h"
+#include "core/compile.h"
+#include "core/device_policy.h"
+#include "core/status_macros.h"
+#include "models/model_zoo.h"
+#include "pybind11/pybind11.h"
+#include "pybind11/stl.h"
+#include "python/registration.h"
+#include "python/status.h"
+#include "runtime/bench.h"
+#include "runtime/session.h"
+
+namespace switchyard {
+namespace python {
+namespace {
+
+namespace py = pybind11;
+
+// A built-in model's one input shape from "1x3x224x224".
+absl::StatusOr<std::optional<Shape>> BuiltinShape(const std::vector<std::string>& shapes) {
+  if (shapes.empty()) return std::optional<Shape>();
+  if (shapes.size() > 1 || absl::StrContains(shapes[0], ':')) {
+    return absl::InvalidArgumentError(
+        "input_shape: a built-in model has one input; give its shape alone, "
+        "e.g. input_shape=(1, 3, 224, 224)");
+  }
+  std::vector<int64_t> dims;
+  for (absl::string_view part : absl::StrSplit(shapes[0], 'x')) {
+    int64_t d = 0;
+    if (!absl::SimpleAtoi(part, &d) || d < 1 || d > (int64_t{1} << 31)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input_shape wants dimensions >= 1, e.g. (1, 3, 224, 224); got ", shapes[0]));
+    }
+    dims.push_back(d);
+  }
+  return std::optional<Shape>(Shape(dims));
+}
+
+absl::StatusOr<runtime::BenchReport> Bench(const std::string& model,
+                                           std::vector<std::string> devices,
+                                           const std::vector<int64_t>& batches, int warmup,
+                                           int iterations, uint64_t seed,
+                                           const std::string& placement,
+                                           const std::vector<std::string>& shapes) {
+  BackendRegistry& registry = BackendRegistry::Global();
+  SY_ASSIGN_OR_RETURN(const PlacementPolicy policy, ParsePlacementPolicy(placement));
+  runtime::BenchModel bench_model;
+  if (runtime::IsModelFile(model)) {
+    SY_ASSIGN_OR_RETURN(bench_model, runtime::FileModel(model, seed, shapes, registry));
+  } else if (runtime::IsBuiltinModel(model)) {
+    SY_ASSIGN_OR_RETURN(const std::optional<Shape> shape, BuiltinShape(shapes));
+    bench_model = runtime::ZooModel(model, seed, shape);
+  } else {
+    return runtime::Session::Open(model, registry).status();  // the zoo's NotFound
+  }
+  bench_model.create = [create = bench_model.create, policy](const Device& device,
+                                                             BackendRegistry& r)
+      -> absl::StatusOr<std::unique_ptr<Module>> {
+    SY_ASSIGN_OR_RETURN(std::unique_ptr<Module> m, create(device, r));
+    m->set_placement(policy);
+    return m;
+  };
+  // None: the device a session takes without one, as the command does.
+  if (devices.empty()) {
+    SY_ASSIGN_OR_RETURN(const PolicyChoice choice,
+                        ChooseDevice(registry, DevicePolicy::kFastest));
+    devices.push_back(choice.device.ToString());
+  } else if (devices.size() == 1 && devices[0] == "all") {
+    devices.clear();  // every device the registry knows of
+  }
+  runtime::BenchOptions options;
+  options.devices = devices;
+  options.batches = batches;
+  options.warmup = warmup;
+  options.iterations = iterations;
+  options.seed = seed;
+  return runtime::RunBench(bench_model, options, registry);
+}
+
+}  // namespace
+
+void RegisterBench(py::module_& m) {
+  m.def(
+      "_bench",
+      [](const std::string& model, const std::vector<std::string>& devices,
+         const std::vector<int64_t>& batches, int warmup, int iterations, uint64_t seed,
+         const std::string& placement, const std::vector<std::string>& shapes) {
+        absl::StatusOr<runtime::BenchReport> report;
+        {
+          py::gil_scoped_release nogil;
+          report = Bench(model, devices, batches, warmup, iterations, seed, placement, shapes);
+        }
+        ThrowIfError(report.status());
+        py::dict d = py::module_::import("json").attr("loads")(
+            runtime::BenchReportJson(*report).dump());
+        d["table"] = runtime::BenchReportTable(*report);
+        return d;
+      },
+      py::arg("model"), py::arg("devices"), py::arg("batches"), py::arg("warmup"),
+      py::arg("iterations"), py::arg("seed"), py::arg("placement"), py::arg("shapes"));
+}
+
+}  // namespace python
+}  // namespace switchyard
