@@ -42,6 +42,7 @@
 #include "python/profile.h"
 #include "python/registration.h"
 #include "python/status.h"
+#include "runtime/graph_description.h"
 #include "runtime/own_size_images.h"
 #include "runtime/replicas.h"
 #include "runtime/session.h"
@@ -283,6 +284,47 @@ class Session {
       diagnosis = RunDiagnosis(session_->module(), name_, device_, std::move(options));
     }
     return DiagnosisToDict(ValueOrThrow(std::move(diagnosis)), name_);
+  }
+
+  // What `switchyard graph` shows, for this session's model on its device
+  // and placement: the inputs' declared shapes with dimension 0 `batch`
+  // (None: 1 where symbolic), `shapes` ({input name: shape}; "" for the
+  // only input) replacing whole shapes.
+  py::dict Graph(std::optional<int64_t> batch, const std::map<std::string, std::vector<int64_t>>& shapes,
+                 uint64_t seed) {
+    std::map<std::string, Shape> overrides;
+    for (const auto& [name, dims] : shapes) overrides[name] = Shape(dims);
+    absl::StatusOr<runtime::GraphDescription> described;
+    {
+      py::gil_scoped_release nogil;
+      std::shared_lock<std::shared_mutex> lock(mu_);
+      absl::StatusOr<std::vector<InputSpec>> specs =
+          session_->InputSpecs(batch, overrides, device_);
+      described = specs.ok() ? runtime::DescribeGraph(*session_, *specs, session_->placement(),
+                                                      device_, seed, BackendRegistry::Global())
+                             : absl::StatusOr<runtime::GraphDescription>(specs.status());
+    }
+    const runtime::GraphDescription& d = ValueOrThrow(std::move(described));
+    py::dict out;
+    out["staged"] = d.staged;
+    if (d.staged) {
+      out["steps"] = d.steps;
+      out["why_no_graph"] = d.static_error;
+      return out;
+    }
+    out["text"] = d.text;
+    out["dot"] = d.dot;
+    out["placement"] = d.placement_report;
+    out["fused_groups"] = d.partition_count;
+    out["fused"] = d.partitions;
+    py::dict plan;
+    plan["slots"] = d.buffer_slots;
+    plan["planned_bytes"] = d.planned_bytes;
+    plan["unplanned_bytes"] = d.unplanned_bytes;
+    out["buffer_plan"] = plan;
+    out["kernels"] = d.kernels;
+    out["lowering_error"] = d.lowering_error;
+    return out;
   }
 
   py::dict RunStats() const {
@@ -557,6 +599,7 @@ void RegisterSession(py::module_& m) {
       .def("run", &Session::Run, py::arg("feeds"), py::arg("output_names") = py::none(),
            py::arg("profile") = false)
       .def("run_stats", &Session::RunStats)
+      .def("graph", &Session::Graph, py::arg("batch"), py::arg("shapes"), py::arg("seed"))
       .def("replicate", &Session::Replicate, py::arg("devices"))
       .def("replica_summary", &Session::ReplicaSummary)
       .def_property_readonly("replica_devices", &Session::ReplicaDevices)

@@ -336,6 +336,25 @@ class Session:
         without replicas."""
         return self._session.replica_summary()
 
+    def graph(self, batch=None, input_shape=None, seed=0):
+        """What ``switchyard graph`` shows for this model on this session's
+        device and placement, as a dict: "text" (the placed graph), "dot"
+        (Graphviz), "placement" (auto placement's report), "fused" and
+        "fused_groups" (what each backend runs as one kernel), "buffer_plan"
+        ({"slots", "planned_bytes", "unplanned_bytes"}), "kernels" (what each
+        kernel chose). Shapes: the declared ones with dimension 0 ``batch``
+        (a symbolic one otherwise 1), or ``input_shape`` (a tuple for the
+        only input, or {input name: shape}). A model whose shapes are decided
+        while it runs has no one graph: {"staged": True, "steps": [...]},
+        the steps of one run on inputs seeded from ``seed``."""
+        if input_shape is None:
+            shapes = {}
+        elif isinstance(input_shape, dict):
+            shapes = {name: [int(d) for d in shape] for name, shape in input_shape.items()}
+        else:
+            shapes = {"": [int(d) for d in input_shape]}
+        return self._session.graph(batch, shapes, seed)
+
     def run_stats(self):
         """What an ONNX model's runs compiled and reused (plans_compiled,
         compile_ms, plan_cache_hits, host_steps, run_time_copies, ...)."""

@@ -243,3 +243,18 @@ def test_bench_refuses_bad_arguments(resnet18):
         switchyard.bench(resnet18[0], devices=["cpu:0"], iterations=0)
     with pytest.raises(switchyard.InvalidArgumentError, match="one input"):
         switchyard.bench("vgg11", input_shape={"a": (1, 3, 32, 32), "b": (1, 3, 32, 32)})
+
+
+def test_graph_shows_what_the_command_shows(resnet18):
+    s = switchyard.Session(resnet18[0], device="cpu:0")
+    g = s.graph(input_shape=(2, 3, 64, 64))
+    assert not g["staged"]
+    assert "conv2d" in g["text"] and "cpu:0" in g["text"]
+    assert g["dot"].startswith("digraph")
+    assert g["buffer_plan"]["slots"] > 0
+    assert 0 < g["buffer_plan"]["planned_bytes"] <= g["buffer_plan"]["unplanned_bytes"]
+    assert "conv2d" in g["kernels"]
+    assert g["fused_groups"] >= 0
+    assert switchyard.Session(resnet18[0], device="cpu:0").graph(batch=4)["text"] != g["text"]
+    with pytest.raises(switchyard.InvalidArgumentError):
+        s.graph(input_shape=(2, 3, 64))  # the rank the model declares is 4
