@@ -9,10 +9,12 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "core/backend_registry.h"
 #include "core/compile.h"
 #include "core/device_policy.h"
+#include "core/near_miss.h"
 #include "core/status_macros.h"
 #include "models/model_zoo.h"
 #include "pybind11/pybind11.h"
@@ -72,6 +74,19 @@ absl::StatusOr<runtime::BenchReport> Bench(const std::string& model,
     m->set_placement(policy);
     return m;
   };
+  // A type no backend has ("cuda0"): the near miss, in Python's words.
+  for (const std::string& d : devices) {
+    if (d == "all") continue;
+    absl::StatusOr<Device> parsed = Device::Parse(d);
+    const absl::Status found =
+        parsed.ok() ? registry.GetBackend(parsed->type()).status() : parsed.status();
+    if (absl::IsNotFound(found) || absl::IsInvalidArgument(found)) {
+      const std::string meant = MeantDevice(d, registry.Types());
+      if (meant.empty() || meant == d) return found;
+      return absl::Status(found.code(), absl::StrCat(found.message(), " (did you mean '",
+                                                     meant, "'?)"));
+    }
+  }
   // None: the device a session takes without one, as the command does.
   if (devices.empty()) {
     SY_ASSIGN_OR_RETURN(const PolicyChoice choice,
@@ -102,7 +117,16 @@ void RegisterBench(py::module_& m) {
           py::gil_scoped_release nogil;
           report = Bench(model, devices, batches, warmup, iterations, seed, placement, shapes);
         }
-        ThrowIfError(report.status());
+        if (!report.ok()) {
+          // The runtime words some errors for the command's flags.
+          ThrowIfError(absl::Status(
+              report.status().code(),
+              absl::StrReplaceAll(report.status().message(),
+                                  {{"--input_shape", "input_shape"},
+                                   {"--iterations", "iterations"},
+                                   {"--warmup", "warmup"},
+                                   {"--batch", "batch"}})));
+        }
         py::dict d = py::module_::import("json").attr("loads")(
             runtime::BenchReportJson(*report).dump());
         d["table"] = runtime::BenchReportTable(*report);

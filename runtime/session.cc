@@ -157,6 +157,9 @@ absl::Status Session::SetMaxLoopIterations(int64_t n) {
 absl::StatusOr<std::vector<InputSpec>> Session::InputSpecs(
     std::optional<int64_t> batch, const std::map<std::string, Shape>& overrides,
     const Device& device) const {
+  if (batch.has_value() && *batch < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("batch must be >= 1, got ", *batch));
+  }
   if (file_ != nullptr) return file_->InputSpecs(batch, overrides, device);
   std::optional<Shape> shape;
   for (const auto& [input, given] : overrides) {

@@ -146,7 +146,7 @@ class Session {
   // Shapes to compile or seed for: each input's declared shape with
   // dimension 0 set to `batch` (a symbolic one otherwise 1), `overrides` (by
   // input name; "" for the only input) replacing a whole shape. A built-in
-  // model's follow ModelInputShape.
+  // model's follow ModelInputShape. InvalidArgument for a batch below 1.
   absl::StatusOr<std::vector<InputSpec>> InputSpecs(
       std::optional<int64_t> batch = std::nullopt,
       const std::map<std::string, Shape>& overrides = {},

@@ -243,6 +243,13 @@ def test_bench_refuses_bad_arguments(resnet18):
         switchyard.bench(resnet18[0], devices=["cpu:0"], iterations=0)
     with pytest.raises(switchyard.InvalidArgumentError, match="one input"):
         switchyard.bench("vgg11", input_shape={"a": (1, 3, 32, 32), "b": (1, 3, 32, 32)})
+    with pytest.raises(switchyard.NotFoundError, match="did you mean 'cuda:0'"):
+        switchyard.bench(resnet18[0], devices=["cuda0"])
+    # Errors name Python's arguments, not the command's flags.
+    with pytest.raises(switchyard.InvalidArgumentError, match=r"^[^-]*warmup >= 0"):
+        switchyard.bench(resnet18[0], devices=["cpu:0"], warmup=-1)
+    with pytest.raises(switchyard.InvalidArgumentError, match="batch must be >= 1"):
+        switchyard.Session(resnet18[0], device="cpu:0").graph(batch=0)
 
 
 def test_graph_shows_what_the_command_shows(resnet18):
