@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -67,13 +68,7 @@ absl::StatusOr<runtime::BenchReport> Bench(const std::string& model,
   } else {
     return runtime::Session::Open(model, registry).status();  // the zoo's NotFound
   }
-  bench_model.create = [create = bench_model.create, policy](const Device& device,
-                                                             BackendRegistry& r)
-      -> absl::StatusOr<std::unique_ptr<Module>> {
-    SY_ASSIGN_OR_RETURN(std::unique_ptr<Module> m, create(device, r));
-    m->set_placement(policy);
-    return m;
-  };
+  bench_model = runtime::WithPlacement(std::move(bench_model), policy);
   // A type no backend has ("cuda0"): the near miss, in Python's words.
   for (const std::string& d : devices) {
     if (d == "all") continue;

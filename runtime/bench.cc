@@ -190,6 +190,17 @@ absl::StatusOr<BenchModel> FileModel(const std::string& path, uint64_t seed,
   return model;
 }
 
+BenchModel WithPlacement(BenchModel model, PlacementPolicy placement) {
+  model.create = [create = model.create, placement](const Device& device,
+                                                   BackendRegistry& registry)
+      -> absl::StatusOr<std::unique_ptr<Module>> {
+    SY_ASSIGN_OR_RETURN(std::unique_ptr<Module> m, create(device, registry));
+    m->set_placement(placement);
+    return m;
+  };
+  return model;
+}
+
 BenchStats ComputeBenchStats(std::vector<double> samples_ms) {
   BenchStats s;
   if (samples_ms.empty()) return s;

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/backend_registry.h"
+#include "core/compile.h"
 #include "core/device.h"
 #include "core/shape.h"
 #include "models/module.h"
@@ -46,6 +47,10 @@ BenchModel ZooModel(const std::string& name, uint64_t seed,
 absl::StatusOr<BenchModel> FileModel(const std::string& path, uint64_t seed,
                                      const std::vector<std::string>& shapes,
                                      BackendRegistry& registry);
+
+// `model` made with `placement` on every device (bench's default is auto:
+// nodes a device has no kernel for fall back to the CPU).
+BenchModel WithPlacement(BenchModel model, PlacementPolicy placement);
 
 struct BenchOptions {
   // Device names ("cpu", "cuda:1"); empty: every device the registry knows

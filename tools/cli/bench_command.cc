@@ -236,13 +236,7 @@ absl::Status BenchCommand(BackendRegistry& registry) {
   // lacks), as in `run` on the device the policy chose.
   SY_ASSIGN_OR_RETURN(const PlacementPolicy placement,
                       PlacementFromFlags(/*chosen_by_policy=*/true, PlacementPolicy::kAuto));
-  model.create = [create = model.create, placement](const Device& device,
-                                                   BackendRegistry& r)
-      -> absl::StatusOr<std::unique_ptr<Module>> {
-    SY_ASSIGN_OR_RETURN(std::unique_ptr<Module> m, create(device, r));
-    m->set_placement(placement);
-    return m;
-  };
+  model = runtime::WithPlacement(std::move(model), placement);
   if (FlagGiven("replicas")) {
     return BenchReplicas(model, options, model_name, json_path, files, registry);
   }
