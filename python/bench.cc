@@ -8,10 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "absl/strings/str_split.h"
 #include "core/backend_registry.h"
 #include "core/compile.h"
 #include "core/device_policy.h"
@@ -23,6 +22,7 @@
 #include "python/registration.h"
 #include "python/status.h"
 #include "runtime/bench.h"
+#include "runtime/model_inputs.h"
 #include "runtime/session.h"
 
 namespace switchyard {
@@ -39,16 +39,8 @@ absl::StatusOr<std::optional<Shape>> BuiltinShape(const std::vector<std::string>
         "input_shape: a built-in model has one input; give its shape alone, "
         "e.g. input_shape=(1, 3, 224, 224)");
   }
-  std::vector<int64_t> dims;
-  for (absl::string_view part : absl::StrSplit(shapes[0], 'x')) {
-    int64_t d = 0;
-    if (!absl::SimpleAtoi(part, &d) || d < 1 || d > (int64_t{1} << 31)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input_shape wants dimensions >= 1, e.g. (1, 3, 224, 224); got ", shapes[0]));
-    }
-    dims.push_back(d);
-  }
-  return std::optional<Shape>(Shape(dims));
+  SY_ASSIGN_OR_RETURN(Shape shape, runtime::ParseShapeDims(shapes[0], shapes[0]));
+  return std::optional<Shape>(shape);
 }
 
 absl::StatusOr<runtime::BenchReport> Bench(const std::string& model,

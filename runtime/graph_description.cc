@@ -15,7 +15,8 @@ namespace runtime {
 absl::StatusOr<GraphDescription> DescribeGraph(Session& session,
                                                const std::vector<InputSpec>& specs,
                                                PlacementPolicy placement, const Device& device,
-                                               uint64_t seed, BackendRegistry& registry) {
+                                               uint64_t seed, BackendRegistry& registry,
+                                               GraphDetail detail) {
   GraphDescription d;
   absl::StatusOr<Graph> traced = session.module().TraceGraph(specs);
   if (!traced.ok() && session.supports_staged_run()) {
@@ -46,6 +47,7 @@ absl::StatusOr<GraphDescription> DescribeGraph(Session& session,
   d.text = graph.ToText();
   d.dot = graph.ToDot();
   if (placement == PlacementPolicy::kAuto) d.placement_report = report.ToString();
+  if (detail == GraphDetail::kPlacedGraph) return d;
   // What each backend runs as one kernel (fusion), as lowering will.
   SY_ASSIGN_OR_RETURN(std::vector<Partition> partitions, ClaimPartitions(graph, registry));
   d.partition_count = static_cast<int>(partitions.size());

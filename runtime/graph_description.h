@@ -37,13 +37,20 @@ struct GraphDescription {
   std::vector<std::string> steps;
 };
 
+// How much to describe: the placed graph alone (text, dot and the
+// placement report: `graph --format=dot`), or also what the backends fuse,
+// the buffer plan and the kernels (lowering creates every kernel, the
+// costly part).
+enum class GraphDetail { kPlacedGraph, kEverything };
+
 // `session`'s model (already on `device`) traced for `specs` and placed
 // by `placement` targeting `device`; a staged model runs once on inputs
 // seeded from `seed`.
 absl::StatusOr<GraphDescription> DescribeGraph(Session& session,
                                                const std::vector<InputSpec>& specs,
                                                PlacementPolicy placement, const Device& device,
-                                               uint64_t seed, BackendRegistry& registry);
+                                               uint64_t seed, BackendRegistry& registry,
+                                               GraphDetail detail = GraphDetail::kEverything);
 
 }  // namespace runtime
 }  // namespace switchyard

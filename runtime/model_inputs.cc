@@ -90,25 +90,6 @@ std::string ExampleFlag(const OnnxValueInfo& in,
   return absl::StrCat("--input_shape=", in.name, ":", ExampleShape(in, bound));
 }
 
-absl::StatusOr<Shape> ParseDims(absl::string_view text, absl::string_view value) {
-  std::vector<int64_t> dims;
-  for (absl::string_view part : absl::StrSplit(text, 'x')) {
-    int64_t d = 0;
-    if (!absl::SimpleAtoi(part, &d) || d < 1 || d > (int64_t{1} << 31)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--input_shape wants NAME:DIMS or DIMS, dimensions >= 1 joined by "
-          "'x', e.g. input:1x3x224x224; got '", value, "'"));
-    }
-    dims.push_back(d);
-  }
-  absl::StatusOr<Shape> shape = Shape::Create(dims);
-  if (!shape.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--input_shape=", value, ": ", shape.status().message()));
-  }
-  return *shape;
-}
-
 // --input_shape values by input index. A name may itself hold ':' (TF-style
 // "input:0"): the shape follows the last one.
 absl::StatusOr<std::map<int, GivenShape>> ParseInputShapes(
@@ -119,7 +100,7 @@ absl::StatusOr<std::map<int, GivenShape>> ParseInputShapes(
     const std::string name = colon == std::string::npos ? "" : value.substr(0, colon);
     SY_ASSIGN_OR_RETURN(
         Shape shape,
-        ParseDims(colon == std::string::npos ? value : value.substr(colon + 1), value));
+        ParseShapeDims(colon == std::string::npos ? value : value.substr(colon + 1), value));
     int index = 0;
     if (name.empty()) {
       if (declared.size() != 1) {
@@ -339,6 +320,25 @@ absl::StatusOr<std::vector<std::string>> AssignFiles(
 }
 
 }  // namespace
+
+absl::StatusOr<Shape> ParseShapeDims(absl::string_view text, absl::string_view value) {
+  std::vector<int64_t> dims;
+  for (absl::string_view part : absl::StrSplit(text, 'x')) {
+    int64_t d = 0;
+    if (!absl::SimpleAtoi(part, &d) || d < 1 || d > (int64_t{1} << 31)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--input_shape wants NAME:DIMS or DIMS, dimensions >= 1 joined by "
+          "'x', e.g. input:1x3x224x224; got '", value, "'"));
+    }
+    dims.push_back(d);
+  }
+  absl::StatusOr<Shape> shape = Shape::Create(dims);
+  if (!shape.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--input_shape=", value, ": ", shape.status().message()));
+  }
+  return *shape;
+}
 
 std::string DescribeInputs(absl::Span<const OnnxValueInfo> declared) {
   if (declared.empty()) return "no inputs";

@@ -53,6 +53,10 @@ struct InputRequest {
       [](const std::string& path) { return path; };
 };
 
+// DIMS of an --input_shape value `value` ("1x3x224x224"): dimensions >= 1
+// joined by 'x', at most 2^31 each; InvalidArgument quoting `value`.
+absl::StatusOr<Shape> ParseShapeDims(absl::string_view dims, absl::string_view value);
+
 struct InputArrays {
   std::vector<HostArray> arrays;     // one per declared input, in order
   std::vector<std::string> sources;  // "ids.npy", or "seeded"

@@ -16,8 +16,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "core/status_macros.h"
 #include "core/thread_limit.h"
 #include "runtime/mpi_world.h"
+#include "runtime/model_inputs.h"
 
 ABSL_FLAG(std::string, model, "vgg11",
           "model name (vgg11, vgg13, vgg16, vgg19) or a path to an .onnx file");
@@ -191,22 +193,8 @@ absl::StatusOr<std::optional<Shape>> InputShapeFlag() {
         "--input_shape=", absl::StrJoin(parts, ","), ": ", ModelFlag(),
         " has one input; give its shape alone, e.g. --input_shape=1x3x224x224"));
   }
-  std::vector<int64_t> dims;
-  for (absl::string_view part : absl::StrSplit(text, 'x')) {
-    int64_t d = 0;
-    if (!absl::SimpleAtoi(part, &d) || d < 1 || d > (int64_t{1} << 31)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--input_shape wants dimensions >= 1 joined by 'x', e.g. "
-          "1x3x224x224; got '", text, "'"));
-    }
-    dims.push_back(d);
-  }
-  absl::StatusOr<Shape> shape = Shape::Create(dims);
-  if (!shape.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--input_shape=", text, ": ", shape.status().message()));
-  }
-  return std::optional<Shape>(*shape);
+  SY_ASSIGN_OR_RETURN(Shape shape, runtime::ParseShapeDims(text, text));
+  return std::optional<Shape>(shape);
 }
 
 const std::vector<std::string>& InputShapeFlagValues() { return InputShapeValues(); }

@@ -65,7 +65,10 @@ absl::Status GraphCommand(BackendRegistry& registry) {
   SY_RETURN_IF_ERROR(ZeroModel(session->module()));
   SY_ASSIGN_OR_RETURN(const runtime::GraphDescription d,
                       runtime::DescribeGraph(*session, specs, chosen.placement, device,
-                                             absl::GetFlag(FLAGS_seed), registry));
+                                             absl::GetFlag(FLAGS_seed), registry,
+                                             format == "dot"
+                                                 ? runtime::GraphDetail::kPlacedGraph
+                                                 : runtime::GraphDetail::kEverything));
   if (d.staged) {
     // Shapes decided while the model runs: no one graph, but the steps of
     // one run (each segment's graph, the waits for run-time data).
