@@ -517,99 +517,539 @@ absl::StatusOr<std::vector<std::string>> Precompile(Session& model, bool staged,
   return done;
 }
 
-absl::Status RunCommand(BackendRegistry& registry) {
-  const auto start = std::chrono::steady_clock::now();
-  // Everything the user gave is checked here, before the model is built and
-  // its weights are initialised or loaded (seconds for VGG).
-  const int iterations = absl::GetFlag(FLAGS_iterations);
-  const int warmup = absl::GetFlag(FLAGS_warmup);
-  SY_RETURN_IF_ERROR(CheckRange("--iterations", iterations, 1, kMaxIterations));
-  SY_RETURN_IF_ERROR(CheckRange("--warmup", warmup, 0, kMaxIterations));
+namespace {
+
+// What `run` was asked for: every flag checked, and every file it reads or
+// writes added to the run's transaction, before the model is built and its
+// weights are initialised or loaded (seconds for VGG).
+struct RunRequest {
+  int iterations = 0;
+  int warmup = 0;
+  // --replicas: one model per device, the batch split across them
+  // (runtime/replicas.h); the first device stands for the model's device.
+  std::vector<Device> replica_devices;
+  FlagDevice chosen;
+  Device input_device = Device::Cpu();
+  std::string model_name;
+  std::string weights;
+  std::vector<std::string> labels;
+  std::string output_flag;
+  std::vector<std::string> output_targets;
+  std::string image_output_dir;  // --images with --output: each file's outputs
+  std::string report_path;
+  ProfileFlags profile_flags;
+
+  bool replicated() const { return !replica_devices.empty(); }
+  const Device& device() const { return chosen.device; }
+};
+
+absl::StatusOr<RunRequest> ReadRunRequest(BackendRegistry& registry, FileTransaction& files) {
+  RunRequest r;
+  r.iterations = absl::GetFlag(FLAGS_iterations);
+  r.warmup = absl::GetFlag(FLAGS_warmup);
+  SY_RETURN_IF_ERROR(CheckRange("--iterations", r.iterations, 1, kMaxIterations));
+  SY_RETURN_IF_ERROR(CheckRange("--warmup", r.warmup, 0, kMaxIterations));
   SY_RETURN_IF_ERROR(CheckRange("--detections_shown", absl::GetFlag(FLAGS_detections_shown), 0,
                                  1 << 20));
   SY_RETURN_IF_ERROR(CheckPipelineFlags());
   SY_RETURN_IF_ERROR(CheckProfileFlags());
-  // --replicas: one model per device, the batch split across them
-  // (runtime/replicas.h); the first device stands for `device` below.
-  std::vector<Device> replica_devices;
   if (FlagGiven("replicas")) {
     SY_RETURN_IF_ERROR(CheckReplicaFlags());
-    SY_ASSIGN_OR_RETURN(replica_devices,
+    SY_ASSIGN_OR_RETURN(r.replica_devices,
                         ParseReplicaDevices(absl::GetFlag(FLAGS_replicas), registry));
   }
-  const bool replicated = !replica_devices.empty();
-  FlagDevice chosen;
-  if (replicated) {
-    chosen.device = replica_devices[0];
-    chosen.reason = "named by --replicas";
-    SY_ASSIGN_OR_RETURN(chosen.placement,
+  if (r.replicated()) {
+    r.chosen.device = r.replica_devices[0];
+    r.chosen.reason = "named by --replicas";
+    SY_ASSIGN_OR_RETURN(r.chosen.placement,
                         PlacementFromFlags(false, PlacementPolicy::kStrict));
   } else {
-    SY_ASSIGN_OR_RETURN(chosen, DeviceFromFlags(registry));
+    SY_ASSIGN_OR_RETURN(r.chosen, DeviceFromFlags(registry));
   }
-  const Device device = chosen.device;
-  const PlacementPolicy placement = chosen.placement;
-  SY_ASSIGN_OR_RETURN(Device input_device, InputDevice(device));
-  SY_RETURN_IF_ERROR(registry.GetDevice(input_device).status());
-  const std::string model_name = ModelFlag();
-  const bool input_given = !InputFlagValues().empty();
-  if (input_given && FlagGiven("batch")) {
+  SY_ASSIGN_OR_RETURN(r.input_device, InputDevice(r.device()));
+  SY_RETURN_IF_ERROR(registry.GetDevice(r.input_device).status());
+  r.model_name = ModelFlag();
+  if (!InputFlagValues().empty() && FlagGiven("batch")) {
     return absl::InvalidArgumentError(
         "--batch and --input were both given: the batch is the first dimension "
         "of the --input array; drop --batch (or --input for a random batch)");
   }
-  const std::string weights = ResolveUserPath(absl::GetFlag(FLAGS_weights));
-  if (!weights.empty()) SY_RETURN_IF_ERROR(CheckInputFile("--weights", weights));
-  SY_ASSIGN_OR_RETURN(std::vector<std::string> labels, ReadLabels());
+  r.weights = ResolveUserPath(absl::GetFlag(FLAGS_weights));
+  if (!r.weights.empty()) SY_RETURN_IF_ERROR(CheckInputFile("--weights", r.weights));
+  SY_ASSIGN_OR_RETURN(r.labels, ReadLabels());
 
-  // Every file the run writes, published together at the end or not at all
-  // (core/file_transaction.h); destinations are checked now.
-  FileTransaction files;
-  files.AddInput(model_name, "--model");  // a model file (.onnx), if it is one
-  files.AddInput(weights, "--weights");
+  // Every file the run writes is published together at the end or not at
+  // all (core/file_transaction.h); destinations are checked now.
+  files.AddInput(r.model_name, "--model");  // a model file (.onnx), if it is one
+  files.AddInput(r.weights, "--weights");
   AddInputFiles(files);
   files.AddInput(ResolveUserPath(absl::GetFlag(FLAGS_labels)), "--labels");
-  const std::string output_flag = absl::GetFlag(FLAGS_output);
-  std::vector<std::string> output_targets;
-  for (absl::string_view target : absl::StrSplit(output_flag, ',', absl::SkipEmpty())) {
-    output_targets.push_back(ResolveUserPath(std::string(target)));
+  r.output_flag = absl::GetFlag(FLAGS_output);
+  for (absl::string_view target : absl::StrSplit(r.output_flag, ',', absl::SkipEmpty())) {
+    r.output_targets.push_back(ResolveUserPath(std::string(target)));
   }
   const bool output_is_folder =
-      output_targets.size() == 1 &&
-      (absl::EndsWith(output_targets[0], "/") ||
-       [&] { struct stat i; return stat(output_targets[0].c_str(), &i) == 0 && S_ISDIR(i.st_mode); }());
+      r.output_targets.size() == 1 &&
+      (absl::EndsWith(r.output_targets[0], "/") ||
+       [&] { struct stat i; return stat(r.output_targets[0].c_str(), &i) == 0 && S_ISDIR(i.st_mode); }());
   // --images: each file's outputs in one folder, created now
   // (runtime/per_file_outputs.h). Synthetic --batches keep none.
-  std::string image_output_dir;
-  if (!output_flag.empty() && ImagesRequested()) {
-    if (output_targets.size() != 1) {
+  if (!r.output_flag.empty() && ImagesRequested()) {
+    if (r.output_targets.size() != 1) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--output=", output_flag, ": with --images each image has its own outputs "
+          "--output=", r.output_flag, ": with --images each image has its own outputs "
           "(<name>.<output>.npy); give one folder (--output=DIR/)"));
     }
-    SY_ASSIGN_OR_RETURN(image_output_dir,
-                        PrepareImageOutputFolder(output_flag, output_targets[0]));
-  } else if (!output_flag.empty() && PipelineRequested()) {
+    SY_ASSIGN_OR_RETURN(r.image_output_dir,
+                        PrepareImageOutputFolder(r.output_flag, r.output_targets[0]));
+  } else if (!r.output_flag.empty() && PipelineRequested()) {
     return absl::InvalidArgumentError(
         "--output with --batches: the streamed batches are seeded random values, so "
         "their outputs are not kept; give --images=DIR to write each image's outputs, "
         "or drop --batches to write one forward's");
   }
   if (!output_is_folder && !ImagesRequested()) {
-    for (const std::string& target : output_targets) {
+    for (const std::string& target : r.output_targets) {
       SY_RETURN_IF_ERROR(files.AddOutput(target, "--output"));
     }
   }
-  const std::string report_path = ResolveUserPath(absl::GetFlag(FLAGS_report));
-  if (!report_path.empty()) SY_RETURN_IF_ERROR(files.AddOutput(report_path, "--report"));
-  const ProfileFlags profile_flags = GetProfileFlags();
-  if (!profile_flags.trace_path.empty()) {
-    SY_RETURN_IF_ERROR(files.AddOutput(profile_flags.trace_path, "--profile"));
+  r.report_path = ResolveUserPath(absl::GetFlag(FLAGS_report));
+  if (!r.report_path.empty()) SY_RETURN_IF_ERROR(files.AddOutput(r.report_path, "--report"));
+  r.profile_flags = GetProfileFlags();
+  if (!r.profile_flags.trace_path.empty()) {
+    SY_RETURN_IF_ERROR(files.AddOutput(r.profile_flags.trace_path, "--profile"));
   }
+  return r;
+}
+
+void PrintTraceWritten(const RunRequest& r) {
+  if (!r.profile_flags.trace_path.empty()) {
+    std::printf("wrote trace %s (open in https://ui.perfetto.dev or chrome://tracing)\n",
+                r.profile_flags.trace_path.c_str());
+  }
+}
+
+// --images on a model that takes one image at its own size (a detector
+// with its transform in the graph): each image as it is, one per run
+// (runtime/own_size_images.h), not the batching pipeline.
+absl::Status RunImagesAtTheirOwnSize(const RunRequest& r, Session& model,
+                                     BackendRegistry& registry, FileTransaction& files,
+                                     const nlohmann::json& facts) {
+  if (FlagGiven("batches") || FlagGiven("batch")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        r.model_name, " takes one image at its own size (",
+        DescribeInputs(model.inputs()), "), so --images runs one image at a time: "
+        "drop --batch and --batches"));
+  }
+  for (const char* flag : {"image_size", "resize", "augment"}) {
+    if (FlagGiven(flag)) {
+      std::string name = flag;
+      std::replace(name.begin(), name.end(), '_', '-');
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--", name, " sets the image pipeline's transform, but ", r.model_name,
+          " takes each image at its own size and resizes it in its graph: drop --", name));
+    }
+  }
+  SY_ASSIGN_OR_RETURN(ImageInput image_input, PrepareImageInput());
+  SY_RETURN_IF_ERROR(model.To(r.device()));
+  model.set_placement(r.chosen.placement);
+  SY_ASSIGN_OR_RETURN(BackendDevice * image_device, registry.GetDevice(r.device()));
+  const auto precompile_begin = std::chrono::steady_clock::now();
+  SY_ASSIGN_OR_RETURN(const std::vector<std::string> precompiled,
+                      Precompile(model, /*staged=*/true, r.device(), *image_device));
+  if (!precompiled.empty()) {
+    std::printf("precompiled %zu image size%s in %.0f ms: %s\n", precompiled.size(),
+                precompiled.size() == 1 ? "" : "s",
+                Ms(precompile_begin, std::chrono::steady_clock::now()),
+                absl::StrJoin(precompiled, ", ").c_str());
+  }
+  OwnSizeImagesOptions options;
+  options.images = image_input.source;
+  options.files = image_input.files;
+  options.first_index = image_input.first_index;
+  options.total_files = image_input.total_files;
+  options.skip_bad_images = image_input.options.bad_images == data::BadImagePolicy::kSkip;
+  options.output_dir = r.image_output_dir;
+  options.output_names = image_input.output_names;
+  options.report_path = r.report_path;
+  options.labels = r.labels;
+  options.detections_shown = absl::GetFlag(FLAGS_detections_shown);
+  SY_RETURN_IF_ERROR(
+      RunOnImagesAtTheirOwnSize(model, r.device(), registry, options, facts, files));
+  SY_RETURN_IF_ERROR(files.Commit());
+  if (!r.report_path.empty()) std::printf("wrote %s\n", r.report_path.c_str());
+  if (!r.profile_flags.trace_path.empty()) {
+    std::printf("wrote trace %s\n", r.profile_flags.trace_path.c_str());
+  }
+  return absl::OkStatus();
+}
+
+// The model set up to run: weights, replicas, inputs on their device, and
+// its static plan, or (a model whose shapes are decided while it runs) its
+// first forward, which compiled its segments.
+struct PreparedRun {
+  HostInputs host_inputs;
+  std::vector<Tensor> inputs;
+  std::unique_ptr<ReplicaSet> replica_set;
+  ExecutablePlan* plan = nullptr;  // null for a staged run
+  bool staged = false;
+  double staged_first_ms = -1;
+  std::vector<DeviceMemoryUse> staged_first_memory;
+  std::chrono::steady_clock::time_point weights_done, compile_done;
+  double precompile_ms = 0;
+};
+
+absl::StatusOr<PreparedRun> PrepareRun(const RunRequest& r, Session& model,
+                                       BackendRegistry& registry) {
+  PreparedRun p;
+  const bool builtin = model.builtin();
+  if (builtin) {
+    for (const std::string& value : InputFlagValues()) {
+      for (absl::string_view part : absl::StrSplit(value, ',', absl::SkipEmpty())) {
+        SY_RETURN_IF_ERROR(CheckInputFile("--input", ResolveUserPath(std::string(part))));
+      }
+    }
+  }
+  SY_ASSIGN_OR_RETURN(p.host_inputs, builtin ? ZooInput(r.model_name) : ModelFileInputs(model));
+  if (PipelineRequested() && (p.host_inputs.arrays.size() != 1 ||
+                              p.host_inputs.arrays[0].dtype != DType::kFloat32)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--batches streams batches of one float32 input; ", r.model_name, " takes ",
+        builtin ? "other inputs" : DescribeInputs(model.inputs()), ": drop --batches"));
+  }
+
+  // Set-up: the weights, the inputs on their device, the plan.
+  SY_RETURN_IF_ERROR(model.To(r.device()));
+  if (r.weights.empty()) {
+    SY_RETURN_IF_ERROR(model.InitializeWeights(absl::GetFlag(FLAGS_seed)));
+  } else {
+    // Mapped and copied straight to the device (errors start with the path).
+    SY_RETURN_IF_ERROR(model.LoadWeights(r.weights));
+  }
+  model.set_placement(r.chosen.placement);
+  // --replicas: the other replicas get the first one's weights (a model
+  // file's come with the file, as for the first).
+  if (r.replicated()) {
+    SY_ASSIGN_OR_RETURN(p.replica_set, model.Replicate(r.replica_devices));
+  }
+  p.weights_done = std::chrono::steady_clock::now();
+  SY_ASSIGN_OR_RETURN(BackendDevice * in_device, registry.GetDevice(r.input_device));
+  std::vector<InputSpec> specs;
+  for (const HostArray& array : p.host_inputs.arrays) {
+    SY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromBytes(array.shape, array.dtype,
+                                                    array.bytes.data(),
+                                                    array.bytes.size(), *in_device));
+    specs.push_back({t.shape(), t.dtype(), r.input_device});
+    p.inputs.push_back(std::move(t));
+  }
+  std::string device_text = r.device().ToString(),
+              input_device_text = r.input_device.ToString();
+  if (r.replicated()) {
+    std::vector<std::string> names;
+    for (const Device& d : r.replica_devices) names.push_back(d.ToString());
+    device_text = absl::StrCat(absl::StrJoin(names, ","), " (one replica each)");
+    input_device_text = "their devices, split along dimension 0";
+  }
+  if (r.chosen.chosen_by_policy) {
+    std::printf("device: %s; --device names another\n", r.chosen.reason.c_str());
+  }
+  const long long parameters = static_cast<long long>(model.module().NumParameters());
+  if (builtin) {
+    std::printf("model %s (%lld parameters) on %s, input %s on %s\n", r.model_name.c_str(),
+                parameters, device_text.c_str(), p.inputs[0].shape().ToString().c_str(),
+                input_device_text.c_str());
+  } else {
+    std::printf("model %s (%lld parameters) on %s, %zu input%s on %s:\n%s",
+                r.model_name.c_str(), parameters, device_text.c_str(), p.inputs.size(),
+                p.inputs.size() == 1 ? "" : "s", input_device_text.c_str(),
+                DescribeFed(model, p.host_inputs).c_str());
+  }
+  WarnOfNonFiniteInputs(p.host_inputs.arrays, r.device());
+  // One static plan when the model has one; a model whose shapes are
+  // decided while it runs (NonZero, If, a shape computed from data) runs as
+  // a chain of plans instead (Session::Run on a model that supports it).
+  absl::StatusOr<ExecutablePlan*> compiled = model.module().Compiled(specs);
+  // Set-up ends here. A staged model compiles its segments while its first
+  // forward runs: that time is the first forward's, counted once.
+  p.compile_done = std::chrono::steady_clock::now();
+  if (!compiled.ok()) {
+    if (!model.supports_staged_run()) return compiled.status();
+    p.staged = true;
+    const auto tried_begin = std::chrono::steady_clock::now();
+    RunOptions watch_memory;
+    watch_memory.memory = &p.staged_first_memory;
+    absl::StatusOr<std::vector<Tensor>> tried = model.Run(p.inputs, watch_memory);
+    // Not a matter of shapes decided at run time: the static plan's error.
+    if (!tried.ok()) return tried.status();
+    // This run is the first forward (and the first warm-up iteration).
+    p.staged_first_ms = Ms(tried_begin, std::chrono::steady_clock::now());
+    if (absl::GetFlag(FLAGS_explain_placement) || PipelineRequested()) {
+      return absl::UnimplementedError(absl::StrCat(
+          "this model's shapes are decided while it runs, so it runs as a chain "
+          "of plans (", model.run_stats().segments_run, " segments for this "
+          "input); --explain-placement and --batches need a single static plan: "
+          "run it without them (static plan: ", compiled.status().message(), ")"));
+    }
+    std::printf("runs in segments: shapes decided while the model runs\n");
+  }
+  const auto precompile_begin = std::chrono::steady_clock::now();
+  SY_ASSIGN_OR_RETURN(const std::vector<std::string> precompiled,
+                      Precompile(model, p.staged, r.input_device, *in_device));
+  p.precompile_ms = Ms(precompile_begin, std::chrono::steady_clock::now());
+  if (!precompiled.empty()) {
+    std::printf("precompiled %zu input shape%s in %.0f ms: %s\n", precompiled.size(),
+                precompiled.size() == 1 ? "" : "s", p.precompile_ms,
+                absl::StrJoin(precompiled, ", ").c_str());
+  }
+  p.plan = compiled.ok() ? *compiled : nullptr;
+  if (p.plan != nullptr && absl::GetFlag(FLAGS_explain_placement)) {
+    std::printf("%s", p.plan->graph().ToText().c_str());
+    // What each device runs as one kernel (fusion).
+    std::printf("fused: %zu group%s\n%s", p.plan->partitions().size(),
+                p.plan->partitions().size() == 1 ? "" : "s",
+                p.plan->PartitionsToString().c_str());
+    // What each kernel chose (the cpu's conv2d algorithm).
+    std::printf("kernels:\n%s", p.plan->KernelsToString().c_str());
+  }
+  if (p.plan != nullptr && r.chosen.placement == PlacementPolicy::kAuto) {
+    std::printf("%s\n", p.plan->placement_report().ToString().c_str());
+  }
+  return p;
+}
+
+// --batches (and --images of one size): a stream through the input
+// pipeline (runtime/pipeline.h) with the utilization report.
+absl::Status StreamBatches(const RunRequest& r, Session& model, const PreparedRun& p,
+                           int64_t batch, BackendRegistry& registry, FileTransaction& files,
+                           const nlohmann::json& facts) {
+  StreamHooks hooks;
+  hooks.samples_per_batch = batch;
+  // --images: each file's top-5, printed batch by batch, and its --output
+  // files, written on a thread of their own (their own transaction, so
+  // that the stream's report and trace can be staged meanwhile).
+  FileTransaction image_files;
+  image_files.AddInput(r.model_name, "--model");
+  image_files.AddInput(ResolveUserPath(absl::GetFlag(FLAGS_labels)), "--labels");
+  std::optional<PerFileOutputs> per_file;
+  std::optional<PerFileOutputsWriter> writer;
+  ImageInput image_input;
+  if (ImagesRequested()) {
+    SY_ASSIGN_OR_RETURN(image_input, PrepareImageInput());
+    PerFileOutputs::Options options;
+    options.folder = r.image_output_dir;
+    if (!r.image_output_dir.empty()) {
+      SY_ASSIGN_OR_RETURN(options.output_names,
+                          OutputFileNames(r.image_output_dir, p.plan->graph().outputs().size(),
+                                          model.OutputNames()));
+    }
+    options.labels = r.labels;
+    options.total_files = image_input.total_files;
+    per_file.emplace(std::move(options), image_files);
+    writer.emplace(*per_file, /*capacity=*/64);
+    hooks.image_outputs = [&](int index, absl::Span<const Tensor> outputs,
+                              const std::function<bool(const std::string&)>& is_bad)
+        -> absl::Status {
+      return AddBatchOutputs(index, batch, outputs, image_input, is_bad, *per_file, *writer);
+    };
+  }
+  SY_RETURN_IF_ERROR(RunPipelineCommand(*p.plan, p.inputs[0], registry, files, facts, hooks));
+  if (writer.has_value()) {
+    SY_RETURN_IF_ERROR(writer->Finish());
+    // The images' outputs first: a failure there publishes nothing.
+    SY_RETURN_IF_ERROR(image_files.Commit());
+  }
+  SY_RETURN_IF_ERROR(files.Commit());
+  if (per_file.has_value() && !r.image_output_dir.empty()) {
+    std::printf("wrote %lld files in %s/: <name>.<output>.npy for %lld images\n",
+                static_cast<long long>(per_file->files_written()), r.image_output_dir.c_str(),
+                static_cast<long long>(per_file->images_seen()));
+  }
+  if (!r.report_path.empty()) std::printf("wrote %s\n", r.report_path.c_str());
+  PrintTraceWritten(r);
+  return absl::OkStatus();
+}
+
+// The warm-up and timed forwards, and what they measured.
+struct Forwards {
+  std::vector<Tensor> outputs;  // every output of the model, from the last forward
+  std::vector<double> times;    // the timed forwards' milliseconds
+  double first_ms = -1;
+  // The model's device's memory during the first and the last forward.
+  std::vector<DeviceMemoryUse> first_memory, last_memory;
+  std::optional<ReplicaSummary> replica_summary;
+};
+
+absl::StatusOr<Forwards> RunForwards(const RunRequest& r, Session& model, PreparedRun& p,
+                                     RunProfiling* profiling, BackendRegistry& registry) {
+  Forwards f;
+  // A staged model already ran once (to learn it needs segments): that run
+  // was the first warm-up iteration.
+  f.first_ms = p.staged_first_ms;
+  f.first_memory = p.staged_first_memory;
+  const int total = r.warmup + r.iterations;
+  if (r.replicated()) {
+    // Every iteration runs the whole batch over the replicas; the outputs
+    // of the last one, joined in input order, stand for the model's.
+    f.replica_summary.emplace(r.replica_devices);
+    f.first_ms = -1;
+    ReplicaRun last;
+    for (int i = 0; i < total; ++i) {
+      SY_ASSIGN_OR_RETURN(last, p.replica_set->Run(p.host_inputs.arrays));
+      if (f.first_ms < 0) f.first_ms = last.wall_ms;
+      if (i < r.warmup) continue;
+      f.times.push_back(last.wall_ms);
+      f.replica_summary->Add(last);
+    }
+    SY_ASSIGN_OR_RETURN(BackendDevice * host, registry.GetDevice(Device::Cpu()));
+    for (const HostArray& out : last.outputs) {
+      SY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromBytes(out.shape, out.dtype, out.bytes.data(),
+                                                      out.bytes.size(), *host));
+      f.outputs.push_back(std::move(t));
+    }
+    return f;
+  }
+  // Each iteration's memory on the model's device (its caching allocator):
+  // the first and the last are reported.
+  SY_ASSIGN_OR_RETURN(BackendDevice * run_device, registry.GetDevice(r.device()));
+  BackendDevice* const watched[] = {run_device};
+  const RunProfiling::RunFn run = [&](absl::Span<const Tensor> in, const RunOptions& options) {
+    return p.staged ? model.Run(in, options) : p.plan->Run(in, options);
+  };
+  for (int i = p.staged_first_ms >= 0 && r.warmup > 0 ? 1 : 0; i < total; ++i) {
+    // The previous outputs go back to the allocator first, as a caller that
+    // is done with them would do: the same shapes then take nothing new.
+    f.outputs.clear();
+    RunMemoryWatch memory_watch(watched);
+    const auto begin = std::chrono::steady_clock::now();
+    // Forward returns after the device has finished: the time is real.
+    if (profiling != nullptr && i >= r.warmup) {
+      SY_ASSIGN_OR_RETURN(f.outputs, profiling->Iteration(run, p.inputs, p.host_inputs.arrays,
+                                                          i - r.warmup, registry));
+    } else {
+      SY_ASSIGN_OR_RETURN(f.outputs, run(p.inputs, RunOptions()));
+    }
+    const auto end = std::chrono::steady_clock::now();
+    f.last_memory = memory_watch.Finish();
+    if (f.first_memory.empty()) f.first_memory = f.last_memory;
+    if (f.first_ms < 0) f.first_ms = Ms(begin, end);
+    if (i >= r.warmup) f.times.push_back(Ms(begin, end));
+  }
+  return f;
+}
+
+// The outputs on the host, printed (class scores as a top-5, a detector's
+// detections, every other output as a summary) and as the report's fields.
+struct PrintedOutputs {
+  std::vector<HostArray> host;
+  nlohmann::json outputs = nlohmann::json::array();
+  nlohmann::json top5 = nlohmann::json::array();
+  nlohmann::json detections;  // null unless the model is a detector
+  nlohmann::json non_finite = nlohmann::json::array();
+};
+
+absl::StatusOr<PrintedOutputs> PrintOutputs(absl::Span<const Tensor> outputs,
+                                            const std::vector<std::string>& names,
+                                            const std::vector<std::string>& labels) {
+  PrintedOutputs printed;
+  // Every output on the host in its dtype; NaN or Inf in any: a warning,
+  // and a field in the report.
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    SY_ASSIGN_OR_RETURN(std::vector<char> bytes, outputs[o].ToBytes());
+    printed.host.emplace_back(outputs[o].shape(), outputs[o].dtype(), std::move(bytes));
+    const HostArray& all = printed.host.back();
+    const auto [nans, infs] = CountNonFinite(all);
+    if (nans + infs > 0) {
+      std::printf("warning: output %zu has %lld NaN and %lld Inf of %zu values; "
+                  "its %s below is not meaningful\n",
+                  o, static_cast<long long>(nans), static_cast<long long>(infs),
+                  all.stored_elements(),
+                  LooksLikeClassScores(all.shape, all.dtype) ? "top-5" : "summary");
+      printed.non_finite.push_back({{"output", o}, {"nan", nans}, {"inf", infs}});
+    }
+  }
+  // A detector's boxes, labels and scores are detections (printed after
+  // the summaries), not class scores, whatever their shapes look like.
+  const std::optional<DetectionOutputs> detections = FindDetections(printed.host, names);
+  bool top5_done = false;
+  for (size_t o = 0; o < printed.host.size(); ++o) {
+    const HostArray& out = printed.host[o];
+    const std::string name = o < names.size() ? names[o] : "";
+    nlohmann::json entry = SummaryJson(out);
+    entry["name"] = name.empty() ? absl::StrCat("output_", o) : name;
+    const bool detection_part =
+        detections.has_value() &&
+        (o == detections->boxes || o == detections->labels || o == detections->scores);
+    if (!detection_part && LooksLikeClassScores(out.shape, out.dtype)) {
+      // The built-in models' one output keeps its line as it always was.
+      if (name.empty() && printed.host.size() == 1) {
+        std::printf("output %s\n", out.shape.ToString().c_str());
+      } else {
+        std::printf("output %s%s%s %s\n", name.c_str(), name.empty() ? "" : " ",
+                    out.shape.ToString().c_str(), DTypeName(out.dtype).c_str());
+      }
+      nlohmann::json top5 = PrintTop5(out, labels);
+      entry["top5"] = top5;
+      if (!top5_done) printed.top5 = top5;
+      top5_done = true;
+    } else {
+      std::printf("output %s\n", SummaryLine(name, out).c_str());
+    }
+    printed.outputs.push_back(std::move(entry));
+  }
+  if (detections.has_value()) {
+    std::printf("%s", FormatDetections(printed.host, *detections, labels,
+                                       absl::GetFlag(FLAGS_detections_shown))
+                          .c_str());
+    printed.detections = DetectionsJson(printed.host, *detections, labels);
+  }
+  return printed;
+}
+
+// The fed inputs as the report lists them.
+nlohmann::json InputsJson(const Session& model, const HostInputs& host_inputs) {
+  nlohmann::json inputs = nlohmann::json::array();
+  for (size_t i = 0; i < host_inputs.arrays.size(); ++i) {
+    const HostArray& a = host_inputs.arrays[i];
+    nlohmann::json entry = {{"shape", a.shape.dims()},
+                            {"dtype", DTypeName(a.dtype)},
+                            {"source", host_inputs.sources[i]}};
+    if (!model.builtin() && i < model.inputs().size()) {
+      entry["name"] = model.inputs()[i].name;
+      entry["declared"] = model.inputs()[i].ToString();
+    } else {
+      entry["name"] = "input";
+    }
+    inputs.push_back(std::move(entry));
+  }
+  return inputs;
+}
+
+// The options of the backend the model ran on (cpu: threads, fusion), into
+// the report.
+absl::Status AddBackendOptions(const Device& device, BackendRegistry& registry,
+                               nlohmann::json& report) {
+  SY_ASSIGN_OR_RETURN(Backend * backend, registry.GetBackend(device.type()));
+  for (const BackendOption& option : backend->Options()) {
+    report["backend_options"][option.key] = option.value;
+    int threads = 0;
+    if (device.type() == "cpu" && option.key == "threads" &&
+        absl::SimpleAtoi(option.value, &threads)) {
+      report["cpu_threads"] = threads;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RunCommand(BackendRegistry& registry) {
+  const auto start = std::chrono::steady_clock::now();
+  FileTransaction files;
+  SY_ASSIGN_OR_RETURN(const RunRequest r, ReadRunRequest(registry, files));
 
   // The model (a model file brings its weights: its inputs are known only
   // once it is read), then its inputs, before any weights are initialised.
-  SY_ASSIGN_OR_RETURN(std::unique_ptr<Session> model, Session::Open(model_name, registry));
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<Session> model, Session::Open(r.model_name, registry));
   if (model->supports_staged_run()) {  // where Loop nodes run
     absl::Status limit =
         model->SetMaxLoopIterations(absl::GetFlag(FLAGS_max_loop_iterations));
@@ -621,195 +1061,25 @@ absl::Status RunCommand(BackendRegistry& registry) {
   // The build and machine, for every report.
   const nlohmann::json facts = {{"build", BuildInfoJson(registry)},
                                 {"machine", MachineJson()}};
-  // Model files declare their inputs (any number, any dtype); the built-in
-  // models take one float32 image batch.
-  const bool builtin = model->builtin();
-  // --images on a model that takes one image at its own size (a detector
-  // with its transform in the graph): each image as it is, one per run
-  // (tools/cli/own_size_images.h), not the batching pipeline.
   if (ImagesRequested() && TakesOneImageAtItsOwnSize(model->inputs())) {
-    if (FlagGiven("batches") || FlagGiven("batch")) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          model_name, " takes one image at its own size (",
-          DescribeInputs(model->inputs()), "), so --images runs one image at a time: "
-          "drop --batch and --batches"));
-    }
-    for (const char* flag : {"image_size", "resize", "augment"}) {
-      if (FlagGiven(flag)) {
-        std::string name = flag;
-        std::replace(name.begin(), name.end(), '_', '-');
-        return absl::InvalidArgumentError(absl::StrCat(
-            "--", name, " sets the image pipeline's transform, but ", model_name,
-            " takes each image at its own size and resizes it in its graph: drop --", name));
-      }
-    }
-    SY_ASSIGN_OR_RETURN(ImageInput image_input, PrepareImageInput());
-    SY_RETURN_IF_ERROR(model->To(device));
-    model->set_placement(placement);
-    SY_ASSIGN_OR_RETURN(BackendDevice * image_device, registry.GetDevice(device));
-    const auto precompile_begin = std::chrono::steady_clock::now();
-    SY_ASSIGN_OR_RETURN(const std::vector<std::string> precompiled,
-                        Precompile(*model, /*staged=*/true, device, *image_device));
-    if (!precompiled.empty()) {
-      std::printf("precompiled %zu image size%s in %.0f ms: %s\n", precompiled.size(),
-                  precompiled.size() == 1 ? "" : "s",
-                  Ms(precompile_begin, std::chrono::steady_clock::now()),
-                  absl::StrJoin(precompiled, ", ").c_str());
-    }
-    OwnSizeImagesOptions options;
-    options.images = image_input.source;
-    options.files = image_input.files;
-    options.first_index = image_input.first_index;
-    options.total_files = image_input.total_files;
-    options.skip_bad_images =
-        image_input.options.bad_images == data::BadImagePolicy::kSkip;
-    options.output_dir = image_output_dir;
-    options.output_names = image_input.output_names;
-    options.report_path = report_path;
-    options.labels = labels;
-    options.detections_shown = absl::GetFlag(FLAGS_detections_shown);
-    SY_RETURN_IF_ERROR(RunOnImagesAtTheirOwnSize(*model, device, registry, options,
-                                                 facts, files));
-    SY_RETURN_IF_ERROR(files.Commit());
-    if (!report_path.empty()) std::printf("wrote %s\n", report_path.c_str());
-    if (!profile_flags.trace_path.empty()) {
-      std::printf("wrote trace %s\n", profile_flags.trace_path.c_str());
-    }
-    return absl::OkStatus();
+    return RunImagesAtTheirOwnSize(r, *model, registry, files, facts);
   }
-  if (builtin) {
-    for (const std::string& value : InputFlagValues()) {
-      for (absl::string_view part : absl::StrSplit(value, ',', absl::SkipEmpty())) {
-        SY_RETURN_IF_ERROR(CheckInputFile("--input", ResolveUserPath(std::string(part))));
-      }
-    }
-  }
-  SY_ASSIGN_OR_RETURN(HostInputs host_inputs,
-                      builtin ? ZooInput(model_name) : ModelFileInputs(*model));
-  if (PipelineRequested() &&
-      (host_inputs.arrays.size() != 1 || host_inputs.arrays[0].dtype != DType::kFloat32)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--batches streams batches of one float32 input; ", model_name, " takes ",
-        builtin ? "other inputs" : DescribeInputs(model->inputs()),
-        ": drop --batches"));
-  }
-
-  // Set-up: the weights, the inputs on their device, the plan.
-  SY_RETURN_IF_ERROR(model->To(device));
-  if (weights.empty()) {
-    SY_RETURN_IF_ERROR(model->InitializeWeights(absl::GetFlag(FLAGS_seed)));
-  } else {
-    // Mapped and copied straight to the device (errors start with the path).
-    SY_RETURN_IF_ERROR(model->LoadWeights(weights));
-  }
-  model->set_placement(placement);
-  // --replicas: the other replicas get the first one's weights (a model
-  // file's come with the file, as for the first).
-  std::unique_ptr<ReplicaSet> replica_set;
-  if (replicated) {
-    SY_ASSIGN_OR_RETURN(replica_set, model->Replicate(replica_devices));
-  }
-  const auto weights_done = std::chrono::steady_clock::now();
-  SY_ASSIGN_OR_RETURN(BackendDevice * in_device, registry.GetDevice(input_device));
-  std::vector<Tensor> inputs;
-  std::vector<InputSpec> specs;
-  for (const HostArray& array : host_inputs.arrays) {
-    SY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromBytes(array.shape, array.dtype,
-                                                    array.bytes.data(),
-                                                    array.bytes.size(), *in_device));
-    specs.push_back({t.shape(), t.dtype(), input_device});
-    inputs.push_back(std::move(t));
-  }
-  std::string device_text = device.ToString(), input_device_text = input_device.ToString();
-  if (replicated) {
-    std::vector<std::string> names;
-    for (const Device& d : replica_devices) names.push_back(d.ToString());
-    device_text = absl::StrCat(absl::StrJoin(names, ","), " (one replica each)");
-    input_device_text = "their devices, split along dimension 0";
-  }
-  if (chosen.chosen_by_policy) {
-    std::printf("device: %s; --device names another\n", chosen.reason.c_str());
-  }
-  if (builtin) {
-    std::printf("model %s (%lld parameters) on %s, input %s on %s\n",
-                model_name.c_str(), static_cast<long long>(model->module().NumParameters()),
-                device_text.c_str(), inputs[0].shape().ToString().c_str(),
-                input_device_text.c_str());
-  } else {
-    std::printf("model %s (%lld parameters) on %s, %zu input%s on %s:\n%s",
-                model_name.c_str(), static_cast<long long>(model->module().NumParameters()),
-                device_text.c_str(), inputs.size(), inputs.size() == 1 ? "" : "s",
-                input_device_text.c_str(),
-                DescribeFed(*model, host_inputs).c_str());
-  }
-  WarnOfNonFiniteInputs(host_inputs.arrays, device);
-  // One static plan when the model has one; a model whose shapes are
-  // decided while it runs (NonZero, If, a shape computed from data) runs as
-  // a chain of plans instead (Session::Run on a model that supports it).
-  absl::StatusOr<ExecutablePlan*> compiled = model->module().Compiled(specs);
-  // Set-up ends here. A staged model compiles its segments while its first
-  // forward runs: that time is the first forward's, counted once.
-  const auto compile_done = std::chrono::steady_clock::now();
-  bool staged = false;
-  double staged_first_ms = -1;
-  std::vector<DeviceMemoryUse> staged_first_memory;
-  if (!compiled.ok()) {
-    if (!model->supports_staged_run()) return compiled.status();
-    staged = true;
-    const auto tried_begin = std::chrono::steady_clock::now();
-    RunOptions watch_memory;
-    watch_memory.memory = &staged_first_memory;
-    absl::StatusOr<std::vector<Tensor>> tried = model->Run(inputs, watch_memory);
-    // Not a matter of shapes decided at run time: the static plan's error.
-    if (!tried.ok()) return tried.status();
-    // This run is the first forward (and the first warm-up iteration).
-    staged_first_ms = Ms(tried_begin, std::chrono::steady_clock::now());
-    if (absl::GetFlag(FLAGS_explain_placement) || PipelineRequested()) {
-      return absl::UnimplementedError(absl::StrCat(
-          "this model's shapes are decided while it runs, so it runs as a chain "
-          "of plans (", model->run_stats().segments_run, " segments for this "
-          "input); --explain-placement and --batches need a single static plan: "
-          "run it without them (static plan: ", compiled.status().message(), ")"));
-    }
-    std::printf("runs in segments: shapes decided while the model runs\n");
-  }
-  const auto precompile_begin = std::chrono::steady_clock::now();
-  SY_ASSIGN_OR_RETURN(const std::vector<std::string> precompiled,
-                      Precompile(*model, staged, input_device, *in_device));
-  const double precompile_ms = Ms(precompile_begin, std::chrono::steady_clock::now());
-  if (!precompiled.empty()) {
-    std::printf("precompiled %zu input shape%s in %.0f ms: %s\n", precompiled.size(),
-                precompiled.size() == 1 ? "" : "s", precompile_ms,
-                absl::StrJoin(precompiled, ", ").c_str());
-  }
-  ExecutablePlan* plan = compiled.ok() ? *compiled : nullptr;
-  if (plan != nullptr && absl::GetFlag(FLAGS_explain_placement)) {
-    std::printf("%s", plan->graph().ToText().c_str());
-    // What each device runs as one kernel (fusion).
-    std::printf("fused: %zu group%s\n%s", plan->partitions().size(),
-                plan->partitions().size() == 1 ? "" : "s",
-                plan->PartitionsToString().c_str());
-    // What each kernel chose (the cpu's conv2d algorithm).
-    std::printf("kernels:\n%s", plan->KernelsToString().c_str());
-  }
-  if (plan != nullptr && placement == PlacementPolicy::kAuto) {
-    std::printf("%s\n", plan->placement_report().ToString().c_str());
-  }
+  SY_ASSIGN_OR_RETURN(PreparedRun p, PrepareRun(r, *model, registry));
 
   // --output: one file, a comma-separated file per output, or a folder
   // (models/output_files.h); checked against the model's outputs before
   // anything runs.
   std::vector<std::string> output_paths;
-  if (!output_flag.empty() && !ImagesRequested()) {
+  if (!r.output_flag.empty() && !ImagesRequested()) {
     absl::StatusOr<std::vector<std::string>> paths =
-        OutputFilePaths(output_targets,
-                        plan != nullptr ? plan->graph().outputs().size()
-                                        : model->outputs().size(),
+        OutputFilePaths(r.output_targets,
+                        p.plan != nullptr ? p.plan->graph().outputs().size()
+                                          : model->outputs().size(),
                         model->OutputNames());
     if (!paths.ok()) {
       return absl::Status(
           paths.status().code(),
-          absl::StrCat("--output=", output_flag, ": ", paths.status().message()));
+          absl::StrCat("--output=", r.output_flag, ": ", paths.status().message()));
     }
     output_paths = *std::move(paths);
     for (const std::string& path : output_paths) {
@@ -819,247 +1089,68 @@ absl::Status RunCommand(BackendRegistry& registry) {
 
   // Samples per forward: dimension 0 of the first input, unless it is one
   // image [3, H, W] (runtime/samples_per_run.h).
-  const Shape first_input = inputs.empty() ? Shape() : inputs[0].shape();
+  const Shape first_input = p.inputs.empty() ? Shape() : p.inputs[0].shape();
   const SamplesPerRun samples = CountSamplesPerRun(
-      !builtin && !model->inputs().empty() ? &model->inputs()[0] : nullptr, first_input);
+      !model->builtin() && !model->inputs().empty() ? &model->inputs()[0] : nullptr,
+      first_input);
   const int64_t batch = samples.count;
-
   if (PipelineRequested()) {
-    // --batches: a stream through an input pipeline (tools/cli/utilization.h).
-    StreamHooks hooks;
-    hooks.samples_per_batch = batch;
-    // --images: each file's top-5, printed batch by batch, and its --output
-    // files, written on a thread of their own (their own transaction, so
-    // that the stream's report and trace can be staged meanwhile).
-    FileTransaction image_files;
-    image_files.AddInput(model_name, "--model");
-    image_files.AddInput(ResolveUserPath(absl::GetFlag(FLAGS_labels)), "--labels");
-    std::optional<PerFileOutputs> per_file;
-    std::optional<PerFileOutputsWriter> writer;
-    ImageInput image_input;
-    if (ImagesRequested()) {
-      SY_ASSIGN_OR_RETURN(image_input, PrepareImageInput());
-      PerFileOutputs::Options options;
-      options.folder = image_output_dir;
-      if (!image_output_dir.empty()) {
-        SY_ASSIGN_OR_RETURN(options.output_names,
-                            OutputFileNames(image_output_dir, plan->graph().outputs().size(),
-                                            model->OutputNames()));
-      }
-      options.labels = labels;
-      options.total_files = image_input.total_files;
-      per_file.emplace(std::move(options), image_files);
-      writer.emplace(*per_file, /*capacity=*/64);
-      hooks.image_outputs = [&](int index, absl::Span<const Tensor> outputs,
-                                const std::function<bool(const std::string&)>& is_bad)
-          -> absl::Status {
-        return AddBatchOutputs(index, batch, outputs, image_input, is_bad, *per_file,
-                               *writer);
-      };
-    }
-    SY_RETURN_IF_ERROR(RunPipelineCommand(*plan, inputs[0], registry, files, facts, hooks));
-    if (writer.has_value()) {
-      SY_RETURN_IF_ERROR(writer->Finish());
-      // The images' outputs first: a failure there publishes nothing.
-      SY_RETURN_IF_ERROR(image_files.Commit());
-    }
-    SY_RETURN_IF_ERROR(files.Commit());
-    if (per_file.has_value() && !image_output_dir.empty()) {
-      std::printf("wrote %lld files in %s/: <name>.<output>.npy for %lld images\n",
-                  static_cast<long long>(per_file->files_written()),
-                  image_output_dir.c_str(), static_cast<long long>(per_file->images_seen()));
-    }
-    if (!report_path.empty()) std::printf("wrote %s\n", report_path.c_str());
-    if (!profile_flags.trace_path.empty()) {
-      std::printf("wrote trace %s (open in https://ui.perfetto.dev or chrome://tracing)\n",
-                  profile_flags.trace_path.c_str());
-    }
-    return absl::OkStatus();
+    return StreamBatches(r, *model, p, batch, registry, files, facts);
   }
+
   // --profile / --profile-summary: timed iterations also upload the inputs
   // and download the outputs, each node timed on the device clock.
   std::unique_ptr<RunProfiling> profiling = RunProfiling::FromFlags();
+  SY_ASSIGN_OR_RETURN(Forwards f, RunForwards(r, *model, p, profiling.get(), registry));
+  const Timing timing = Summarize(f.times);
+  const double images_per_s = timing.median_ms > 0 ? batch * 1000.0 / timing.median_ms : 0;
+  SY_ASSIGN_OR_RETURN(const PrintedOutputs printed,
+                      PrintOutputs(f.outputs, model->OutputNames(), r.labels));
 
-  std::vector<Tensor> outputs;  // every output of the model
-  std::vector<double> times;
-  double first_ms = staged_first_ms;
-  // A staged model already ran once (to learn it needs segments): that run
-  // was the first warm-up iteration.
-  // Each iteration's memory on the model's device (its caching allocator):
-  // the first and the last are reported.
-  SY_ASSIGN_OR_RETURN(BackendDevice * run_device, registry.GetDevice(device));
-  BackendDevice* const watched[] = {run_device};
-  std::vector<DeviceMemoryUse> first_memory = staged_first_memory, last_memory;
-  std::optional<ReplicaSummary> replica_summary;
-  if (replicated) {
-    // Every iteration runs the whole batch over the replicas; the outputs
-    // of the last one, joined in input order, stand for the model's.
-    replica_summary.emplace(replica_devices);
-    first_ms = -1;
-    ReplicaRun last;
-    for (int i = 0; i < warmup + iterations; ++i) {
-      SY_ASSIGN_OR_RETURN(last, replica_set->Run(host_inputs.arrays));
-      if (first_ms < 0) first_ms = last.wall_ms;
-      if (i < warmup) continue;
-      times.push_back(last.wall_ms);
-      replica_summary->Add(last);
-    }
-    SY_ASSIGN_OR_RETURN(BackendDevice * host, registry.GetDevice(Device::Cpu()));
-    for (const HostArray& out : last.outputs) {
-      SY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromBytes(out.shape, out.dtype, out.bytes.data(),
-                                                      out.bytes.size(), *host));
-      outputs.push_back(std::move(t));
-    }
-  }
-  for (int i = staged_first_ms >= 0 && warmup > 0 ? 1 : 0;
-       !replicated && i < warmup + iterations; ++i) {
-    // The previous outputs go back to the allocator first, as a caller that
-    // is done with them would do: the same shapes then take nothing new.
-    outputs.clear();
-    RunMemoryWatch memory_watch(watched);
-    const auto begin = std::chrono::steady_clock::now();
-    // Forward returns after the device has finished: the time is real.
-    if (profiling != nullptr && i >= warmup) {
-      const RunProfiling::RunFn run = [&](absl::Span<const Tensor> in,
-                                          const RunOptions& options) {
-        return staged ? model->Run(in, options) : plan->Run(in, options);
-      };
-      SY_ASSIGN_OR_RETURN(outputs, profiling->Iteration(run, inputs, host_inputs.arrays,
-                                                        i - warmup, registry));
-    } else if (staged) {
-      SY_ASSIGN_OR_RETURN(outputs, model->Run(inputs));
-    } else {
-      SY_ASSIGN_OR_RETURN(outputs, model->module().Forward(inputs));
-    }
-    const auto end = std::chrono::steady_clock::now();
-    last_memory = memory_watch.Finish();
-    if (first_memory.empty()) first_memory = last_memory;
-    if (first_ms < 0) first_ms = Ms(begin, end);
-    if (i >= warmup) times.push_back(Ms(begin, end));
-  }
-  const Timing timing = Summarize(times);
-  const double images_per_s =
-      timing.median_ms > 0 ? batch * 1000.0 / timing.median_ms : 0;
-
-  // Every output on the host in its dtype; NaN or Inf in any: a warning,
-  // and a field in the report.
-  std::vector<HostArray> host_outputs;
-  nlohmann::json non_finite = nlohmann::json::array();
-  for (size_t o = 0; o < outputs.size(); ++o) {
-    SY_ASSIGN_OR_RETURN(std::vector<char> bytes, outputs[o].ToBytes());
-    host_outputs.emplace_back(outputs[o].shape(), outputs[o].dtype(), std::move(bytes));
-    const HostArray& all = host_outputs.back();
-    const auto [nans, infs] = CountNonFinite(all);
-    if (nans + infs > 0) {
-      std::printf("warning: output %zu has %lld NaN and %lld Inf of %zu values; "
-                  "its %s below is not meaningful\n",
-                  o, static_cast<long long>(nans), static_cast<long long>(infs),
-                  all.stored_elements(),
-                  LooksLikeClassScores(all.shape, all.dtype) ? "top-5" : "summary");
-      non_finite.push_back({{"output", o}, {"nan", nans}, {"inf", infs}});
-    }
-  }
-
-  // Class scores get the top-5 per sample, every other output a summary
-  // (a scalar its value).
-  const std::vector<std::string> names = model->OutputNames();
-  // A detector's boxes, labels and scores are detections (printed after
-  // the summaries), not class scores, whatever their shapes look like.
-  const std::optional<DetectionOutputs> detections = FindDetections(host_outputs, names);
-  nlohmann::json top5_json = nlohmann::json::array();
-  bool top5_done = false;
-  nlohmann::json outputs_json = nlohmann::json::array();
-  for (size_t o = 0; o < host_outputs.size(); ++o) {
-    const HostArray& out = host_outputs[o];
-    const std::string name = o < names.size() ? names[o] : "";
-    nlohmann::json entry = SummaryJson(out);
-    entry["name"] = name.empty() ? absl::StrCat("output_", o) : name;
-    const bool detection_part =
-        detections.has_value() &&
-        (o == detections->boxes || o == detections->labels || o == detections->scores);
-    if (!detection_part && LooksLikeClassScores(out.shape, out.dtype)) {
-      // The built-in models' one output keeps its line as it always was.
-      if (name.empty() && host_outputs.size() == 1) {
-        std::printf("output %s\n", out.shape.ToString().c_str());
-      } else {
-        std::printf("output %s%s%s %s\n", name.c_str(), name.empty() ? "" : " ",
-                    out.shape.ToString().c_str(), DTypeName(out.dtype).c_str());
-      }
-      nlohmann::json top5 = PrintTop5(out, labels);
-      entry["top5"] = top5;
-      if (!top5_done) top5_json = top5;
-      top5_done = true;
-    } else {
-      std::printf("output %s\n", SummaryLine(name, out).c_str());
-    }
-    outputs_json.push_back(std::move(entry));
-  }
-  // A detector's boxes, labels and scores, as detections.
-  nlohmann::json detections_json;
-  if (detections.has_value()) {
-    std::printf("%s", FormatDetections(host_outputs, *detections, labels,
-                                       absl::GetFlag(FLAGS_detections_shown))
-                          .c_str());
-    detections_json = DetectionsJson(host_outputs, *detections, labels);
-  }
-  const double setup_ms = Ms(start, compile_done);
+  const double setup_ms = Ms(start, p.compile_done);
   // With no warm-up the first forward is a timed one (a staged model's
   // first run is not: it ran before the loop).
-  const bool first_is_timed = warmup == 0 && !staged;
+  const bool first_is_timed = r.warmup == 0 && !p.staged;
   std::printf("forward: median %.2f ms, min %.2f ms, max %.2f ms over %d "
               "iterations (%d warmup); %.1f %s/s%s\n",
-              timing.median_ms, timing.min_ms, timing.max_ms, iterations, warmup,
-              images_per_s, builtin ? "images" : "samples",
+              timing.median_ms, timing.min_ms, timing.max_ms, r.iterations, r.warmup,
+              images_per_s, model->builtin() ? "images" : "samples",
               samples.reason.empty() ? "" : absl::StrCat(" (", samples.reason, ")").c_str());
-  WarnOfSpread(timing.median_ms, timing.max_ms, iterations);
+  WarnOfSpread(timing.median_ms, timing.max_ms, r.iterations);
   std::printf("set-up: %.0f ms (weights %.0f ms, compile %.0f ms); first forward "
               "%.1f ms%s\n",
-              setup_ms, Ms(start, weights_done), Ms(weights_done, compile_done),
-              first_ms,
-              staged           ? " (compiling its segments as it ran)"
+              setup_ms, Ms(start, p.weights_done), Ms(p.weights_done, p.compile_done),
+              f.first_ms,
+              p.staged         ? " (compiling its segments as it ran)"
               : first_is_timed ? " (also the first timed forward: --warmup=0)"
                                : "");
-  if (!last_memory.empty()) {
-    std::printf("memory: %s\n", MemoryLine(first_memory[0], last_memory[0]).c_str());
+  if (!f.last_memory.empty()) {
+    std::printf("memory: %s\n", MemoryLine(f.first_memory[0], f.last_memory[0]).c_str());
   }
-  if (replica_summary.has_value()) std::printf("%s", replica_summary->Table().c_str());
-  std::vector<std::string> input_shapes;
-  for (const Tensor& t : inputs) input_shapes.push_back(t.shape().ToString());
+  if (f.replica_summary.has_value()) std::printf("%s", f.replica_summary->Table().c_str());
   if (profiling != nullptr) {
+    std::vector<std::string> input_shapes;
+    for (const Tensor& t : p.inputs) input_shapes.push_back(t.shape().ToString());
     SY_RETURN_IF_ERROR(profiling->Finish(
-        {{"model", model_name}, {"device", device.ToString()},
+        {{"model", r.model_name}, {"device", r.device().ToString()},
          {"input", absl::StrJoin(input_shapes, ", ")}}, files));
   }
 
   if (!output_paths.empty()) {
-    SY_RETURN_IF_ERROR(StageOutputFiles(outputs, output_paths, files));
+    SY_RETURN_IF_ERROR(StageOutputFiles(f.outputs, output_paths, files));
   }
-  if (!report_path.empty()) {
-    nlohmann::json inputs_json = nlohmann::json::array();
-    for (size_t i = 0; i < host_inputs.arrays.size(); ++i) {
-      const HostArray& a = host_inputs.arrays[i];
-      nlohmann::json entry = {{"shape", a.shape.dims()},
-                              {"dtype", DTypeName(a.dtype)},
-                              {"source", host_inputs.sources[i]}};
-      if (!builtin && i < model->inputs().size()) {
-        entry["name"] = model->inputs()[i].name;
-        entry["declared"] = model->inputs()[i].ToString();
-      } else {
-        entry["name"] = "input";
-      }
-      inputs_json.push_back(std::move(entry));
-    }
+  if (!r.report_path.empty()) {
     nlohmann::json report = {
-        {"model", model_name},
-        {"device", device.ToString()},
+        {"model", r.model_name},
+        {"device", r.device().ToString()},
         {"batch", batch},
         {"input_shape", first_input.dims()},
-        {"output_shape", host_outputs.empty() ? std::vector<int64_t>()
-                                              : host_outputs.front().shape.dims()},
-        {"inputs", inputs_json},
-        {"outputs", outputs_json},
-        {"warmup", warmup},
-        {"iterations", iterations},
+        {"output_shape", printed.host.empty() ? std::vector<int64_t>()
+                                              : printed.host.front().shape.dims()},
+        {"inputs", InputsJson(*model, p.host_inputs)},
+        {"outputs", printed.outputs},
+        {"warmup", r.warmup},
+        {"iterations", r.iterations},
         {"forward_ms", {{"median", timing.median_ms},
                         {"min", timing.min_ms},
                         {"max", timing.max_ms},
@@ -1069,38 +1160,26 @@ absl::Status RunCommand(BackendRegistry& registry) {
         // forward and the timed forwards are disjoint parts of it.
         {"elapsed_ms", Ms(start, std::chrono::steady_clock::now())},
         {"setup_ms", {{"total", setup_ms},
-                      {"weights", Ms(start, weights_done)},
-                      {"compile", Ms(weights_done, compile_done)},
-                      {"precompile", precompile_ms},
-                      {"first_forward", first_ms}}},
+                      {"weights", Ms(start, p.weights_done)},
+                      {"compile", Ms(p.weights_done, p.compile_done)},
+                      {"precompile", p.precompile_ms},
+                      {"first_forward", f.first_ms}}},
         {"first_forward_timed", first_is_timed},
-        {"non_finite_outputs", non_finite},
-        {"memory", MemoryJson(first_memory, last_memory)},
-        {"top5", top5_json},
+        {"non_finite_outputs", printed.non_finite},
+        {"memory", MemoryJson(f.first_memory, f.last_memory)},
+        {"top5", printed.top5},
     };
-    if (!detections_json.is_null()) report["detections"] = detections_json;
-    if (replica_summary.has_value()) report["replicas"] = replica_summary->Json();
+    if (!printed.detections.is_null()) report["detections"] = printed.detections;
+    if (f.replica_summary.has_value()) report["replicas"] = f.replica_summary->Json();
     for (const auto& [key, value] : facts.items()) report[key] = value;
-    // The options of the backend the model ran on (cpu: threads, fusion).
-    SY_ASSIGN_OR_RETURN(Backend * backend, registry.GetBackend(device.type()));
-    for (const BackendOption& option : backend->Options()) {
-      report["backend_options"][option.key] = option.value;
-      int threads = 0;
-      if (device.type() == "cpu" && option.key == "threads" &&
-          absl::SimpleAtoi(option.value, &threads)) {
-        report["cpu_threads"] = threads;
-      }
-    }
-    SY_RETURN_IF_ERROR(files.Stage(report_path, report.dump(2) + "\n"));
+    SY_RETURN_IF_ERROR(AddBackendOptions(r.device(), registry, report));
+    SY_RETURN_IF_ERROR(files.Stage(r.report_path, report.dump(2) + "\n"));
   }
   // Every output together, only now that the whole run has succeeded.
   SY_RETURN_IF_ERROR(files.Commit());
-  if (!profile_flags.trace_path.empty()) {
-    std::printf("wrote trace %s (open in https://ui.perfetto.dev or chrome://tracing)\n",
-                profile_flags.trace_path.c_str());
-  }
+  PrintTraceWritten(r);
   for (const std::string& path : output_paths) std::printf("wrote %s\n", path.c_str());
-  if (!report_path.empty()) std::printf("wrote %s\n", report_path.c_str());
+  if (!r.report_path.empty()) std::printf("wrote %s\n", r.report_path.c_str());
   return absl::OkStatus();
 }
 
