@@ -39,6 +39,30 @@ std::vector<ValueInfo> BuiltinOutputs() {
   return {Declared("output", {{std::nullopt, "batch"}, {std::nullopt, ""}})};
 }
 
+// Each shape against its input's declaration: the rank, and every fixed
+// dimension ("x [batch, 4]" takes [3, 4], not [3, 5]).
+absl::Status CheckDeclaredShapes(absl::Span<const ValueInfo> declared,
+                                 absl::Span<const Shape> shapes) {
+  for (size_t i = 0; i < declared.size() && i < shapes.size(); ++i) {
+    const ValueInfo& in = declared[i];
+    if (!in.has_shape) continue;
+    const Shape& shape = shapes[i];
+    const std::string what =
+        absl::StrCat("input ", in.ToString(), " cannot take ", shape.ToString(), " (--input_shape)");
+    if (shape.rank() != static_cast<int>(in.dims.size())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": it has rank ", in.dims.size()));
+    }
+    for (size_t d = 0; d < in.dims.size(); ++d) {
+      if (in.dims[d].has_value() && *in.dims[d] != shape.dim(static_cast<int>(d))) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(what, ": dimension ", d, " must be ", *in.dims[d]));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 bool IsBuiltinModel(const std::string& name) {
@@ -171,6 +195,35 @@ absl::StatusOr<std::vector<InputSpec>> Session::InputSpecs(
   }
   SY_ASSIGN_OR_RETURN(Shape resolved, ModelInputShape(name_, batch.value_or(1), shape));
   return std::vector<InputSpec>{{resolved, DType::kFloat32, device}};
+}
+
+absl::StatusOr<std::vector<InputSpec>> Session::InputSpecsFor(const InputRequest& request,
+                                                              const Device& device) const {
+  if (request.batch.has_value() && *request.batch < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("batch must be >= 1, got ", *request.batch));
+  }
+  // Ranks, names and fixed dimensions against the declarations (a built-in
+  // model declares [batch, 3, height, width]).
+  absl::StatusOr<std::vector<Shape>> shapes = InputShapes(inputs_, request);
+  if (shapes.ok()) SY_RETURN_IF_ERROR(CheckDeclaredShapes(inputs_, *shapes));
+  if (file_ != nullptr) {
+    if (!shapes.ok()) return shapes.status();
+    std::vector<InputSpec> specs;
+    for (size_t i = 0; i < shapes->size(); ++i) {
+      specs.push_back({(*shapes)[i], inputs_[i].dtype, device});
+    }
+    return specs;
+  }
+  // A built-in model's height and width default to its own (224), which
+  // the declarations cannot say: no shape given is not an error here.
+  std::optional<Shape> given;
+  if (!request.shapes.empty()) {
+    if (!shapes.ok()) return shapes.status();
+    given = (*shapes)[0];
+  }
+  SY_ASSIGN_OR_RETURN(Shape shape, ModelInputShape(name_, request.batch.value_or(1), given));
+  return std::vector<InputSpec>{{shape, DType::kFloat32, device}};
 }
 
 absl::StatusOr<std::vector<Tensor>> Session::Run(absl::Span<const Tensor> inputs,

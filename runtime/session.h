@@ -45,6 +45,7 @@
 #include "models/module.h"
 #include "onnx/onnx_model.h"
 #include "onnx/staged_runner.h"
+#include "runtime/model_inputs.h"
 #include "runtime/replicas.h"
 
 namespace switchyard {
@@ -151,6 +152,14 @@ class Session {
       std::optional<int64_t> batch = std::nullopt,
       const std::map<std::string, Shape>& overrides = {},
       const Device& device = Device::Cpu()) const;
+
+  // The same from what a user asked for (`request.shapes`, "1x3x224x224"
+  // or "name:1x3x224x224" as --input_shape takes them, and `request.batch`;
+  // files are not read), checked against the declared inputs for a model
+  // file and by ModelInputShape for a built-in model: what `graph`,
+  // --precompile and bench compile for, whatever the model.
+  absl::StatusOr<std::vector<InputSpec>> InputSpecsFor(const InputRequest& request,
+                                                       const Device& device) const;
 
   // Runs the model on one tensor per declared input: the same call for
   // every model (Module::Run).

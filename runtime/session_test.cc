@@ -141,6 +141,48 @@ TEST(SessionTest, DeclaredInputsAndOutputsOfBothKinds) {
   EXPECT_EQ((*declared)[0].ToString(), "x [batch, 4] float32");
 }
 
+// What a user asked for (--input_shape's strings, a batch), for either kind
+// of model: the built-in model's own size by default, checked against the
+// declared inputs either way.
+TEST(SessionTest, InputSpecsForARequestOfBothKinds) {
+  absl::StatusOr<std::unique_ptr<Session>> vgg = Session::Open("vgg11");
+  ASSERT_TRUE(vgg.ok()) << vgg.status();
+  InputRequest request;
+  absl::StatusOr<std::vector<InputSpec>> specs = (*vgg)->InputSpecsFor(request, Device::Cpu());
+  ASSERT_TRUE(specs.ok()) << specs.status();
+  EXPECT_EQ((*specs)[0].shape, Shape({1, 3, 224, 224}));
+  request.batch = 4;
+  specs = (*vgg)->InputSpecsFor(request, Device::Cpu());
+  ASSERT_TRUE(specs.ok()) << specs.status();
+  EXPECT_EQ((*specs)[0].shape, Shape({4, 3, 224, 224}));
+  request.shapes = {"2x3x32x48"};
+  specs = (*vgg)->InputSpecsFor(request, Device::Cpu());
+  ASSERT_TRUE(specs.ok()) << specs.status();
+  EXPECT_EQ((*specs)[0].shape, Shape({2, 3, 32, 48}));
+  request.shapes = {"2x4x32x32"};  // VGG takes 3 channels
+  EXPECT_EQ((*vgg)->InputSpecsFor(request, Device::Cpu()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  request.shapes = {"ids:2x3x32x32"};  // no such input
+  EXPECT_EQ((*vgg)->InputSpecsFor(request, Device::Cpu()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  request.shapes.clear();
+  request.batch = 0;
+  EXPECT_EQ((*vgg)->InputSpecsFor(request, Device::Cpu()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+
+  absl::StatusOr<std::unique_ptr<Session>> file = Session::Open(SmallModelFile());
+  ASSERT_TRUE(file.ok()) << file.status();
+  request = InputRequest();
+  request.batch = 3;
+  specs = (*file)->InputSpecsFor(request, Device::Cpu());
+  ASSERT_TRUE(specs.ok()) << specs.status();
+  EXPECT_EQ((*specs)[0].shape, Shape({3, 4}));
+  EXPECT_EQ((*specs)[0].dtype, DType::kFloat32);
+  request.shapes = {"x:2x5"};  // x is [batch, 4]
+  EXPECT_EQ((*file)->InputSpecsFor(request, Device::Cpu()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(SessionTest, RunsAModelFileAndItsReplica) {
   SessionOptions options;
   options.device = Dev("cpu:0");

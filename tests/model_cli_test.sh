@@ -367,9 +367,17 @@ run_cli bad_precompile run --model="$M/two_inputs.onnx" --input_shape=ids:2x5,ma
     --precompile=ids:1x5x3,mask:1x5 --iterations=1
 expect_exit bad_precompile 1
 expect_in bad_precompile err "--precompile=ids:1x5x3"
-run_cli zoo_precompile run --model=vgg11 --precompile=1x3x224x224 --iterations=1
-expect_exit zoo_precompile 1
-expect_in zoo_precompile err "takes the input shapes of a model file"
+# A built-in model precompiles too (its static plan per shape), checked as
+# its --input_shape is.
+run_cli zoo_precompile run --model=vgg11 --input_shape=1x3x32x32 --precompile=2x3x32x32 \
+    --iterations=1 --warmup=0
+expect_exit zoo_precompile 0
+expect_in zoo_precompile out "precompiled 1 input shape in "
+expect_in zoo_precompile out ": [2, 3, 32, 32]"
+run_cli zoo_bad_precompile run --model=vgg11 --input_shape=1x3x32x32 --precompile=2x4x32x32 \
+    --iterations=1
+expect_exit zoo_bad_precompile 1
+expect_in zoo_bad_precompile err "--precompile=2x4x32x32"
 run_cli det_images_file run --model="$DET" --images="$TMP/det_images" --output="$TMP/one.npy"
 expect_exit det_images_file 1
 expect_in det_images_file err "with --images each image has its own outputs (<name>.<output>.npy); give a folder"

@@ -36,35 +36,21 @@ absl::Status GraphCommand(BackendRegistry& registry) {
   SY_ASSIGN_OR_RETURN(Device input_device,
                       input_flag.empty() ? absl::StatusOr<Device>(device)
                                          : Device::Parse(input_flag));
-  // A built-in model's input shape is checked before the model is built; a
-  // model file declares its own inputs (any number, any dtypes).
-  std::vector<InputSpec> specs;
-  if (runtime::IsBuiltinModel(model_name)) {
-    SY_ASSIGN_OR_RETURN(std::optional<Shape> input_shape_flag, InputShapeFlag());
-    SY_ASSIGN_OR_RETURN(Shape input_shape,
-                        ModelInputShape(model_name, batch, input_shape_flag));
-    specs.push_back({input_shape, DType::kFloat32, input_device});
-  }
   SY_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::Open(model_name, registry));
-  if (!session->builtin()) {
-    InputRequest request;
-    request.shapes = InputShapeFlagValues();
-    if (FlagGiven("batch")) request.batch = batch;
-    absl::StatusOr<std::vector<Shape>> shapes = InputShapes(session->inputs(), request);
-    if (!shapes.ok()) {
-      return absl::Status(shapes.status().code(),
-                          absl::StrCat(model_name, ": ", shapes.status().message()));
-    }
-    for (size_t i = 0; i < shapes->size(); ++i) {
-      specs.push_back({(*shapes)[i], session->inputs()[i].dtype, input_device});
-    }
+  InputRequest request;
+  request.shapes = InputShapeFlagValues();
+  if (FlagGiven("batch")) request.batch = batch;
+  absl::StatusOr<std::vector<InputSpec>> specs = session->InputSpecsFor(request, input_device);
+  if (!specs.ok()) {
+    return absl::Status(specs.status().code(),
+                        absl::StrCat(model_name, ": ", specs.status().message()));
   }
   SY_RETURN_IF_ERROR(session->To(device));
   // The graph's structure does not depend on the values: zeros are cheaper
   // than the seeded initialisation (a model file has its own weights).
   SY_RETURN_IF_ERROR(ZeroModel(session->module()));
   SY_ASSIGN_OR_RETURN(const runtime::GraphDescription d,
-                      runtime::DescribeGraph(*session, specs, chosen.placement, device,
+                      runtime::DescribeGraph(*session, *specs, chosen.placement, device,
                                              absl::GetFlag(FLAGS_seed), registry,
                                              format == "dot"
                                                  ? runtime::GraphDetail::kPlacedGraph

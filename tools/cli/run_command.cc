@@ -476,39 +476,30 @@ absl::StatusOr<std::vector<std::string>> Precompile(Session& model, bool staged,
   std::vector<std::string> done;
   for (const std::vector<std::string>& set : PrecompileFlagSets()) {
     const std::string flag = absl::StrCat("--precompile=", absl::StrJoin(set, ","));
-    if (model.builtin()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          flag, ": a built-in model compiles for its one input at set-up; --precompile "
-          "takes the input shapes of a model file (--model=model.onnx)"));
-    }
     InputRequest request;
     request.shapes = set;
-    absl::StatusOr<std::vector<Shape>> shapes = InputShapes(model.inputs(), request);
-    if (!shapes.ok()) {
+    absl::StatusOr<std::vector<InputSpec>> specs = model.InputSpecsFor(request, input_device);
+    if (!specs.ok()) {
       // The shapes are read as --input_shape's: the message names that flag.
       const std::string message = absl::StrReplaceAll(
-          shapes.status().message(), {{"--input_shape", "--precompile"}, {", --batch", ""}});
-      return absl::Status(shapes.status().code(),
+          specs.status().message(), {{"--input_shape", "--precompile"}, {", --batch", ""}});
+      return absl::Status(specs.status().code(),
                           absl::StartsWith(message, "--precompile")
                               ? message
                               : absl::StrCat(flag, ": ", message));
     }
     std::vector<Tensor> zeros;
-    std::vector<InputSpec> specs;
     std::vector<std::string> text;
-    for (size_t i = 0; i < shapes->size(); ++i) {
-      const Shape& shape = (*shapes)[i];
-      const DType dtype = model.inputs()[i].dtype;
+    for (const InputSpec& spec : *specs) {
       const std::vector<char> bytes(
-          static_cast<size_t>(shape.num_elements()) * DTypeSize(dtype), 0);
-      SY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromBytes(shape, dtype, bytes.data(), bytes.size(),
-                                                      in_device));
-      specs.push_back({shape, dtype, input_device});
+          static_cast<size_t>(spec.shape.num_elements()) * DTypeSize(spec.dtype), 0);
+      SY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromBytes(spec.shape, spec.dtype, bytes.data(),
+                                                      bytes.size(), in_device));
       zeros.push_back(std::move(t));
-      text.push_back(shape.ToString());
+      text.push_back(spec.shape.ToString());
     }
     const absl::Status compiled =
-        staged ? model.Run(zeros).status() : model.module().Compiled(specs).status();
+        staged ? model.Run(zeros).status() : model.module().Compiled(*specs).status();
     if (!compiled.ok()) {
       return absl::Status(compiled.code(), absl::StrCat(flag, ": ", compiled.message()));
     }
