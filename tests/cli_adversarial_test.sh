@@ -166,7 +166,7 @@ refused bad_device 1 "cuda:7" -- run --device=cuda:7
 refused bad_placement 1 "placement" -- run --placement=sometimes
 if [[ -n "$PY" ]]; then
   make_npy "$TMP/rank2.npy" 0 2 3
-  refused input_wrong_rank 1 "--input=" "shape [2, 3]" "[N, 3, H, W]" -- \
+  refused input_wrong_rank 1 "--input=" "the shape given, [2, 3], has rank 2" "has rank 4" -- \
       run --input="$TMP/rank2.npy"
   make_npy "$TMP/channels.npy" 0 1 4 32 32
   refused input_wrong_channels 1 "shape [1, 4, 32, 32]" -- run --input="$TMP/channels.npy"

@@ -200,7 +200,7 @@ expect_in wrong_weights err "unexpected parameters: x"
 printf 'this is not an array\n' >"$TMP/input.txt"
 run_cli text_input run --input="$TMP/input.txt" --iterations=1 --warmup=0
 expect_exit text_input 1
-expect_in text_input err "INVALID_ARGUMENT: $TMP/input.txt: not a .npy file"
+expect_in text_input err "INVALID_ARGUMENT: vgg11: $TMP/input.txt: not a .npy file"
 
 run_cli unknown_command frobnicate
 expect_exit unknown_command 2

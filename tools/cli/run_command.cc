@@ -40,6 +40,7 @@
 #include "runtime/per_file_outputs.h"
 #include "runtime/replicas.h"
 #include "runtime/samples_per_run.h"
+#include "runtime/seeded_input.h"
 #include "runtime/session.h"
 #include "tools/cli/build_info.h"
 #include "tools/cli/commands.h"
@@ -183,57 +184,7 @@ absl::StatusOr<HostInputs> ImageStreamInput() {
                     {"images"}};
 }
 
-// A built-in model (VGG): one float32 [N, 3, H, W] input, checked before
-// the weights are initialised or loaded.
-absl::StatusOr<HostInputs> ZooInput(const std::string& model_name) {
-  const std::vector<std::string>& values = InputFlagValues();
-  std::vector<std::string> paths;
-  for (const std::string& value : values) {
-    for (absl::string_view part : absl::StrSplit(value, ',', absl::SkipEmpty())) {
-      paths.push_back(ResolveUserPath(std::string(part)));
-    }
-  }
-  if (paths.size() > 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--input gives ", paths.size(), " files but ", model_name,
-        " has one input, float32 [N, 3, H, W]; give one .npy"));
-  }
-  const std::string path = paths.empty() ? "" : paths[0];
-  SY_ASSIGN_OR_RETURN(std::optional<Shape> input_shape, InputShapeFlag());
-  SY_ASSIGN_OR_RETURN(Shape expected, ModelInputShape(model_name, 1, input_shape));
-  if (ImagesRequested()) return ImageStreamInput();
-  if (!path.empty()) {
-    SY_ASSIGN_OR_RETURN(HostArray input, ReadNpy(path));
-    if (input.dtype != DType::kFloat32) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--input=", path, ": the input is ", DTypeName(input.dtype), "; ",
-          model_name, " takes float32 images: save them with np.save(path, "
-          "x.astype(np.float32))"));
-    }
-    // Rank and channels now, before the weights: spatial sizes are the
-    // model's to judge (VGG pools adaptively).
-    if (input.shape.rank() != expected.rank() || input.shape.dim(0) < 1 ||
-        input.shape.dim(1) != expected.dim(1)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--input=", path, ": shape ", input.shape.ToString(), " but ",
-          model_name, " takes [N, ", expected.dim(1), ", H, W] with N >= 1, e.g. ",
-          expected.ToString()));
-    }
-    SY_RETURN_IF_ERROR(CheckBatchFitsMemory(absl::StrCat("--input=", path),
-                                            input.shape));
-    return HostInputs{{std::move(input)}, {path}};
-  }
-  SY_ASSIGN_OR_RETURN(int64_t batch, BatchFlag());
-  SY_RETURN_IF_ERROR(CheckRange("--batch", batch, 1, int64_t{1} << 20));
-  SY_ASSIGN_OR_RETURN(Shape shape, ModelInputShape(model_name, batch, input_shape));
-  SY_RETURN_IF_ERROR(CheckBatchFitsMemory(absl::StrCat("--batch=", batch), shape));
-  std::mt19937_64 rng(absl::GetFlag(FLAGS_seed) + 1);
-  HostArray input(shape, std::vector<float>(shape.num_elements()));
-  for (float& v : input.mutable_values()) v = NormalSample(rng, 1.0f);
-  return HostInputs{{std::move(input)}, {"seeded"}};
-}
-
-// What the flags ask a model file to be fed (runtime/model_inputs.h).
+// What the flags ask the model to be fed (runtime/model_inputs.h).
 absl::StatusOr<InputRequest> ModelFileRequest() {
   InputRequest request;
   request.files = InputFlagValues();
@@ -248,8 +199,11 @@ absl::StatusOr<InputRequest> ModelFileRequest() {
   return request;
 }
 
-// A model file (ONNX): one array per declared input, of its dtype.
-absl::StatusOr<HostInputs> ModelFileInputs(const Session& model) {
+// One array per declared input, of its dtype, for either kind of model:
+// the --input files (checked against the declarations), else seeded arrays
+// of the shapes --input_shape and --batch give (a built-in model's own size
+// by default); with --images, the stream's batch.
+absl::StatusOr<HostInputs> ModelInputs(const Session& model) {
   if (ImagesRequested()) {
     const std::vector<runtime::ValueInfo>& in = model.inputs();
     if (in.size() != 1 || in[0].dtype != DType::kFloat32) {
@@ -260,19 +214,33 @@ absl::StatusOr<HostInputs> ModelFileInputs(const Session& model) {
     return ImageStreamInput();
   }
   SY_ASSIGN_OR_RETURN(InputRequest request, ModelFileRequest());
+  const auto named = [&](const absl::Status& status) {
+    return absl::Status(status.code(), absl::StrCat(model.name(), ": ", status.message()));
+  };
   if (!request.files.empty()) {
     SY_ASSIGN_OR_RETURN(std::vector<std::string> paths,
                         InputFilePaths(model.inputs(), request));
     for (const std::string& path : paths) {
       SY_RETURN_IF_ERROR(CheckInputFile("--input", path));
     }
+    absl::StatusOr<InputArrays> arrays = MakeInputArrays(model.inputs(), request);
+    if (!arrays.ok()) return named(arrays.status());
+    return HostInputs{std::move(arrays->arrays), std::move(arrays->sources)};
   }
-  absl::StatusOr<InputArrays> arrays = MakeInputArrays(model.inputs(), request);
-  if (!arrays.ok()) {
-    return absl::Status(arrays.status().code(),
-                        absl::StrCat(model.name(), ": ", arrays.status().message()));
+  absl::StatusOr<std::vector<InputSpec>> specs = model.InputSpecsFor(request, Device::Cpu());
+  if (!specs.ok()) return named(specs.status());
+  HostInputs seeded;
+  std::mt19937_64 rng(request.seed + 1);
+  const std::string asked = !request.shapes.empty() ? "--input_shape"
+                            : request.batch.has_value()
+                                ? absl::StrCat("--batch=", *request.batch)
+                                : "the default input";
+  for (const InputSpec& spec : *specs) {
+    SY_RETURN_IF_ERROR(CheckBatchFitsMemory(asked, spec.shape));
+    seeded.arrays.push_back(runtime::SeededArray(spec.shape, spec.dtype, rng));
+    seeded.sources.push_back("seeded");
   }
-  return HostInputs{std::move(arrays->arrays), std::move(arrays->sources)};
+  return seeded;
 }
 
 // Every path an --input value may name ("a.npy", "ids=a.npy"), so that no
@@ -693,20 +661,12 @@ struct PreparedRun {
 absl::StatusOr<PreparedRun> PrepareRun(const RunRequest& r, Session& model,
                                        BackendRegistry& registry) {
   PreparedRun p;
-  const bool builtin = model.builtin();
-  if (builtin) {
-    for (const std::string& value : InputFlagValues()) {
-      for (absl::string_view part : absl::StrSplit(value, ',', absl::SkipEmpty())) {
-        SY_RETURN_IF_ERROR(CheckInputFile("--input", ResolveUserPath(std::string(part))));
-      }
-    }
-  }
-  SY_ASSIGN_OR_RETURN(p.host_inputs, builtin ? ZooInput(r.model_name) : ModelFileInputs(model));
+  SY_ASSIGN_OR_RETURN(p.host_inputs, ModelInputs(model));
   if (PipelineRequested() && (p.host_inputs.arrays.size() != 1 ||
                               p.host_inputs.arrays[0].dtype != DType::kFloat32)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--batches streams batches of one float32 input; ", r.model_name, " takes ",
-        builtin ? "other inputs" : DescribeInputs(model.inputs()), ": drop --batches"));
+        DescribeInputs(model.inputs()), ": drop --batches"));
   }
 
   // Set-up: the weights, the inputs on their device, the plan.
@@ -745,7 +705,7 @@ absl::StatusOr<PreparedRun> PrepareRun(const RunRequest& r, Session& model,
     std::printf("device: %s; --device names another\n", r.chosen.reason.c_str());
   }
   const long long parameters = static_cast<long long>(model.module().NumParameters());
-  if (builtin) {
+  if (model.builtin()) {
     std::printf("model %s (%lld parameters) on %s, input %s on %s\n", r.model_name.c_str(),
                 parameters, device_text.c_str(), p.inputs[0].shape().ToString().c_str(),
                 input_device_text.c_str());
@@ -1004,11 +964,9 @@ nlohmann::json InputsJson(const Session& model, const HostInputs& host_inputs) {
     nlohmann::json entry = {{"shape", a.shape.dims()},
                             {"dtype", DTypeName(a.dtype)},
                             {"source", host_inputs.sources[i]}};
-    if (!model.builtin() && i < model.inputs().size()) {
+    if (i < model.inputs().size()) {
       entry["name"] = model.inputs()[i].name;
       entry["declared"] = model.inputs()[i].ToString();
-    } else {
-      entry["name"] = "input";
     }
     inputs.push_back(std::move(entry));
   }
@@ -1082,8 +1040,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
   // image [3, H, W] (runtime/samples_per_run.h).
   const Shape first_input = p.inputs.empty() ? Shape() : p.inputs[0].shape();
   const SamplesPerRun samples = CountSamplesPerRun(
-      !model->builtin() && !model->inputs().empty() ? &model->inputs()[0] : nullptr,
-      first_input);
+      model->inputs().empty() ? nullptr : &model->inputs()[0], first_input);
   const int64_t batch = samples.count;
   if (PipelineRequested()) {
     return StreamBatches(r, *model, p, batch, registry, files, facts);
