@@ -54,6 +54,10 @@ class Kernel {
   // --explain-placement` (the cpu's conv2d: "winograd4: ..."). Optional;
   // empty when there is nothing to say.
   virtual std::string Describe() const { return ""; }
+  // Whether Run reads input `index`. A kernel that copied a constant input
+  // into its own layout when it was created says false, so that the
+  // constant's memory can be given back (core/releasable_weights.h).
+  virtual bool ReadsInputAtRun(int index) const { return true; }
 
   // While a profiler is on, the executor gives a kernel somewhere to append
   // the parts of its next Run (null otherwise). A kernel that runs in parts

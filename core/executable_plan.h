@@ -98,6 +98,8 @@ class ExecutablePlan {
 
   // Adds the steps of the nodes placed on each device, partitions first.
   absl::Status BindKernels();
+  // Fills resident_constants_ (after BindKernels).
+  absl::Status PinConstantsReadAtRun();
   // Places each slot of the buffer plan in its device's workspace.
   absl::Status LayOutSlots(std::shared_ptr<WorkspacePool> workspaces);
 
@@ -120,6 +122,11 @@ class ExecutablePlan {
   std::vector<DeviceWorkspace> workspace_layout_;
   std::vector<SlotPlace> slot_places_;  // by slot
   std::vector<BackendDevice*> devices_used_;
+
+  // Pins of the constants its steps read while running: what this plan
+  // needs resident of the weights that may be given back
+  // (core/releasable_weights.h).
+  std::vector<std::shared_ptr<const void>> resident_constants_;
 
   absl::Mutex run_mu_;
   // Tensors by ValueId: constants bound at lowering, the rest per run.

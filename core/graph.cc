@@ -21,7 +21,8 @@ ValueId Graph::AddInput(const std::string& name, const Shape& shape,
   return values_.back().id;
 }
 
-ValueId Graph::AddConstant(const std::string& name, const Tensor& tensor) {
+ValueId Graph::AddConstant(const std::string& name, const Tensor& tensor,
+                           std::shared_ptr<ConstantResidency> residency) {
   Value v;
   v.id = static_cast<ValueId>(values_.size());
   v.name = name;
@@ -29,6 +30,7 @@ ValueId Graph::AddConstant(const std::string& name, const Tensor& tensor) {
   v.dtype = tensor.dtype();
   v.device = tensor.device();
   v.constant = tensor;
+  v.residency = std::move(residency);
   values_.push_back(std::move(v));
   return values_.back().id;
 }

@@ -1,6 +1,7 @@
 #ifndef SWITCHYARD_CORE_GRAPH_H_
 #define SWITCHYARD_CORE_GRAPH_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,19 @@ namespace switchyard {
 using ValueId = int;
 using NodeId = int;
 
+// A constant whose memory its owner may give back while nothing reads it
+// (core/releasable_weights.h). A backend that has made its own copy of the
+// constant (a reorder into its layout) calls ReleaseIfUnread; one that reads
+// the plain values calls MakeResident first. Core unpins it when lowering
+// finds one node alone reads it.
+class ConstantResidency {
+ public:
+  virtual ~ConstantResidency() = default;
+  virtual absl::Status MakeResident() = 0;
+  virtual void ReleaseIfUnread() = 0;
+  virtual void Unpin() = 0;
+};
+
 // A value flowing through the graph: a graph input, a constant (a layer's
 // parameter, bound to its tensor) or a node's output. Shape and device of a
 // node output are filled in by shape inference and placement.
@@ -30,6 +44,8 @@ struct Value {
   std::optional<Device> device;    // known for inputs and constants
   NodeId producer = -1;            // -1 for inputs and constants
   std::optional<Tensor> constant;  // parameters
+  // Set for a constant whose memory may be given back (see above).
+  std::shared_ptr<ConstantResidency> residency;
 };
 
 // One op application. `layer` is the path of the layer that emitted it
@@ -57,7 +73,8 @@ class Graph {
  public:
   ValueId AddInput(const std::string& name, const Shape& shape,
                    const Device& device, DType dtype = DType::kFloat32);
-  ValueId AddConstant(const std::string& name, const Tensor& tensor);
+  ValueId AddConstant(const std::string& name, const Tensor& tensor,
+                      std::shared_ptr<ConstantResidency> residency = nullptr);
   // Returns the id of the node's single output. Input ids must exist.
   ValueId AddNode(const std::string& op, const std::string& layer,
                   std::vector<ValueId> inputs, AttrMap attrs);

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "core/copy_op.h"
 #include "core/executable_plan.h"
+#include "core/releasable_weights.h"
 #include "core/shared_memory.h"
 #include "core/status_macros.h"
 
@@ -46,7 +47,48 @@ std::unique_ptr<Node> GroupNode(const Graph& graph, const Partition& partition) 
   return group;
 }
 
+// A constant that one node alone reads (not a copy, not a graph output)
+// stops being pinned by the graph: once that node's kernel has made its own
+// copy, its memory may be given back (core/releasable_weights.h).
+void UnpinConstantsOfOneNode(const Graph& g) {
+  std::vector<int> readers(g.values().size(), 0);
+  for (const Node& node : g.nodes()) {
+    std::vector<ValueId> seen;
+    for (ValueId id : node.inputs) {
+      if (std::find(seen.begin(), seen.end(), id) != seen.end()) continue;
+      seen.push_back(id);
+      readers[id] += node.op == kCopyOp ? 2 : 1;  // a copy reads it while running
+    }
+  }
+  for (ValueId id : g.outputs()) readers[id] += 2;
+  for (const Value& v : g.values()) {
+    if (v.residency != nullptr && readers[v.id] == 1) v.residency->Unpin();
+  }
+}
+
 }  // namespace
+
+absl::Status ExecutablePlan::PinConstantsReadAtRun() {
+  const Graph& g = graph_;
+  const auto pin = [&](ValueId id) -> absl::Status {
+    const Value& v = g.value(id);
+    if (!v.constant.has_value() || v.residency == nullptr) return absl::OkStatus();
+    SY_ASSIGN_OR_RETURN(std::shared_ptr<const void> token,
+                        ReleasableWeights::Global().Pin(*v.constant));
+    if (token != nullptr) resident_constants_.push_back(std::move(token));
+    return absl::OkStatus();
+  };
+  for (const Step& step : steps_) {
+    for (size_t i = 0; i < step.inputs.size(); ++i) {
+      // A share aliases its input; a copy and most kernels read theirs.
+      if (step.kernel == nullptr || step.kernel->ReadsInputAtRun(static_cast<int>(i))) {
+        SY_RETURN_IF_ERROR(pin(step.inputs[i]));
+      }
+    }
+  }
+  for (ValueId id : g.outputs()) SY_RETURN_IF_ERROR(pin(id));
+  return absl::OkStatus();
+}
 
 std::string ExecutablePlan::PartitionsToString() const {
   return switchyard::PartitionsToString(graph_, partitions_);
@@ -195,7 +237,12 @@ absl::StatusOr<std::unique_ptr<ExecutablePlan>> ExecutablePlan::Lower(
     absl::Status supported = device->Supports(node, g);
     if (!supported.ok()) return WithNode(node, supported);
   }
-  SY_RETURN_IF_ERROR(plan->BindKernels());
+  {
+    absl::MutexLock lowering(&LoweringLock());
+    UnpinConstantsOfOneNode(g);
+    SY_RETURN_IF_ERROR(plan->BindKernels());
+    SY_RETURN_IF_ERROR(plan->PinConstantsReadAtRun());
+  }
 
   std::vector<ValueId> shared_source(g.values().size(), -1);
   for (const Step& step : plan->steps_) {

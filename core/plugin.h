@@ -50,7 +50,7 @@ namespace switchyard {
 // quantized storage dtypes (int16, uint16, int4, uint4, the four float8s).
 // 6: DeviceEvent, BackendDevice's asynchronous copies, events and host
 // staging memory.
-inline constexpr uint32_t kPluginAbiVersion = 6;
+inline constexpr uint32_t kPluginAbiVersion = 7;
 
 // The name of the C entry point, for dlsym.
 inline constexpr char kPluginEntryPoint[] = "SwitchyardPluginEntry";

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/compile.h"
+#include "core/releasable_weights.h"
 #include "core/shared_memory.h"
 #include "core/status_macros.h"
 #include "models/safetensors.h"
@@ -257,6 +258,8 @@ absl::Status Module::To(const Device& device) {
       moved.emplace_back();
       continue;
     }
+    SY_ASSIGN_OR_RETURN(const std::shared_ptr<const void> resident,
+                        ReleasableWeights::Global().Pin(t->tensor));
     absl::StatusOr<Tensor> copy = MoveOrShare(t->tensor, *target);
     if (!copy.ok()) {
       return absl::Status(
@@ -526,6 +529,8 @@ absl::StatusOr<std::map<std::string, HostArray>> Module::StateDict() const {
           absl::StrCat(t->is_buffer ? "buffer '" : "parameter '", name,
                        "' is not initialized"));
     }
+    SY_ASSIGN_OR_RETURN(const std::shared_ptr<const void> resident,
+                        ReleasableWeights::Global().Pin(t->tensor));
     SY_ASSIGN_OR_RETURN(std::vector<char> bytes, t->tensor.ToBytes());
     state[name] =
         HostArray(t->tensor.shape(), t->tensor.dtype(), std::move(bytes));
@@ -545,7 +550,11 @@ absl::StatusOr<ValueId> Module::ParameterValue(Graph& graph,
                        "' has no value; call InitializeParameters(seed) or "
                        "LoadStateDict(...) first"));
     }
-    return graph.AddConstant(full, t.tensor);
+    // Its memory resident (read back if it was given back) and kept so
+    // while the graph needs it (core/releasable_weights.h).
+    SY_ASSIGN_OR_RETURN(std::shared_ptr<ConstantResidency> residency,
+                        ReleasableWeights::Global().Residency(t.tensor));
+    return graph.AddConstant(full, t.tensor, std::move(residency));
   }
   return absl::InternalError(
       absl::StrCat(type_name(), " has no parameter or buffer '", name, "'"));

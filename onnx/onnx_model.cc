@@ -23,6 +23,7 @@
 #include "onnx/onnx_tensor.h"
 #include "onnx/opset_conversion.h"
 #include "onnx/qdq_fusion.h"
+#include "onnx/releasable_initializers.h"
 #include "onnx/topological_sort.h"
 
 namespace switchyard {
@@ -284,6 +285,9 @@ absl::StatusOr<std::unique_ptr<OnnxModel>> OnnxModel::FromProto(
   if (!loaded.ok()) return Prefixed(path, loaded);
   graph.clear_initializer();
   converted.clear();
+  // A model read from a file can read its large weights back from it, so
+  // their memory can be given back once the kernels hold their own copies.
+  if (!file.empty()) onnx_import::RegisterReleasableInitializers(file, model->NamedParameters());
 
   for (const onnx::ValueInfoProto& info : graph.input()) {
     if (initializer_names.count(info.name())) continue;  // IR < 4 lists them

@@ -357,6 +357,9 @@ absl::StatusOr<const Tensor*> PartitionBuilder::Constant(ValueId id) const {
         ", not on ", device_.device().ToString(),
         "; place the model's parameters on the dnnl device"));
   }
+  // Its plain values may have been given back once a kernel had its own
+  // copy (core/releasable_weights.h): read back before anyone reads them.
+  if (v.residency != nullptr) SY_RETURN_IF_ERROR(v.residency->MakeResident());
   return &*v.constant;
 }
 
@@ -380,6 +383,10 @@ absl::StatusOr<MemRef> PartitionBuilder::Owned(ValueId id,
   // was made for only through `md`, so the two layouts are the key.
   std::shared_ptr<const memory> owned = prepared_weights_.Get<memory>(
       *t, absl::StrCat("dnnl reorder ", MdString(plain), " to ", MdString(md)), reorder);
+  // The kernel reads its own copy from now on: the plain one may go, unless
+  // something else reads it.
+  const Value& v = graph_.value(id);
+  if (v.residency != nullptr) v.residency->ReleaseIfUnread();
   return MemRef{MemRef::Kind::kOwned, kernel_->AddOwned(std::move(owned)), md};
 }
 

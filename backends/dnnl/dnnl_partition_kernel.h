@@ -52,6 +52,14 @@ class PartitionKernel : public Kernel {
   // kernel's own. Runs of one plan are serialized (core/executable_plan.h).
   absl::Status Run(absl::Span<const Tensor* const> inputs,
                    absl::Span<Tensor* const> outputs) override;
+  // Only the inputs bound to a primitive's memory: constants copied into
+  // the kernel's own layout (AddOwned) are not read again.
+  bool ReadsInputAtRun(int index) const override {
+    for (const Binding& b : bindings_) {
+      if (!b.output && b.index == index) return true;
+    }
+    return false;
+  }
 
   // What each primitive is, in order (KernelSteps, dnnl_partition.h).
   const std::vector<std::string>& steps() const { return steps_; }
