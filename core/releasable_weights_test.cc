@@ -41,6 +41,16 @@ class ReleasableWeightsTest : public ::testing::Test {
       return absl::OkStatus();
     });
   }
+  // weight_ registered, in a graph that no longer pins it, given back.
+  std::shared_ptr<ConstantResidency> GivenBack() {
+    Register();
+    absl::StatusOr<std::shared_ptr<ConstantResidency>> r =
+        ReleasableWeights::Global().Residency(weight_);
+    if (!r.ok() || *r == nullptr) return nullptr;
+    (*r)->Unpin();
+    (*r)->ReleaseIfUnread();
+    return *r;
+  }
   // Whether the weight's bytes are its values.
   bool Intact() const {
     return std::memcmp(weight_.buffer()->data(), values_.data(), weight_.size_bytes()) == 0;
@@ -113,30 +123,22 @@ TEST_F(ReleasableWeightsTest, AViewOfTheBufferPinsIt) {
 }
 
 TEST_F(ReleasableWeightsTest, AFailedRestoreIsAnErrorNotWrongValues) {
-  Register();
-  absl::StatusOr<std::shared_ptr<ConstantResidency>> r =
-      ReleasableWeights::Global().Residency(weight_);
-  ASSERT_TRUE(r.ok() && *r != nullptr);
-  (*r)->Unpin();
-  (*r)->ReleaseIfUnread();
+  std::shared_ptr<ConstantResidency> r = GivenBack();
+  ASSERT_NE(r, nullptr);
   fail_restore_ = true;
   absl::StatusOr<std::shared_ptr<const void>> pin = ReleasableWeights::Global().Pin(weight_);
   EXPECT_EQ(pin.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_EQ((*r)->MakeResident().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(r->MakeResident().code(), absl::StatusCode::kDataLoss);
   fail_restore_ = false;
-  EXPECT_TRUE((*r)->MakeResident().ok());
+  EXPECT_TRUE(r->MakeResident().ok());
   EXPECT_TRUE(Intact());
 }
 
 TEST_F(ReleasableWeightsTest, MakeResidentRestoresAfterARelease) {
-  Register();
-  absl::StatusOr<std::shared_ptr<ConstantResidency>> r =
-      ReleasableWeights::Global().Residency(weight_);
-  ASSERT_TRUE(r.ok() && *r != nullptr);
-  (*r)->Unpin();
-  (*r)->ReleaseIfUnread();
+  std::shared_ptr<ConstantResidency> r = GivenBack();
+  ASSERT_NE(r, nullptr);
   EXPECT_FALSE(Intact());
-  ASSERT_TRUE((*r)->MakeResident().ok());
+  ASSERT_TRUE(r->MakeResident().ok());
   EXPECT_EQ(restores_, 1);
   EXPECT_TRUE(Intact());
 }

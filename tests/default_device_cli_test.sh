@@ -69,6 +69,25 @@ expect_in named_dnnl err "Fix: --placement=auto runs what dnnl:0 lacks on cpu:0"
 run_cli named_auto run --device=dnnl:0 --placement=auto --model="$MODELS/two_inputs.onnx" $FEEDS
 expect_exit named_auto 0
 RESNET="$(need_runfile tests/onnx_models/resnet18_dynamic/model.onnx)" || exit 1
+# The default path holds weights once: those oneDNN reordered are given
+# back (core/releasable_weights.h), and the report counts them.
+/usr/bin/python3 - "$TMP/wide.onnx" <<'EOF' || fail "held_once: writing the model"
+import sys
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+w = numpy_helper.from_array(np.random.RandomState(0).randn(512, 512).astype(np.float32), "w")
+g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "wide",
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 512])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 512])], [w])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), sys.argv[1])
+EOF
+run_cli held_once run --model="$TMP/wide.onnx" --iterations=1 --warmup=0 \
+    --report="$TMP/held_once.json"
+expect_exit held_once 0
+expect_in held_once out "of plain weights given back (the kernels hold their own copies"
+/usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['weights_given_back_bytes'] >= (1 << 20) - 8192, r['weights_given_back_bytes']" \
+    "$TMP/held_once.json" || fail "held_once: the report's weights_given_back_bytes"
 run_cli mixed run --device=dnnl:0 --input-device=cpu:0 --model="$RESNET" \
     --input-shape=1x3x64x64 --iterations=1 --warmup=0
 expect_exit mixed 1

@@ -25,6 +25,7 @@
 #include "absl/types/span.h"
 #include "core/file_transaction.h"
 #include "core/format_bytes.h"
+#include "core/releasable_weights.h"
 #include "core/run_memory.h"
 #include "core/status_macros.h"
 #include "models/model_zoo.h"
@@ -1075,6 +1076,14 @@ absl::Status RunCommand(BackendRegistry& registry) {
   if (!f.last_memory.empty()) {
     std::printf("memory: %s\n", MemoryLine(f.first_memory[0], f.last_memory[0]).c_str());
   }
+  // Plain weights given back once the kernels held their own copies
+  // (core/releasable_weights.h).
+  const int64_t weights_given_back = ReleasableWeights::Global().stats().released_bytes;
+  if (weights_given_back > 0) {
+    std::printf("weights: %s of plain weights given back (the kernels hold their own "
+                "copies; read again from the model file if needed)\n",
+                FormatBytes(weights_given_back).c_str());
+  }
   if (f.replica_summary.has_value()) std::printf("%s", f.replica_summary->Table().c_str());
   if (profiling != nullptr) {
     std::vector<std::string> input_shapes;
@@ -1115,6 +1124,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
         {"first_forward_timed", first_is_timed},
         {"non_finite_outputs", printed.non_finite},
         {"memory", MemoryJson(f.first_memory, f.last_memory)},
+        {"weights_given_back_bytes", weights_given_back},
         {"top5", printed.top5},
     };
     if (!printed.detections.is_null()) report["detections"] = printed.detections;
