@@ -13,7 +13,12 @@ SamplesPerRun CountSamplesPerRun(const OnnxValueInfo* declared, const Shape& fed
       declared->dims[0].has_value() && (*declared->dims[0] == 3 || *declared->dims[0] == 4)) {
     return {1, absl::StrCat("one [", *declared->dims[0], ", H, W] image per run")};
   }
-  return {fed.dim(0), ""};
+  // A batch of RGB images, as the built-in models and image classifiers
+  // declare it.
+  const bool images = declared != nullptr && declared->has_shape &&
+                      declared->dims.size() == 4 && declared->dims[1].has_value() &&
+                      *declared->dims[1] == 3;
+  return {fed.dim(0), "", images ? "images" : "samples"};
 }
 
 }  // namespace runtime

@@ -29,11 +29,13 @@ struct SamplesPerRun {
   // Why, when dimension 0 is not the batch ("one [3, H, W] image per run");
   // empty otherwise.
   std::string reason;
+  // What a sample is, for "<count> <unit>/s": "images" for a batch of
+  // images (a declared [N, 3, H, W] input), "samples" otherwise.
+  std::string unit = "samples";
 };
 
-// `declared` is the model's first input (null for a model without inputs
-// or one that declares none, such as the built-in VGGs: then `fed` alone
-// decides); `fed` is the shape of the array fed to it.
+// `declared` is the model's first input (null for a model without inputs:
+// then `fed` alone decides); `fed` is the shape of the array fed to it.
 SamplesPerRun CountSamplesPerRun(const OnnxValueInfo* declared, const Shape& fed);
 
 }  // namespace runtime

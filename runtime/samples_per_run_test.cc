@@ -50,8 +50,17 @@ TEST(SamplesPerRunTest, ADeclaredBatchIsDimensionZero) {
   EXPECT_EQ(CountSamplesPerRun(&sequences, Shape({3, 10, 16})).count, 3);
 }
 
+TEST(SamplesPerRunTest, ABatchOfImagesCountsImages) {
+  const OnnxValueInfo classifier = Declared(DType::kFloat32, {"batch", "3", "height", "width"});
+  EXPECT_EQ(CountSamplesPerRun(&classifier, Shape({5, 3, 64, 64})).unit, "images");
+  const OnnxValueInfo tokens = Declared(DType::kInt64, {"batch", "seq"});
+  EXPECT_EQ(CountSamplesPerRun(&tokens, Shape({2, 128})).unit, "samples");
+  const OnnxValueInfo detector = Declared(DType::kFloat32, {"3", "height", "width"});
+  EXPECT_EQ(CountSamplesPerRun(&detector, Shape({3, 180, 300})).unit, "samples");
+  EXPECT_EQ(CountSamplesPerRun(nullptr, Shape({4, 3, 32, 32})).unit, "samples");
+}
+
 TEST(SamplesPerRunTest, WithoutADeclarationTheFedArrayDecides) {
-  // The built-in VGGs: [N, 3, H, W].
   EXPECT_EQ(CountSamplesPerRun(nullptr, Shape({4, 3, 32, 32})).count, 4);
   OnnxValueInfo undeclared;
   EXPECT_EQ(CountSamplesPerRun(&undeclared, Shape({6, 2})).count, 6);

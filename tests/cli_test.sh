@@ -40,7 +40,9 @@ expect_in devices_options_repeated out "option cpu.fusion=on"
 run_cli run run --model=vgg11 --batch=1 --iterations=1 --warmup=0 --threads=2 \
     --report="$TMP/r.json" --output="$TMP/y.npy"
 expect_exit run 0
-expect_in run out "model vgg11 (132863336 parameters) on cpu:0, input [1, 3, 224, 224]"
+expect_in run out "model vgg11 (132863336 parameters) on cpu:0, 1 input on cpu:0:"
+expect_in run out "input [batch, 3, height, width] float32: [1, 3, 224, 224] float32 seeded"
+expect_in run out "images/s"
 expect_in run out "output [1, 1000]"
 expect_in run out "sample 0 top-5:"
 expect_in run out "forward: median"

@@ -706,16 +706,9 @@ absl::StatusOr<PreparedRun> PrepareRun(const RunRequest& r, Session& model,
     std::printf("device: %s; --device names another\n", r.chosen.reason.c_str());
   }
   const long long parameters = static_cast<long long>(model.module().NumParameters());
-  if (model.builtin()) {
-    std::printf("model %s (%lld parameters) on %s, input %s on %s\n", r.model_name.c_str(),
-                parameters, device_text.c_str(), p.inputs[0].shape().ToString().c_str(),
-                input_device_text.c_str());
-  } else {
-    std::printf("model %s (%lld parameters) on %s, %zu input%s on %s:\n%s",
-                r.model_name.c_str(), parameters, device_text.c_str(), p.inputs.size(),
-                p.inputs.size() == 1 ? "" : "s", input_device_text.c_str(),
-                DescribeFed(model, p.host_inputs).c_str());
-  }
+  std::printf("model %s (%lld parameters) on %s, %zu input%s on %s:\n%s", r.model_name.c_str(),
+              parameters, device_text.c_str(), p.inputs.size(), p.inputs.size() == 1 ? "" : "s",
+              input_device_text.c_str(), DescribeFed(model, p.host_inputs).c_str());
   WarnOfNonFiniteInputs(p.host_inputs.arrays, r.device());
   // One static plan when the model has one; a model whose shapes are
   // decided while it runs (NonZero, If, a shape computed from data) runs as
@@ -1063,7 +1056,7 @@ absl::Status RunCommand(BackendRegistry& registry) {
   std::printf("forward: median %.2f ms, min %.2f ms, max %.2f ms over %d "
               "iterations (%d warmup); %.1f %s/s%s\n",
               timing.median_ms, timing.min_ms, timing.max_ms, r.iterations, r.warmup,
-              images_per_s, model->builtin() ? "images" : "samples",
+              images_per_s, samples.unit.c_str(),
               samples.reason.empty() ? "" : absl::StrCat(" (", samples.reason, ")").c_str());
   WarnOfSpread(timing.median_ms, timing.max_ms, r.iterations);
   std::printf("set-up: %.0f ms (weights %.0f ms, compile %.0f ms); first forward "
