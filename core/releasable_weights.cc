@@ -131,25 +131,29 @@ void ReleasableWeights::Unpin(const std::shared_ptr<Entry>& entry) {
   --entry->pins;
 }
 
-absl::StatusOr<std::shared_ptr<const void>> ReleasableWeights::Pin(const Tensor& tensor) {
-  if (!tensor.defined()) return std::shared_ptr<const void>();
+absl::StatusOr<std::shared_ptr<ReleasableWeights::Entry>> ReleasableWeights::PinEntry(
+    const Tensor& tensor) {
+  if (!tensor.defined()) return std::shared_ptr<Entry>();
   absl::MutexLock lock(&mu_);
   std::shared_ptr<Entry> entry = Find(tensor.buffer()->data());
-  if (entry == nullptr) return std::shared_ptr<const void>();
+  if (entry == nullptr) return entry;
   SY_RETURN_IF_ERROR(MakeResident(*entry));
   ++entry->pins;
+  return entry;
+}
+
+absl::StatusOr<std::shared_ptr<const void>> ReleasableWeights::Pin(const Tensor& tensor) {
+  SY_ASSIGN_OR_RETURN(std::shared_ptr<Entry> entry, PinEntry(tensor));
+  if (entry == nullptr) return std::shared_ptr<const void>();
   return std::shared_ptr<const void>(entry.get(), [this, entry](const void*) { Unpin(entry); });
 }
 
 absl::StatusOr<std::shared_ptr<ConstantResidency>> ReleasableWeights::Residency(
     const Tensor& tensor) {
-  if (!tensor.defined()) return std::shared_ptr<ConstantResidency>();
-  absl::MutexLock lock(&mu_);
-  std::shared_ptr<Entry> entry = Find(tensor.buffer()->data());
+  SY_ASSIGN_OR_RETURN(std::shared_ptr<Entry> entry, PinEntry(tensor));
   if (entry == nullptr) return std::shared_ptr<ConstantResidency>();
-  SY_RETURN_IF_ERROR(MakeResident(*entry));
-  ++entry->pins;
-  return std::shared_ptr<ConstantResidency>(std::make_shared<GraphResidency>(*this, entry));
+  return std::shared_ptr<ConstantResidency>(
+      std::make_shared<GraphResidency>(*this, std::move(entry)));
 }
 
 ReleasableWeights::Stats ReleasableWeights::stats() const {

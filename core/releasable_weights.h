@@ -81,6 +81,9 @@ class ReleasableWeights {
  private:
   class Entry;
   class GraphResidency;
+  // The entry holding `tensor`, resident and pinned once more; null when
+  // there is none.
+  absl::StatusOr<std::shared_ptr<Entry>> PinEntry(const Tensor& tensor);
   // The live entry whose buffer holds `address`, or null.
   std::shared_ptr<Entry> Find(const void* address) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status MakeResident(Entry& entry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

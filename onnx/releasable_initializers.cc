@@ -1,7 +1,6 @@
 #include "onnx/releasable_initializers.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/releasable_weights.h"
+#include "models/file_io.h"
 #include "onnx/raw_data_ranges.h"
 
 namespace switchyard {
@@ -95,13 +95,11 @@ int RegisterReleasableInitializers(
   file->path = path;
   file->fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   struct stat st;
-  if (file->fd < 0 || fstat(file->fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-    return 0;
-  }
-  const size_t size = static_cast<size_t>(st.st_size);
-  void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file->fd, 0);
-  if (mapped == MAP_FAILED) return 0;
-  const absl::string_view bytes(static_cast<const char*>(mapped), size);
+  if (file->fd < 0 || fstat(file->fd, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+  absl::StatusOr<std::unique_ptr<file_io_internal::MappedFile>> mapped =
+      file_io_internal::MappedFile::Open(path);
+  if (!mapped.ok()) return 0;
+  const absl::string_view bytes = (*mapped)->bytes();
   int registered = 0;
   for (const InitializerBytes& init : InitializerRawDataRanges(bytes)) {
     auto it = by_name.find(init.name);
@@ -115,10 +113,7 @@ int RegisterReleasableInitializers(
                       std::memcmp(values, bytes.data() + range.offset, range.size) == 0;
     // The file's pages just read go back at once: the comparison must not
     // hold a second copy of the weights.
-    const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-    const uintptr_t first = reinterpret_cast<uintptr_t>(bytes.data() + range.offset) / page * page;
-    const uintptr_t end = reinterpret_cast<uintptr_t>(bytes.data() + range.offset + range.size);
-    madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED);
+    (*mapped)->Release(bytes.data() + range.offset, range.size);
     if (!same) continue;
     const uint64_t checksum = Checksum(values, range.size);
     const std::string name = init.name;
@@ -129,7 +124,6 @@ int RegisterReleasableInitializers(
     by_name.erase(it);  // a second initializer of the same name is not it
     ++registered;
   }
-  munmap(mapped, size);
   return registered;
 }
 

@@ -39,30 +39,6 @@ std::vector<ValueInfo> BuiltinOutputs() {
   return {Declared("output", {{std::nullopt, "batch"}, {std::nullopt, ""}})};
 }
 
-// Each shape against its input's declaration: the rank, and every fixed
-// dimension ("x [batch, 4]" takes [3, 4], not [3, 5]).
-absl::Status CheckDeclaredShapes(absl::Span<const ValueInfo> declared,
-                                 absl::Span<const Shape> shapes) {
-  for (size_t i = 0; i < declared.size() && i < shapes.size(); ++i) {
-    const ValueInfo& in = declared[i];
-    if (!in.has_shape) continue;
-    const Shape& shape = shapes[i];
-    const std::string what =
-        absl::StrCat("input ", in.ToString(), " cannot take ", shape.ToString(), " (--input_shape)");
-    if (shape.rank() != static_cast<int>(in.dims.size())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(what, ": it has rank ", in.dims.size()));
-    }
-    for (size_t d = 0; d < in.dims.size(); ++d) {
-      if (in.dims[d].has_value() && *in.dims[d] != shape.dim(static_cast<int>(d))) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(what, ": dimension ", d, " must be ", *in.dims[d]));
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 bool IsBuiltinModel(const std::string& name) {
@@ -203,10 +179,10 @@ absl::StatusOr<std::vector<InputSpec>> Session::InputSpecsFor(const InputRequest
     return absl::InvalidArgumentError(
         absl::StrCat("batch must be >= 1, got ", *request.batch));
   }
-  // Ranks, names and fixed dimensions against the declarations (a built-in
-  // model declares [batch, 3, height, width]).
+  // Names and ranks against the declarations. A model file's fixed
+  // dimensions may be overridden (an image model exported at 224x224 runs
+  // at other sizes); a built-in model's shape is checked by ModelInputShape.
   absl::StatusOr<std::vector<Shape>> shapes = InputShapes(inputs_, request);
-  if (shapes.ok()) SY_RETURN_IF_ERROR(CheckDeclaredShapes(inputs_, *shapes));
   if (file_ != nullptr) {
     if (!shapes.ok()) return shapes.status();
     std::vector<InputSpec> specs;

@@ -155,9 +155,10 @@ class Session {
 
   // The same from what a user asked for (`request.shapes`, "1x3x224x224"
   // or "name:1x3x224x224" as --input_shape takes them, and `request.batch`;
-  // files are not read), checked against the declared inputs for a model
-  // file and by ModelInputShape for a built-in model: what `graph`,
-  // --precompile and bench compile for, whatever the model.
+  // files are not read): names and ranks checked against the declared
+  // inputs (a file's fixed dimensions may be overridden), a built-in model's
+  // shape by ModelInputShape: what `graph`, --precompile and `run`'s seeded
+  // inputs are made for, whatever the model.
   absl::StatusOr<std::vector<InputSpec>> InputSpecsFor(const InputRequest& request,
                                                        const Device& device) const;
 

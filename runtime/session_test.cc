@@ -178,7 +178,13 @@ TEST(SessionTest, InputSpecsForARequestOfBothKinds) {
   ASSERT_TRUE(specs.ok()) << specs.status();
   EXPECT_EQ((*specs)[0].shape, Shape({3, 4}));
   EXPECT_EQ((*specs)[0].dtype, DType::kFloat32);
+  // A whole shape given replaces the declared one, fixed dimensions too (as
+  // for an image model run at another size); its rank must match.
   request.shapes = {"x:2x5"};  // x is [batch, 4]
+  specs = (*file)->InputSpecsFor(request, Device::Cpu());
+  ASSERT_TRUE(specs.ok()) << specs.status();
+  EXPECT_EQ((*specs)[0].shape, Shape({2, 5}));
+  request.shapes = {"x:2x4x1"};
   EXPECT_EQ((*file)->InputSpecsFor(request, Device::Cpu()).status().code(),
             absl::StatusCode::kInvalidArgument);
 }

@@ -638,9 +638,7 @@ absl::Status RunImagesAtTheirOwnSize(const RunRequest& r, Session& model,
       RunOnImagesAtTheirOwnSize(model, r.device(), registry, options, facts, files));
   SY_RETURN_IF_ERROR(files.Commit());
   if (!r.report_path.empty()) std::printf("wrote %s\n", r.report_path.c_str());
-  if (!r.profile_flags.trace_path.empty()) {
-    std::printf("wrote trace %s\n", r.profile_flags.trace_path.c_str());
-  }
+  PrintTraceWritten(r);
   return absl::OkStatus();
 }
 
